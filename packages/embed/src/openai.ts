@@ -1,0 +1,108 @@
+import OpenAI from "openai";
+import { EmbeddingError, isRetryableStatus, parseRetryAfter } from "./errors.js";
+import type { EmbeddingModel, EmbedOptions } from "./model.js";
+
+export interface OpenAIEmbeddingOptions {
+  apiKey?: string;
+  /** For OpenAI-compatible servers. Default `OPENAI_BASE_URL` or OpenAI's own. */
+  baseURL?: string;
+  /** Default `text-embedding-3-small`. */
+  model?: string;
+  /** Output size. Default: the model's own (1536 for text-embedding-3-small). */
+  dimensions?: number;
+  /** Texts per request, at most 100 here by design. */
+  maxBatchSize?: number;
+  /** Per-request timeout in ms. Default 60 s. */
+  timeoutMs?: number;
+}
+
+const KNOWN_DIMENSIONS: Record<string, number> = {
+  "text-embedding-3-small": 1536,
+  "text-embedding-3-large": 3072,
+  "text-embedding-ada-002": 1536,
+};
+
+/** Embeddings through the official `openai` SDK; retries are left to `embedMany`. */
+export class OpenAIEmbeddingModel implements EmbeddingModel {
+  readonly provider = "openai";
+  readonly modelId: string;
+  readonly dimensions: number;
+  readonly maxBatchSize: number;
+  readonly supportsParallelCalls = true;
+  private readonly client: OpenAI;
+  private readonly requestDimensions: number | undefined;
+
+  constructor(options: OpenAIEmbeddingOptions = {}) {
+    this.modelId = options.model ?? "text-embedding-3-small";
+    const dimensions = options.dimensions ?? KNOWN_DIMENSIONS[this.modelId];
+    if (dimensions === undefined) {
+      throw new EmbeddingError(`unknown dimensions for OpenAI model "${this.modelId}": set them explicitly`, {
+        provider: this.provider,
+        retryable: false,
+      });
+    }
+    this.dimensions = dimensions;
+    this.requestDimensions = options.dimensions !== undefined && this.modelId.startsWith("text-embedding-3") ? dimensions : undefined;
+    this.maxBatchSize = Math.min(100, options.maxBatchSize ?? 100);
+    this.client = new OpenAI({
+      apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "",
+      baseURL: options.baseURL ?? process.env.OPENAI_BASE_URL ?? undefined,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 60_000,
+    });
+  }
+
+  async embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]> {
+    try {
+      const response = await this.client.embeddings.create(
+        {
+          model: this.modelId,
+          input: texts,
+          encoding_format: "float",
+          ...(this.requestDimensions !== undefined ? { dimensions: this.requestDimensions } : {}),
+        },
+        { signal: options.signal },
+      );
+      const vectors: Float32Array[] = new Array(texts.length);
+      for (const item of response.data) vectors[item.index] = Float32Array.from(item.embedding);
+      for (let i = 0; i < texts.length; i++) {
+        const vector = vectors[i];
+        if (!vector) throw new EmbeddingError(`openai returned no embedding for input ${i}`, { provider: this.provider, retryable: false });
+        if (vector.length !== this.dimensions) {
+          throw new EmbeddingError(`openai returned ${vector.length} dimensions, expected ${this.dimensions} for ${this.modelId}`, {
+            provider: this.provider,
+            retryable: false,
+          });
+        }
+      }
+      return vectors;
+    } catch (error) {
+      throw toEmbeddingError(error, this.provider);
+    }
+  }
+}
+
+function toEmbeddingError(error: unknown, provider: string): EmbeddingError {
+  if (EmbeddingError.isInstance(error)) return error;
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new EmbeddingError("the OpenAI request timed out", { provider, retryable: true, cause: error });
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new EmbeddingError(`cannot reach the OpenAI API: ${error.message}`, { provider, retryable: true, cause: error });
+  }
+  if (error instanceof OpenAI.APIUserAbortError) {
+    return new EmbeddingError("the embedding request was aborted", { provider, retryable: false, cause: error });
+  }
+  if (error instanceof OpenAI.APIError && typeof error.status === "number") {
+    const hint = error.status === 401 ? " (check OPENAI_API_KEY)" : "";
+    return new EmbeddingError(`OpenAI API error ${error.status}: ${error.message}${hint}`, {
+      provider,
+      status: error.status,
+      retryable: isRetryableStatus(error.status),
+      retryAfterMs: parseRetryAfter(error.headers as { get(name: string): string | null } | undefined),
+      cause: error,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new EmbeddingError(`OpenAI embedding failed: ${message}`, { provider, retryable: false, cause: error });
+}
