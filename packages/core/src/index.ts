@@ -1,1 +1,17 @@
-export {};
+export { Database, type EmbedProgress } from "./database.js";
+export { DocDB, type OpenDocDBOptions, openDocDB } from "./docdb.js";
+export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
+export { createLogger, type Logger, silentLogger } from "./logger.js";
+export { createEmbeddingModel, type EmbeddingConfig, embeddingConfigFromEnv, type ProviderName } from "./provider.js";
+export type {
+  DatabaseStatus,
+  DocumentView,
+  FindInput,
+  FindResult,
+  InsertInput,
+  InsertResult,
+  SearchMode,
+  SearchResult,
+} from "./types.js";
+export { SEARCH_MODES } from "./types.js";
+export { DB_NAME_PATTERN, DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, validateDbName } from "./validate.js";

@@ -9,10 +9,7 @@ export class EmbeddingError extends Error {
   /** Milliseconds the server asked us to wait (Retry-After), when it said. */
   readonly retryAfterMs: number | undefined;
 
-  constructor(
-    message: string,
-    options: { provider: string; status?: number; retryable: boolean; retryAfterMs?: number; cause?: unknown },
-  ) {
+  constructor(message: string, options: { provider: string; status?: number; retryable: boolean; retryAfterMs?: number; cause?: unknown }) {
     super(message, { cause: options.cause });
     this.name = "EmbeddingError";
     this.provider = options.provider;

@@ -17,7 +17,8 @@ const PATH_SEGMENT = /^[A-Za-z0-9_\-\u3040-\u30ff\u3400-\u9fff]+$/u;
 function jsonPath(key: string): string {
   const segments = key.split(".");
   for (const segment of segments) {
-    if (!PATH_SEGMENT.test(segment)) throw new FilterError(`invalid filter key "${key}": use dot-separated names of letters, digits, _ and -`);
+    if (!PATH_SEGMENT.test(segment))
+      throw new FilterError(`invalid filter key "${key}": use dot-separated names of letters, digits, _ and -`);
   }
   return `$.${segments.map((s) => `"${s}"`).join(".")}`;
 }

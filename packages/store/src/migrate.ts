@@ -9,7 +9,11 @@ import type Database from "better-sqlite3";
  */
 export function findMigrationsDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, "migrations"), join(here, "..", "..", "..", "migrations"), join(here, "..", "..", "..", "..", "migrations")];
+  const candidates = [
+    join(here, "migrations"),
+    join(here, "..", "..", "..", "migrations"),
+    join(here, "..", "..", "..", "..", "migrations"),
+  ];
   for (const candidate of candidates) if (existsSync(join(candidate, "0001_init.sql"))) return candidate;
   throw new Error(`docdb migrations not found (looked in ${candidates.join(", ")})`);
 }

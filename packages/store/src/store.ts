@@ -5,7 +5,7 @@ import * as sqliteVec from "sqlite-vec";
 import { analyzeForIndex } from "./analyzer.js";
 import { filterToSql, type SearchFilter } from "./filter.js";
 import { migrate } from "./migrate.js";
-import type { ChunkHit, ChunkRow, DocumentRow, EmbeddingInfo, NewChunk, NewDocument, StoreCounts } from "./types.js";
+import type { ChunkHit, ChunkRow, DocumentRow, EmbeddingInfo, EmbeddingSource, NewChunk, NewDocument, StoreCounts } from "./types.js";
 
 export interface OpenStoreOptions {
   readonly?: boolean;
@@ -118,7 +118,17 @@ export class SqliteStore {
     const insertFts = this.db.prepare("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)");
     const titleWords = analyzeForIndex(doc.title ?? "");
     return this.db.transaction(() => {
-      insertDoc.run(doc.id, doc.source ?? null, doc.title ?? null, doc.content, doc.contentHash, JSON.stringify(doc.metadata), doc.collection ?? null, now, now);
+      insertDoc.run(
+        doc.id,
+        doc.source ?? null,
+        doc.title ?? null,
+        doc.content,
+        doc.contentHash,
+        JSON.stringify(doc.metadata),
+        doc.collection ?? null,
+        now,
+        now,
+      );
       const seqs: number[] = [];
       for (const chunk of chunks) {
         const result = insertChunk.run(
@@ -164,27 +174,37 @@ export class SqliteStore {
   }
 
   /** Chunks waiting for a vector, in insertion order, after `afterSeq`. */
-  pendingChunks(limit: number, afterSeq = 0): { seq: number; text: string }[] {
+  pendingChunks(limit: number, afterSeq = 0): EmbeddingSource[] {
     return this.db
-      .prepare("SELECT seq, text FROM chunks WHERE embedded = 0 AND seq > ? ORDER BY seq LIMIT ?")
-      .all(afterSeq, limit) as { seq: number; text: string }[];
+      .prepare(
+        `SELECT c.seq, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+         WHERE c.embedded = 0 AND c.seq > ? ORDER BY c.seq LIMIT ?`,
+      )
+      .all(afterSeq, limit) as EmbeddingSource[];
   }
 
   /** Every chunk in order after `afterSeq` (for re-embedding). */
-  chunksAfter(limit: number, afterSeq = 0): { seq: number; text: string }[] {
-    return this.db.prepare("SELECT seq, text FROM chunks WHERE seq > ? ORDER BY seq LIMIT ?").all(afterSeq, limit) as {
-      seq: number;
-      text: string;
-    }[];
+  chunksAfter(limit: number, afterSeq = 0): EmbeddingSource[] {
+    return this.db
+      .prepare(
+        `SELECT c.seq, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
+      )
+      .all(afterSeq, limit) as EmbeddingSource[];
   }
 
   getDocument(id: string): DocumentRow | undefined {
-    const row = this.db.prepare("SELECT * FROM documents WHERE id = ?").get(id) as (Omit<DocumentRow, "metadata"> & { metadata: string }) | undefined;
+    const row = this.db.prepare("SELECT * FROM documents WHERE id = ?").get(id) as
+      | (Omit<DocumentRow, "metadata"> & { metadata: string })
+      | undefined;
     return row ? { ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> } : undefined;
   }
 
   getChunksOf(docId: string): ChunkRow[] {
-    const rows = this.db.prepare("SELECT seq, id, doc_id, idx, text, start, end, heading, line_start, line_end, embedded FROM chunks WHERE doc_id = ? ORDER BY idx").all(docId) as RawChunk[];
+    const rows = this.db
+      .prepare(
+        "SELECT seq, id, doc_id, idx, text, start, end, heading, line_start, line_end, embedded FROM chunks WHERE doc_id = ? ORDER BY idx",
+      )
+      .all(docId) as RawChunk[];
     return rows.map((r) => ({ ...r, embedded: r.embedded === 1 }));
   }
 
@@ -206,7 +226,9 @@ export class SqliteStore {
     })();
   }
 
-  listDocuments(options: { limit?: number; offset?: number; collection?: string } = {}): (Omit<DocumentRow, "content"> & { chunk_count: number; length: number })[] {
+  listDocuments(
+    options: { limit?: number; offset?: number; collection?: string } = {},
+  ): (Omit<DocumentRow, "content"> & { chunk_count: number; length: number })[] {
     const where = options.collection !== undefined ? "WHERE d.collection = ?" : "";
     const params: unknown[] = options.collection !== undefined ? [options.collection] : [];
     const rows = this.db
@@ -215,7 +237,11 @@ export class SqliteStore {
                 length(d.content) AS length, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunk_count
          FROM documents d ${where} ORDER BY d.created_at, d.id LIMIT ? OFFSET ?`,
       )
-      .all(...params, options.limit ?? 100, options.offset ?? 0) as (Omit<DocumentRow, "content" | "metadata"> & { metadata: string; chunk_count: number; length: number })[];
+      .all(...params, options.limit ?? 100, options.offset ?? 0) as (Omit<DocumentRow, "content" | "metadata"> & {
+      metadata: string;
+      chunk_count: number;
+      length: number;
+    })[];
     return rows.map((r) => ({ ...r, metadata: JSON.parse(r.metadata) as Record<string, unknown> }));
   }
 
@@ -237,7 +263,9 @@ export class SqliteStore {
     const join = sql ? "JOIN chunks c ON c.seq = f.rowid JOIN documents d ON d.id = c.doc_id" : "";
     const where = sql ? `AND ${sql}` : "";
     const rows = this.db
-      .prepare(`SELECT f.rowid AS seq, bm25(chunks_fts, 2.0, 1.0) AS rank FROM chunks_fts f ${join} WHERE chunks_fts MATCH ? ${where} ORDER BY rank LIMIT ?`)
+      .prepare(
+        `SELECT f.rowid AS seq, bm25(chunks_fts, 2.0, 1.0) AS rank FROM chunks_fts f ${join} WHERE chunks_fts MATCH ? ${where} ORDER BY rank LIMIT ?`,
+      )
       .all(match, ...params, limit) as { seq: number; rank: number }[];
     return rows.map((r) => ({ seq: r.seq, score: -r.rank }));
   }
@@ -253,7 +281,11 @@ export class SqliteStore {
     const { sql, params } = filterToSql(filter);
     if (!sql) return knn.all(blob, limit) as { seq: number; distance: number }[];
 
-    const candidates = (this.db.prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`).get(...params) as { n: number }).n;
+    const candidates = (
+      this.db
+        .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
+        .get(...params) as { n: number }
+    ).n;
     if (candidates === 0) return [];
     if (candidates <= 5000) {
       return this.db

@@ -68,3 +68,11 @@ export interface StoreCounts {
   ftsRows: number;
   vectors: number;
 }
+
+/** What an embedding of a chunk is computed from. */
+export interface EmbeddingSource {
+  seq: number;
+  text: string;
+  heading: string | null;
+  title: string | null;
+}

@@ -1,0 +1,65 @@
+import { DocDBError, SEARCH_MODES, type SearchMode, type SearchResult } from "@docdb/core";
+import { Command } from "commander";
+import { action, parseInteger, parseJsonOption, parseNumber, printJson, warn } from "../context.js";
+
+function snippet(text: string, width = 240): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > width ? `${flat.slice(0, width)}…` : flat;
+}
+
+function where(r: SearchResult): string {
+  if (!r.source) return "";
+  return r.line_start !== undefined ? `  ${r.source}:${r.line_start}-${r.line_end}` : `  ${r.source}`;
+}
+
+export function findCommand(): Command {
+  return new Command("find")
+    .alias("search")
+    .description("find the passages that best answer a query")
+    .argument("<query>", "what to look for, in any language")
+    .option("--db <name>", "database", "vectors")
+    .option("-k, --top-k <n>", "how many results (1-1000)", "10")
+    .option("--mode <mode>", `hybrid (meaning + keywords), vector or keyword`, "hybrid")
+    .option("--filter <json>", 'metadata filter, e.g. \'{"lang":"ja"}\' (dots reach nested keys)')
+    .option("--threshold <x>", "drop results scoring below x")
+    .option("--path <prefix>", "only documents whose source path starts with this")
+    .option("--json", "print JSON")
+    .addHelpText(
+      "after",
+      '\nExamples:\n  docdb find "東京の人口" --mode keyword\n  docdb find "how do I rotate tokens" -k 5 --filter \'{"team":"auth"}\' --json',
+    )
+    .action(
+      action(
+        async (
+          docdb,
+          query: string,
+          options: { db: string; topK: string; mode: string; filter?: string; threshold?: string; path?: string; json?: boolean },
+        ) => {
+          if (!SEARCH_MODES.includes(options.mode as SearchMode)) {
+            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${SEARCH_MODES.join(", ")}, got "${options.mode}"`);
+          }
+          const db = docdb.database(options.db);
+          const found = await db.findSimilar({
+            query,
+            topK: parseInteger(options.topK, "--top-k"),
+            mode: options.mode as SearchMode,
+            filter: parseJsonOption(options.filter, "--filter"),
+            threshold: options.threshold !== undefined ? parseNumber(options.threshold, "--threshold") : undefined,
+            pathPrefix: options.path,
+          });
+          warn(found.warnings);
+          if (options.json) return printJson(found.results);
+          if (found.results.length === 0) {
+            process.stdout.write("no results\n");
+            return;
+          }
+          found.results.forEach((r, i) => {
+            const distance = r.distance !== undefined ? ` distance ${r.distance.toFixed(4)}` : "";
+            process.stdout.write(
+              `${i + 1}. score ${r.score.toFixed(4)}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${where(r)}\n   ${snippet(r.text)}\n`,
+            );
+          });
+        },
+      ),
+    );
+}

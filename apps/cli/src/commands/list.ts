@@ -1,0 +1,25 @@
+import { Command } from "commander";
+import { action, parseInteger, printJson } from "../context.js";
+import { printTable } from "./db.js";
+
+export function listCommand(): Command {
+  return new Command("list")
+    .alias("ls")
+    .description("list the documents in a database")
+    .option("--db <name>", "database", "vectors")
+    .option("--limit <n>", "at most this many", "100")
+    .option("--offset <n>", "skip this many", "0")
+    .option("--json", "print JSON")
+    .action(
+      action((docdb, options: { db: string; limit: string; offset: string; json?: boolean }) => {
+        const docs = docdb
+          .database(options.db)
+          .listDocuments({ limit: parseInteger(options.limit, "--limit"), offset: parseInteger(options.offset, "--offset") });
+        if (options.json) return printJson(docs);
+        printTable(
+          ["DOC_ID", "CHUNKS", "CHARS", "TITLE/SOURCE"],
+          docs.map((d) => [d.doc_id, String(d.chunk_count), String(d.length), d.title ?? d.source ?? ""]),
+        );
+      }),
+    );
+}

@@ -1,0 +1,72 @@
+import { createLogger, type DocDB, DocDBError, openDocDB, toDocDBError } from "@docdb/core";
+import type { Command } from "commander";
+
+export interface GlobalOptions {
+  dataDir?: string;
+  verbose?: boolean;
+}
+
+/** Opens docdb from the global flags (flags over environment over defaults). */
+export function openFromCommand(command: Command): DocDB {
+  const globals = command.optsWithGlobals<GlobalOptions>();
+  const level = globals.verbose ? "debug" : (process.env.DOCDB_LOG_LEVEL ?? "warn");
+  return openDocDB({ dataDir: globals.dataDir ?? process.env.DOCDB_DATA_DIR ?? "data", logger: createLogger({ level }) });
+}
+
+/** Prints `CODE: message` on stderr and sets a failing exit code; nothing goes to stdout. */
+export function reportError(error: unknown): void {
+  const e = toDocDBError(error);
+  process.stderr.write(`${e.code}: ${e.message}\n`);
+  if (e.code === "INTERNAL" && process.env.DOCDB_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  process.exitCode = e.code === "INVALID_REQUEST" ? 2 : 1;
+}
+
+/** Wraps a command action: opens docdb, runs, closes, and reports any error the one way. */
+export function action<A extends unknown[]>(fn: (docdb: DocDB, ...args: A) => Promise<void> | void) {
+  return async (...args: A) => {
+    const command = args[args.length - 1] as Command;
+    let docdb: DocDB | undefined;
+    try {
+      docdb = openFromCommand(command);
+      await fn(docdb, ...args);
+    } catch (error) {
+      reportError(error);
+    } finally {
+      await docdb?.close().catch(() => undefined);
+    }
+  };
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function warn(messages: string[]): void {
+  for (const m of messages) process.stderr.write(`warning: ${m}\n`);
+}
+
+export function parseJsonOption(value: string | undefined, flag: string): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (error) {
+    throw new DocDBError("INVALID_REQUEST", `${flag} is not valid JSON (${(error as Error).message}): pass an object like '{"lang":"ja"}'`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new DocDBError("INVALID_REQUEST", `${flag} must be a JSON object like '{"lang":"ja"}'`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export function parseInteger(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be an integer, got "${value}"`);
+  return n;
+}
+
+export function parseNumber(value: string, flag: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be a number, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,47 @@
+export type ErrorCode =
+  | "INVALID_REQUEST"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "EMBEDDING_UNAVAILABLE"
+  | "MODEL_MISMATCH"
+  | "DIMENSION_MISMATCH"
+  | "INTERNAL";
+
+export const ERROR_CODES: readonly ErrorCode[] = [
+  "INVALID_REQUEST",
+  "NOT_FOUND",
+  "CONFLICT",
+  "EMBEDDING_UNAVAILABLE",
+  "MODEL_MISMATCH",
+  "DIMENSION_MISMATCH",
+  "INTERNAL",
+];
+
+const MARKER = Symbol.for("docdb.error");
+
+/** The one error docdb throws: `code` says what kind, `message` what happened and what to do. */
+export class DocDBError extends Error {
+  readonly [MARKER] = true;
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "DocDBError";
+    this.code = code;
+  }
+
+  static isInstance(error: unknown): error is DocDBError {
+    return typeof error === "object" && error !== null && MARKER in error;
+  }
+
+  toJSON(): { code: ErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** Any thrown value as a DocDBError (unknown failures become INTERNAL). */
+export function toDocDBError(error: unknown): DocDBError {
+  if (DocDBError.isInstance(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new DocDBError("INTERNAL", `unexpected failure: ${message}`, { cause: error });
+}

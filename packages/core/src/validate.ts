@@ -1,0 +1,57 @@
+import { DocDBError } from "./errors.js";
+
+export const DB_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const DEFAULT_DB_NAME = "vectors";
+export const DEFAULT_MAX_TEXT_LENGTH = 100_000;
+export const MAX_QUERY_LENGTH = 10_000;
+export const MAX_TOP_K = 1000;
+
+export function validateDbName(name: unknown): string {
+  if (typeof name !== "string" || !DB_NAME_PATTERN.test(name)) {
+    const shown = typeof name === "string" ? JSON.stringify(name.slice(0, 80)) : String(name);
+    throw new DocDBError("INVALID_REQUEST", `invalid database name ${shown}: use 1-64 letters, digits, "_" or "-" (no paths)`);
+  }
+  return name;
+}
+
+export function validateText(text: unknown, maxLength: number, what = "text"): string {
+  if (typeof text !== "string") throw new DocDBError("INVALID_REQUEST", `${what} must be a string`);
+  if (text.trim() === "") throw new DocDBError("INVALID_REQUEST", `${what} is empty: send the document's text`);
+  if (text.length > maxLength) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `${what} has ${text.length} characters, more than the limit of ${maxLength}: split it into several documents`,
+    );
+  }
+  return text;
+}
+
+export function validateMetadata(metadata: unknown): Record<string, unknown> {
+  if (metadata === undefined || metadata === null) return {};
+  if (typeof metadata !== "object" || Array.isArray(metadata)) {
+    throw new DocDBError("INVALID_REQUEST", 'metadata must be a JSON object, e.g. {"lang":"ja"}');
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(metadata);
+  } catch (error) {
+    throw new DocDBError("INVALID_REQUEST", `metadata is not serialisable as JSON: ${(error as Error).message}`);
+  }
+  if (json.length > 64_000) throw new DocDBError("INVALID_REQUEST", "metadata is larger than 64,000 characters of JSON");
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
+export function validateTopK(topK: unknown, max = MAX_TOP_K): number {
+  if (topK === undefined) return 10;
+  if (typeof topK !== "number" || !Number.isInteger(topK) || topK < 1 || topK > max) {
+    throw new DocDBError("INVALID_REQUEST", `top_k must be an integer from 1 to ${max}, got ${String(topK)}`);
+  }
+  return topK;
+}
+
+export function validateId(id: unknown, what = "doc_id"): string {
+  if (typeof id !== "string" || id.trim() === "" || id.length > 200) {
+    throw new DocDBError("INVALID_REQUEST", `${what} must be a non-empty string`);
+  }
+  return id;
+}

@@ -1,0 +1,28 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Tests import packages from source; the CLI and server tests run the built binaries.
+    alias: {
+      "@docdb/chunker": src("./packages/chunker/src/index.ts"),
+      "@docdb/embed": src("./packages/embed/src/index.ts"),
+      "@docdb/store": src("./packages/store/src/index.ts"),
+      "@docdb/core": src("./packages/core/src/index.ts"),
+    },
+  },
+  test: {
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "packages/*/test/**/*.test.ts",
+      "apps/*/src/**/*.test.ts",
+      "apps/*/test/**/*.test.ts",
+      "test/**/*.test.ts",
+    ],
+    pool: "forks",
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
