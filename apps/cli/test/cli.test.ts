@@ -19,7 +19,10 @@ const docdb = (...args: string[]) => runCli(["--data-dir", dataDir, ...args]);
 describe("docdb CLI (built binary)", () => {
   it("insert → find (Japanese keyword) → delete → find no longer returns it", async () => {
     const file = join(dataDir, "kyoto.txt");
-    writeFileSync(file, "京都は千年以上にわたり日本の都でした。金閣寺や清水寺など多くの寺院があります。\r\n紅葉の季節には多くの観光客が訪れます。");
+    writeFileSync(
+      file,
+      "京都は千年以上にわたり日本の都でした。金閣寺や清水寺など多くの寺院があります。\r\n紅葉の季節には多くの観光客が訪れます。",
+    );
     const inserted = await docdb("insert", file, "--meta", '{"lang":"ja"}', "--title", "京都", "--json");
     expect(inserted.code).toBe(0);
     const { doc_id, chunk_count, embedded } = JSON.parse(inserted.stdout) as { doc_id: string; chunk_count: number; embedded: boolean };
@@ -30,7 +33,14 @@ describe("docdb CLI (built binary)", () => {
     await docdb("insert", "--text", "大阪は商人の町として発展しました。", "--json");
     const found = await docdb("find", "清水寺がある都", "--mode", "keyword", "--json");
     expect(found.code).toBe(0);
-    const results = JSON.parse(found.stdout) as { doc_id: string; text: string; score: number; start: number; end: number; metadata: unknown }[];
+    const results = JSON.parse(found.stdout) as {
+      doc_id: string;
+      text: string;
+      score: number;
+      start: number;
+      end: number;
+      metadata: unknown;
+    }[];
     expect(results[0]).toMatchObject({ doc_id, metadata: { lang: "ja" }, start: 0 });
     expect(results[0]?.text).toContain("清水寺");
     expect(Object.keys(results[0]!)).toEqual(expect.arrayContaining(["chunk_id", "doc_id", "text", "score", "start", "end", "metadata"]));
@@ -59,7 +69,10 @@ describe("docdb CLI (built binary)", () => {
   });
 
   it("insert of empty text or 100,001 characters exits non-zero with INVALID_REQUEST", async () => {
-    for (const args of [["--text", ""], ["--text", "   \n "]]) {
+    for (const args of [
+      ["--text", ""],
+      ["--text", "   \n "],
+    ]) {
       const result = await docdb("insert", ...args, "--json");
       expect(result.code).not.toBe(0);
       expect(result.stderr).toMatch(/^INVALID_REQUEST: .*empty/);
@@ -77,7 +90,11 @@ describe("docdb CLI (built binary)", () => {
   });
 
   it("refuses --db ../x and creates no file outside the data folder", async () => {
-    for (const command of [["insert", "--text", "hi"], ["find", "hi"], ["db", "create", "../x"]]) {
+    for (const command of [
+      ["insert", "--text", "hi"],
+      ["find", "hi"],
+      ["db", "create", "../x"],
+    ]) {
       const args = command[0] === "db" ? command : [...command, "--db", "../x"];
       const result = await docdb(...args);
       expect(result.code).not.toBe(0);

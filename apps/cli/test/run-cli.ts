@@ -10,7 +10,10 @@ export interface CliResult {
 }
 
 /** Runs the built `docdb` binary as a process. */
-export function runCli(args: string[], options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd,
