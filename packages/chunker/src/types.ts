@@ -7,7 +7,7 @@ export interface Chunk {
   start: number;
   /** Character offset one past the last character in the source text. */
   end: number;
-  /** Markdown only: the headings above this chunk, outermost first. */
+  /** Markdown: the headings above this chunk; code: the declarations it sits in. Outermost first. */
   headingPath?: string[];
 }
 

@@ -1,4 +1,5 @@
 export { analyzeForIndex, buildMatchQuery, normalize, words } from "./analyzer.js";
+export { type CollectionCounts, type CollectionRow, CollectionStore, type FileRecord, type FileRow } from "./collection-store.js";
 export { FilterError, type SearchFilter } from "./filter.js";
 export { findMigrationsDir, migrate } from "./migrate.js";
 export { type OpenStoreOptions, SqliteStore } from "./store.js";
