@@ -56,7 +56,7 @@ export function findCommand(): Command {
           found.results.forEach((r, i) => {
             const distance = r.distance !== undefined ? ` distance ${r.distance.toFixed(4)}` : "";
             process.stdout.write(
-              `${i + 1}. score ${r.score.toFixed(4)}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${where(r)}\n   ${snippet(r.text)}\n`,
+              `${i + 1}. score ${r.score.toPrecision(4)}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${where(r)}\n   ${snippet(r.text)}\n`,
             );
           });
         },
