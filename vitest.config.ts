@@ -22,6 +22,8 @@ export default defineConfig({
       "test/**/*.test.ts",
     ],
     pool: "forks",
+    // Generates the tiny ONNX test models (scripts/make-tiny-model.mjs) once per run.
+    globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -1,4 +1,21 @@
+export type { DownloadProgress } from "./download-progress.js";
 export { type EmbedManyOptions, embedMany } from "./embed-many.js";
 export { EmbeddingError, isRetryableStatus, parseRetryAfter } from "./errors.js";
+export { LocalEmbeddingModel, type LocalEmbeddingOptions } from "./local.js";
+export {
+  DEFAULT_LOCAL_MODEL,
+  findKnownLocalModel,
+  KNOWN_LOCAL_MODELS,
+  type LocalModelSpec,
+  type Pooling,
+  type Prefixes,
+} from "./local-models.js";
 export type { EmbeddingKind, EmbeddingModel, EmbedOptions } from "./model.js";
+export {
+  defaultModelCacheDir,
+  huggingFaceHubCacheDir,
+  locateModel,
+  type ModelDtype,
+  type ModelLocation,
+} from "./model-files.js";
 export { OpenAIEmbeddingModel, type OpenAIEmbeddingOptions } from "./openai.js";
