@@ -18,4 +18,5 @@ export {
   type ModelDtype,
   type ModelLocation,
 } from "./model-files.js";
+export { DEFAULT_OLLAMA_MODEL, DEFAULT_OLLAMA_URL, OllamaEmbeddingModel, type OllamaEmbeddingOptions } from "./ollama.js";
 export { OpenAIEmbeddingModel, type OpenAIEmbeddingOptions } from "./openai.js";
