@@ -3,6 +3,7 @@ import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/
 import { EmbeddingError, type EmbeddingModel, embedMany } from "@docdb/embed";
 import { buildMatchQuery, type ChunkHit, FilterError, type SearchFilter, type SqliteStore } from "@docdb/store";
 import { monotonicFactory } from "ulid";
+import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError } from "./errors.js";
 import { lineIndex } from "./lines.js";
@@ -44,6 +45,18 @@ export class Database {
 
   get path(): string {
     return this.store.path;
+  }
+
+  private collectionsApi?: Collections;
+
+  /** Named document sets imported from folders (add, import, status, watch). */
+  get collections(): Collections {
+    this.collectionsApi ??= new Collections(this, {
+      logger: this.context.logger,
+      chunkOptions: this.context.chunkOptions,
+      embedding: this.context.embedding,
+    });
+    return this.collectionsApi;
   }
 
   private pendingWarning(): string {
@@ -147,6 +160,7 @@ export class Database {
     if (input.filter !== undefined && (typeof input.filter !== "object" || input.filter === null || Array.isArray(input.filter))) {
       throw new DocDBError("INVALID_REQUEST", 'filter must be a JSON object of metadata paths and values, e.g. {"lang":"ja"}');
     }
+    if (input.collection !== undefined) this.collections.get(input.collection);
     const filter: SearchFilter = {
       metadata: input.filter,
       sourcePrefix: input.pathPrefix,
@@ -205,10 +219,12 @@ export class Database {
     const ranked = this.rank(mode, keyword, vector);
     const kept = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold).slice(0, topK);
     const hits = new Map(this.store.hits(kept.map((r) => r.seq)).map((h) => [h.seq, h]));
-    const results = kept.flatMap((r) => {
-      const hit = hits.get(r.seq);
-      return hit ? [toResult(hit, r.score, r.distance)] : [];
-    });
+    const results = this.collections.markStale(
+      kept.flatMap((r) => {
+        const hit = hits.get(r.seq);
+        return hit ? [toResult(hit, r.score, r.distance)] : [];
+      }),
+    );
     this.context.logger.info(
       { db: this.name, mode, top_k: topK, results: results.length, ms: Math.round(performance.now() - started) },
       "find",
@@ -393,6 +409,7 @@ function toResult(hit: ChunkHit, score: number, distance: number | undefined): S
     metadata: hit.metadata,
     ...(hit.title ? { title: hit.title } : {}),
     ...(hit.source ? { source: hit.source } : {}),
+    ...(hit.collection ? { collection: hit.collection } : {}),
     ...(hit.heading ? { heading: hit.heading } : {}),
     ...(hit.line_start !== null ? { line_start: hit.line_start } : {}),
     ...(hit.line_end !== null ? { line_end: hit.line_end } : {}),

@@ -1,3 +1,24 @@
+export {
+  COLLECTION_NAME_PATTERN,
+  type CollectionFileStatus,
+  type CollectionInfo,
+  type CollectionStatus,
+  Collections,
+  type CollectionsListener,
+  CollectionWatcher,
+  DEFAULT_MAX_FILE_SIZE,
+  fileKind,
+  IMPORT_MODES,
+  type ImportMode,
+  type ImportOptions,
+  type ImportProgress,
+  type ImportSettings,
+  type ImportSummary,
+  type SkipReason,
+  validateCollectionName,
+  type WatchEvent,
+  type WatchOptions,
+} from "./collections/index.js";
 export { Database, type EmbedProgress } from "./database.js";
 export { DocDB, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";

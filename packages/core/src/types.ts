@@ -52,6 +52,11 @@ export interface SearchResult {
   heading?: string;
   line_start?: number;
   line_end?: number;
+  /** The collection the document was imported into. */
+  collection?: string;
+  /** True when the file changed or vanished since it was imported; `note` says how. */
+  stale?: boolean;
+  note?: string;
 }
 
 export interface FindResult {

@@ -1,0 +1,114 @@
+import { basename, extname } from "node:path";
+
+export type FileKindName = "markdown" | "code" | "text";
+
+export interface FileKind {
+  kind: FileKindName;
+  language: string;
+}
+
+const MARKDOWN = new Set([".md", ".markdown", ".mdx"]);
+
+const CODE: Record<string, string> = {
+  ".ts": "typescript",
+  ".tsx": "typescript",
+  ".mts": "typescript",
+  ".cts": "typescript",
+  ".js": "javascript",
+  ".jsx": "javascript",
+  ".mjs": "javascript",
+  ".cjs": "javascript",
+  ".py": "python",
+  ".pyi": "python",
+  ".go": "go",
+  ".rs": "rust",
+  ".java": "java",
+  ".kt": "kotlin",
+  ".kts": "kotlin",
+  ".scala": "scala",
+  ".c": "c",
+  ".h": "c",
+  ".cc": "cpp",
+  ".cpp": "cpp",
+  ".cxx": "cpp",
+  ".hpp": "cpp",
+  ".cs": "csharp",
+  ".rb": "ruby",
+  ".php": "php",
+  ".swift": "swift",
+  ".sh": "shell",
+  ".bash": "shell",
+  ".zsh": "shell",
+  ".sql": "sql",
+  ".lua": "lua",
+  ".r": "r",
+  ".pl": "perl",
+  ".ex": "elixir",
+  ".exs": "elixir",
+  ".dart": "dart",
+  ".vue": "vue",
+  ".svelte": "svelte",
+  ".css": "css",
+  ".scss": "css",
+  ".html": "html",
+  ".htm": "html",
+};
+
+const CODE_NAMES: Record<string, string> = { Makefile: "make", Dockerfile: "dockerfile", Justfile: "make" };
+
+/**
+ * Extensions that are never text. Checked before reading so a folder of images costs nothing;
+ * anything else is read and rejected if it holds NUL bytes or is not UTF-8.
+ */
+const BINARY = new Set(
+  (
+    ".png .jpg .jpeg .gif .bmp .ico .webp .avif .tif .tiff .psd .svgz .pdf .doc .docx .xls .xlsx .ppt .pptx .odt " +
+    ".zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .whl .egg .exe .dll .so .dylib .a .o .obj .class .pyc .pyo " +
+    ".wasm .bin .dat .db .sqlite .sqlite3 .woff .woff2 .ttf .otf .eot .mp3 .mp4 .m4a .wav .flac .ogg .mov .avi .mkv .webm " +
+    ".onnx .pt .safetensors .npy .npz .parquet .arrow .lockb"
+  ).split(" "),
+);
+
+/** Files that are text but not worth searching: lockfiles, minified bundles, source maps. */
+const NOISE_NAMES = new Set([
+  "package-lock.json",
+  "pnpm-lock.yaml",
+  "yarn.lock",
+  "Cargo.lock",
+  "poetry.lock",
+  "Pipfile.lock",
+  "composer.lock",
+  "Gemfile.lock",
+  "go.sum",
+  "uv.lock",
+  ".DS_Store",
+]);
+
+export function isBinaryName(path: string): boolean {
+  return BINARY.has(extname(path).toLowerCase());
+}
+
+export function isNoiseName(path: string): boolean {
+  const name = basename(path);
+  return NOISE_NAMES.has(name) || /\.min\.(js|css)$/i.test(name) || /\.map$/i.test(name);
+}
+
+/** How a file is chunked, from its name: Markdown by headings, code by declarations, the rest as text. */
+export function fileKind(path: string): FileKind {
+  const ext = extname(path).toLowerCase();
+  if (MARKDOWN.has(ext)) return { kind: "markdown", language: "markdown" };
+  const code = CODE[ext] ?? CODE_NAMES[basename(path)];
+  if (code) return { kind: "code", language: code };
+  return { kind: "text", language: ext ? ext.slice(1) : "text" };
+}
+
+/** True when the bytes look like text: no NUL in the first 8 KB and valid UTF-8 throughout. */
+export function decodeText(bytes: Buffer): string | null {
+  if (bytes.subarray(0, 8192).includes(0)) return null;
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } catch {
+    return null;
+  }
+}

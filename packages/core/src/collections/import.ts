@@ -1,0 +1,274 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@docdb/chunker";
+import { monotonicFactory } from "ulid";
+import { assertSameModel } from "../embedding-guard.js";
+import { DocDBError } from "../errors.js";
+import { lineIndex } from "../lines.js";
+import { chunkFile, chunkingKey } from "./chunk-file.js";
+import type { Collections } from "./collections.js";
+import { decodeText, fileKind } from "./file-kind.js";
+import {
+  type CollectionInfo,
+  DEFAULT_MAX_FILE_SIZE,
+  IMPORT_MODES,
+  type ImportOptions,
+  type ImportProgress,
+  type ImportSettings,
+  type ImportSummary,
+  type SkipReason,
+} from "./types.js";
+import { validatePositiveInteger } from "./validate.js";
+import { type WalkedFile, walkFolder } from "./walk.js";
+
+const ulid = monotonicFactory();
+
+function resolveSettings(collections: Collections, collection: CollectionInfo, options: ImportOptions): Required<ImportSettings> {
+  const saved = collection.settings;
+  const defaults = collections.context.chunkOptions;
+  const settings = {
+    chunk_size: options.chunkSize ?? saved.chunk_size ?? defaults.size ?? DEFAULT_CHUNK_SIZE,
+    chunk_overlap: options.chunkOverlap ?? saved.chunk_overlap ?? defaults.overlap ?? DEFAULT_CHUNK_OVERLAP,
+    max_file_size: options.maxFileSize ?? saved.max_file_size ?? DEFAULT_MAX_FILE_SIZE,
+  };
+  validatePositiveInteger(settings.chunk_size, "chunk size", 10);
+  validatePositiveInteger(settings.chunk_overlap, "chunk overlap", 0);
+  validatePositiveInteger(settings.max_file_size, "max file size");
+  if (settings.chunk_overlap >= settings.chunk_size / 2) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `chunk overlap (${settings.chunk_overlap}) must be less than half the chunk size (${settings.chunk_size})`,
+    );
+  }
+  return settings;
+}
+
+function interrupted(signal: AbortSignal | undefined): void {
+  if (!signal?.aborted) return;
+  throw new DocDBError(
+    "INTERNAL",
+    "import interrupted; every file written so far is complete, run the import again with --mode update to finish",
+    { cause: signal.reason },
+  );
+}
+
+/**
+ * Walks the collection's folder and brings its documents in line with it. Each file's
+ * document, chunks and file row are written in one transaction, so an import stopped at any
+ * point (Ctrl-C, a crash, SIGKILL) leaves whole files only, and `update` carries on from there.
+ * Embedding comes after the writes and is resumable too (chunks wait as pending).
+ */
+export async function importCollection(
+  collections: Collections,
+  collection: CollectionInfo,
+  options: ImportOptions,
+): Promise<ImportSummary> {
+  const started = performance.now();
+  const mode = options.mode ?? "update";
+  if (!IMPORT_MODES.includes(mode)) {
+    throw new DocDBError("INVALID_REQUEST", `mode must be one of ${IMPORT_MODES.join(", ")}, got "${String(mode)}"`);
+  }
+  const settings = resolveSettings(collections, collection, options);
+  const { database, tables, context } = collections;
+  const name = collection.name;
+  const model = options.embed === false ? null : context.embedding;
+  if (model) assertSameModel(database.store, model, database.name);
+
+  if (mode === "new") {
+    const { documents } = tables.counts(name);
+    if (documents > 0) {
+      throw new DocDBError(
+        "CONFLICT",
+        `collection "${name}" already has ${documents} document(s): use --mode update to import only what changed, or --mode replace to rebuild it`,
+      );
+    }
+  }
+
+  const progress: ImportProgress = { phase: "scan", files_done: 0, files_total: 0, chunks: 0, embedded: 0, embed_total: 0 };
+  const report = () => options.onProgress?.({ ...progress });
+  report();
+  let walked: Awaited<ReturnType<typeof walkFolder>>;
+  try {
+    walked = await walkFolder(collection.source, { maxFileSize: settings.max_file_size, signal: options.signal });
+  } catch (error) {
+    interrupted(options.signal);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new DocDBError(
+        "NOT_FOUND",
+        `folder ${collection.source} of collection "${name}" is gone: point it elsewhere with \`docdb collection update -n ${name} -s DIR\``,
+      );
+    }
+    throw error;
+  }
+
+  if (mode === "replace") tables.clear(name);
+  // Saved before writing, so an interrupted run finishes with the same settings.
+  tables.update(name, { settings });
+
+  const chunking = chunkingKey(settings.chunk_size, settings.chunk_overlap);
+  const existing = new Map(tables.files(name).map((f) => [f.path, f]));
+  const seen = new Set<string>();
+  const summary: ImportSummary = {
+    collection: name,
+    mode,
+    files: walked.files.length,
+    added: 0,
+    updated: 0,
+    removed: 0,
+    unchanged: 0,
+    skipped: {},
+    chunks: 0,
+    total_chunks: 0,
+    embedded: 0,
+    pending: 0,
+    seconds: 0,
+    warnings: [],
+    changed: { added: [], updated: [], removed: [] },
+  };
+  const skip = (reason: SkipReason) => {
+    summary.skipped[reason] = (summary.skipped[reason] ?? 0) + 1;
+  };
+  for (const s of walked.skipped) skip(s.reason);
+
+  progress.phase = "files";
+  progress.files_total = walked.files.length;
+  report();
+  let lastReport = 0;
+  for (const file of walked.files) {
+    interrupted(options.signal);
+    const outcome = await importFile(collections, name, file, existing.get(file.path), chunking, settings);
+    if (outcome.kind === "skipped") {
+      skip(outcome.reason);
+      // A file we cannot read right now keeps its old document rather than losing it.
+      if (outcome.reason === "unreadable") seen.add(file.path);
+    } else {
+      seen.add(file.path);
+      if (outcome.kind === "unchanged") summary.unchanged++;
+      else {
+        summary[outcome.kind]++;
+        summary.changed[outcome.kind].push(file.path);
+        summary.chunks += outcome.chunks;
+        progress.chunks += outcome.chunks;
+      }
+    }
+    progress.files_done++;
+    const now = performance.now();
+    if (now - lastReport > 100 || progress.files_done === progress.files_total) {
+      lastReport = now;
+      report();
+    }
+  }
+
+  for (const path of existing.keys()) {
+    if (seen.has(path)) continue;
+    interrupted(options.signal);
+    tables.removeFile(name, path);
+    summary.removed++;
+    summary.changed.removed.push(path);
+  }
+  tables.markImported(name);
+
+  if (model) {
+    progress.phase = "embed";
+    progress.embed_total = database.status().pending;
+    report();
+    try {
+      const result = await database.embedPending({
+        signal: options.signal,
+        onProgress: ({ done, total }) => {
+          progress.embedded = done;
+          progress.embed_total = total;
+          report();
+        },
+      });
+      summary.embedded = result.embedded;
+    } catch (error) {
+      interrupted(options.signal);
+      if (!DocDBError.isInstance(error) || error.code !== "EMBEDDING_UNAVAILABLE") throw error;
+      summary.warnings.push(
+        `${error.message}; the documents are stored and keyword-searchable, \`docdb embed --pending --db ${database.name}\` embeds them later`,
+      );
+    }
+  }
+  const counts = tables.counts(name);
+  summary.total_chunks = counts.chunks;
+  summary.pending = database.status().pending;
+  if (!model && summary.chunks > 0 && options.embed !== false) {
+    summary.warnings.push(
+      `no embedding model configured: ${summary.pending} chunk(s) wait for \`docdb embed --pending\`; keyword search works now`,
+    );
+  }
+  summary.seconds = Math.round((performance.now() - started) / 10) / 100;
+  context.logger.info(
+    {
+      db: database.name,
+      collection: name,
+      mode,
+      added: summary.added,
+      updated: summary.updated,
+      removed: summary.removed,
+      unchanged: summary.unchanged,
+      chunks: summary.chunks,
+      seconds: summary.seconds,
+    },
+    "import",
+  );
+  return summary;
+}
+
+type FileOutcome = { kind: "added" | "updated"; chunks: number } | { kind: "unchanged" } | { kind: "skipped"; reason: SkipReason };
+
+async function importFile(
+  collections: Collections,
+  name: string,
+  file: WalkedFile,
+  row: { size: number; mtime: number; content_hash: string; chunking: string } | undefined,
+  chunking: string,
+  settings: Required<ImportSettings>,
+): Promise<FileOutcome> {
+  const { tables } = collections;
+  if (row && row.size === file.size && row.mtime === file.mtime && row.chunking === chunking) return { kind: "unchanged" };
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file.absolute);
+  } catch {
+    return { kind: "skipped", reason: "unreadable" };
+  }
+  // The file may have grown between the walk and the read.
+  if (bytes.length > settings.max_file_size) return { kind: "skipped", reason: "too_large" };
+  const contentHash = createHash("sha256").update(bytes).digest("hex");
+  if (row && row.content_hash === contentHash && row.chunking === chunking) {
+    tables.touchFile(name, file.path, bytes.length, file.mtime);
+    return { kind: "unchanged" };
+  }
+  const text = decodeText(bytes);
+  if (text === null) return { kind: "skipped", reason: "binary" };
+  if (text.trim() === "") return { kind: "skipped", reason: "empty" };
+
+  const kind = fileKind(file.path);
+  const chunks = chunkFile(text, kind, settings.chunk_size, settings.chunk_overlap);
+  const lineOf = lineIndex(text);
+  tables.writeFile(
+    name,
+    { path: file.path, size: bytes.length, mtime: file.mtime, contentHash, chunking },
+    {
+      id: ulid(),
+      title: file.path,
+      content: text,
+      contentHash: createHash("sha256").update(text).digest("hex"),
+      metadata: { path: file.path, kind: kind.kind, language: kind.language },
+    },
+    chunks.map((c) => ({
+      id: ulid(),
+      idx: c.index,
+      text: c.text,
+      start: c.start,
+      end: c.end,
+      heading: c.headingPath && c.headingPath.length > 0 ? c.headingPath.join(" > ") : null,
+      lineStart: lineOf(c.start),
+      lineEnd: lineOf(Math.max(c.start, c.end - 1)),
+    })),
+  );
+  return { kind: row ? "updated" : "added", chunks: chunks.length };
+}

@@ -1,0 +1,89 @@
+export type ImportMode = "new" | "replace" | "update";
+export const IMPORT_MODES: readonly ImportMode[] = ["new", "replace", "update"];
+
+/** Largest file imported unless configured otherwise: 1 MB. */
+export const DEFAULT_MAX_FILE_SIZE = 1024 * 1024;
+
+export interface CollectionInfo {
+  name: string;
+  description: string;
+  /** Absolute path of the folder the collection is imported from. */
+  source: string;
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+  last_import_at: string | null;
+  /** Chunk size, overlap and file size limit of the last import (reused by `update` and the watcher). */
+  settings: ImportSettings;
+}
+
+export interface ImportSettings {
+  chunk_size?: number;
+  chunk_overlap?: number;
+  max_file_size?: number;
+}
+
+export interface CollectionStatus extends CollectionInfo {
+  documents: number;
+  chunks: number;
+  embedded: number;
+  pending: number;
+  /** The model that embedded the database, when any chunk has a vector. */
+  model: { provider: string; model: string; dimensions: number } | null;
+}
+
+export interface CollectionFileStatus {
+  path: string;
+  size: number;
+  chunks: number;
+  doc_id: string;
+  imported_at: string;
+}
+
+export interface ImportOptions {
+  /** `update` (default) imports what changed; `new` refuses a collection with documents; `replace` rebuilds. */
+  mode?: ImportMode;
+  chunkSize?: number;
+  chunkOverlap?: number;
+  /** Bytes; larger files are skipped. Default: the collection's last setting, else 1 MB. */
+  maxFileSize?: number;
+  /** Embed new chunks after writing them (default true when a model is configured). */
+  embed?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  phase: "scan" | "files" | "embed";
+  files_done: number;
+  files_total: number;
+  /** Chunks written so far in this run. */
+  chunks: number;
+  embedded: number;
+  embed_total: number;
+}
+
+export type SkipReason = "too_large" | "binary" | "empty" | "unreadable" | "symlink_outside";
+
+export interface ImportSummary {
+  collection: string;
+  mode: ImportMode;
+  /** Files found in the folder (after ignore rules). */
+  files: number;
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  skipped: Partial<Record<SkipReason, number>>;
+  /** Chunks written by this run. */
+  chunks: number;
+  /** Chunks of the collection after the run. */
+  total_chunks: number;
+  embedded: number;
+  /** Chunks of the database still waiting for a vector. */
+  pending: number;
+  seconds: number;
+  warnings: string[];
+  /** Paths written (added or updated) and removed by this run. */
+  changed: { added: string[]; updated: string[]; removed: string[] };
+}
