@@ -6,6 +6,7 @@ import { findCommand } from "./commands/find.js";
 import { getCommand } from "./commands/get.js";
 import { insertCommand } from "./commands/insert.js";
 import { listCommand } from "./commands/list.js";
+import { serveCommand } from "./commands/serve.js";
 import { statusCommand } from "./commands/status.js";
 
 export function buildProgram(): Command {
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     statusCommand(),
     embedCommand(),
     reembedCommand(),
+    serveCommand(),
   ]) {
     program.addCommand(command);
   }

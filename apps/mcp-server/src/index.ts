@@ -1,1 +1,11 @@
-export {};
+export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, type HttpHandle, type HttpOptions, serveHttp } from "./http.js";
+export { isLoopbackHost } from "./http-guard.js";
+export { type ResolvedServeOptions, resolveServeOptions, type ServeOptions } from "./options.js";
+export { ToolRegistry } from "./registry.js";
+export { invalidRequest, RequestError } from "./request-error.js";
+export { runServer } from "./run.js";
+export { type CreateServerOptions, createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
+export { type StdioHandle, type StdioOptions, serveStdio } from "./stdio.js";
+export { defineTool, type ToolContext, type ToolDefinition } from "./tool.js";
+export { toolErrorResult } from "./tool-result.js";
+export { createDocdbTools, type DocdbToolsOptions, type ToolsContext } from "./tools/index.js";

@@ -1,0 +1,42 @@
+import { runServer } from "@docdb/mcp-server";
+import { Command } from "commander";
+import { openFromCommand, reportError } from "../context.js";
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function serveCommand(): Command {
+  return new Command("serve")
+    .description("serve docdb to AI agents over MCP (stdio by default, Streamable HTTP with --http)")
+    .option("--http", "serve Streamable HTTP on /mcp instead of stdio")
+    .option("--host <host>", "HTTP host (env DOCDB_HTTP_HOST, default 127.0.0.1; any other needs a token)")
+    .option("--port <port>", "HTTP port (env DOCDB_HTTP_PORT, default 7411)")
+    .option("--token <token>", "require Authorization: Bearer <token> (env DOCDB_HTTP_TOKEN)")
+    .option("--allow-origin <url>", "also accept browser requests from this origin (repeatable)", collect)
+    .option("--db <name>", "database for tool calls without db_name", "vectors")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  docdb serve --data-dir ~/docdb                 # stdio, for agent configs\n  DOCDB_HTTP_TOKEN=secret docdb serve --http --port 7411\n  npx @modelcontextprotocol/inspector docdb serve",
+    )
+    .action(
+      async (
+        options: { http?: boolean; host?: string; port?: string; token?: string; allowOrigin?: string[]; db: string },
+        command: Command,
+      ) => {
+        try {
+          // The server owns the DocDB from here and closes it when it stops.
+          await runServer(openFromCommand(command), {
+            http: options.http,
+            host: options.host,
+            port: options.port,
+            token: options.token,
+            allowedOrigins: options.allowOrigin,
+            defaultDb: options.db,
+          });
+        } catch (error) {
+          reportError(error);
+        }
+      },
+    );
+}

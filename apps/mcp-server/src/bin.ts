@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { createLogger, DocDBError, openDocDB, toDocDBError } from "@docdb/core";
+import { runServer } from "./run.js";
+import { SERVER_VERSION } from "./server.js";
+
+const USAGE = `Usage: docdb-mcp [options]
+
+Serves docdb's tools to AI agents over MCP: stdio by default, Streamable HTTP with --http.
+
+Options:
+  --data-dir <dir>       folder holding the databases (env DOCDB_DATA_DIR, default ./data)
+  --db <name>            database for calls without db_name (default vectors)
+  --http                 serve Streamable HTTP on /mcp instead of stdio
+  --host <host>          HTTP host (env DOCDB_HTTP_HOST, default 127.0.0.1; others need a token)
+  --port <port>          HTTP port (env DOCDB_HTTP_PORT, default 7411)
+  --token <token>        require Authorization: Bearer <token> (env DOCDB_HTTP_TOKEN)
+  --allow-origin <url>   also accept browser requests from this origin (repeatable;
+                         env DOCDB_HTTP_ALLOWED_ORIGINS, comma-separated)
+  -h, --help             show this help
+  --version              print the version
+
+Logs go to stderr (level: env DOCDB_LOG_LEVEL, default info). Embeddings: see DOCDB_EMBEDDING.
+`;
+
+async function main(): Promise<void> {
+  let values: ReturnType<typeof parse>["values"];
+  try {
+    values = parse().values;
+  } catch (error) {
+    throw new DocDBError("INVALID_REQUEST", `${(error as Error).message}\n\n${USAGE}`);
+  }
+  if (values.help) return void process.stdout.write(USAGE);
+  if (values.version) return void process.stdout.write(`${SERVER_VERSION}\n`);
+  const docdb = openDocDB({
+    dataDir: values["data-dir"] ?? process.env.DOCDB_DATA_DIR ?? "data",
+    logger: createLogger({ name: "docdb-mcp" }),
+  });
+  await runServer(docdb, {
+    http: values.http,
+    host: values.host,
+    port: values.port,
+    token: values.token,
+    allowedOrigins: values["allow-origin"],
+    defaultDb: values.db,
+  });
+}
+
+function parse() {
+  return parseArgs({
+    options: {
+      "data-dir": { type: "string" },
+      db: { type: "string" },
+      http: { type: "boolean" },
+      host: { type: "string" },
+      port: { type: "string" },
+      token: { type: "string" },
+      "allow-origin": { type: "string", multiple: true },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+
+main().catch((error: unknown) => {
+  const failure = toDocDBError(error);
+  process.stderr.write(`${failure.code}: ${failure.message}\n`);
+  process.exitCode = failure.code === "INVALID_REQUEST" ? 2 : 1;
+});

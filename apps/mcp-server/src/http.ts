@@ -1,0 +1,216 @@
+import { randomUUID } from "node:crypto";
+import { createServer as createHttpServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DocDBError, type Logger } from "@docdb/core";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { readJsonBody } from "./http-body.js";
+import { checkOriginAndHost, defaultOrigins, hasToken, isLoopbackHost } from "./http-guard.js";
+import type { ToolRegistry } from "./registry.js";
+import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
+
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+export const DEFAULT_HTTP_PORT = 7411;
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MAX_SESSIONS = 100;
+
+export interface HttpOptions {
+  registry: ToolRegistry;
+  logger: Logger;
+  /** Default 127.0.0.1. Any other than loopback needs a token. */
+  host?: string;
+  /** Default 7411; 0 picks a free port. */
+  port?: number;
+  /** When set, every request must send `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Browser origins allowed besides the server's own loopback URLs. */
+  allowedOrigins?: readonly string[];
+  /** Largest request body. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Open MCP sessions kept; the least recently used is closed beyond this. Default 100. */
+  maxSessions?: number;
+}
+
+export interface HttpHandle {
+  /** The MCP endpoint, e.g. http://127.0.0.1:7411/mcp */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+  response.end(JSON.stringify(body));
+}
+
+/** HTTP failures use the JSON-RPC error shape MCP clients read, with docdb's code in data.code. */
+function sendError(
+  response: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  options: { rpcCode?: number; headers?: Record<string, string> } = {},
+): void {
+  sendJson(
+    response,
+    status,
+    { jsonrpc: "2.0", id: null, error: { code: options.rpcCode ?? -32000, message, data: { code } } },
+    options.headers,
+  );
+}
+
+/**
+ * Serves MCP over Streamable HTTP on /mcp (one SDK server and transport per session), the
+ * tool manifest on GET /tools and a health check on GET /healthz. Token, Origin/Host and
+ * body size are checked here, before anything reaches the SDK.
+ */
+export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
+  const { registry, logger, token } = options;
+  const host = options.host ?? DEFAULT_HTTP_HOST;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const loopbackOnly = isLoopbackHost(host);
+  if (!loopbackOnly && !token) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `refusing to listen on ${host} without a token: anyone who can reach it could read and delete your documents. ` +
+        "Pass --token (or set DOCDB_HTTP_TOKEN), or listen on 127.0.0.1",
+    );
+  }
+  const sessions = new Map<string, Session>();
+  let allowedOrigins: string[] = [];
+
+  function evictBeyondLimit(): void {
+    for (const [id, session] of sessions) {
+      if (sessions.size <= maxSessions) break;
+      logger.info({ session: id }, "closing the least recently used MCP session");
+      sessions.delete(id);
+      session.transport.close().catch(() => undefined);
+    }
+  }
+
+  async function startSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+    const server = createServer(registry);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { server, transport });
+        evictBeyondLimit();
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    transport.onerror = (error) => logger.debug({ err: error.message.slice(0, 500) }, "MCP transport error");
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  }
+
+  async function handleMcp(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const header = request.headers["mcp-session-id"];
+    const sessionId = typeof header === "string" ? header : undefined;
+    const session = sessionId !== undefined ? sessions.get(sessionId) : undefined;
+    if (sessionId !== undefined && !session) {
+      return sendError(response, 404, "NOT_FOUND", "unknown or expired MCP session: start a new one with initialize", { rpcCode: -32001 });
+    }
+    if (session && sessionId !== undefined) {
+      // Most recently used last, so eviction takes the idlest session.
+      sessions.delete(sessionId);
+      sessions.set(sessionId, session);
+    }
+    if (request.method === "POST") {
+      const body = await readJsonBody(request, maxBodyBytes);
+      if (!body.ok) {
+        return sendError(response, body.status, "INVALID_REQUEST", body.message, {
+          rpcCode: body.status === 400 ? ErrorCode.ParseError : -32000,
+        });
+      }
+      if (session) return session.transport.handleRequest(request, response, body.value);
+      if (!isInitializeRequest(body.value)) {
+        return sendError(response, 400, "INVALID_REQUEST", "no mcp-session-id header: send initialize first to start a session");
+      }
+      return startSession(request, response, body.value);
+    }
+    if (request.method === "GET" || request.method === "DELETE") {
+      if (!session) return sendError(response, 400, "INVALID_REQUEST", "this request needs the mcp-session-id header from initialize");
+      return session.transport.handleRequest(request, response);
+    }
+    return sendError(response, 405, "INVALID_REQUEST", `${request.method} is not supported on /mcp: use POST, GET or DELETE`, {
+      headers: { allow: "GET, POST, DELETE" },
+    });
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (token && !hasToken(request, token)) {
+      return sendError(response, 401, "UNAUTHORIZED", "missing or wrong bearer token: send Authorization: Bearer <token>", {
+        headers: { "www-authenticate": 'Bearer realm="docdb"' },
+      });
+    }
+    const refused = checkOriginAndHost(request, { allowedOrigins, loopbackOnly });
+    if (refused) return sendError(response, 403, "FORBIDDEN", refused);
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    if (path === "/mcp") return handleMcp(request, response);
+    if (request.method === "GET" && path === "/tools") return sendJson(response, 200, { tools: registry.list() });
+    if (request.method === "GET" && path === "/healthz") {
+      return sendJson(response, 200, {
+        status: "ok",
+        name: SERVER_NAME,
+        version: SERVER_VERSION,
+        tools: registry.names().length,
+        sessions: sessions.size,
+      });
+    }
+    return sendError(
+      response,
+      404,
+      "NOT_FOUND",
+      `no such endpoint ${request.method} ${path.slice(0, 200)}: use /mcp, GET /tools or GET /healthz`,
+    );
+  }
+
+  const httpServer: NodeHttpServer = createHttpServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      logger.error({ err: error }, "HTTP request failed");
+      if (!response.headersSent) sendError(response, 500, "INTERNAL", "the server failed to handle this request; see its log");
+      else response.end();
+    });
+  });
+  httpServer.on("clientError", (_error, socket) => socket.destroy());
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new DocDBError(
+          error.code === "EADDRINUSE" ? "CONFLICT" : "INTERNAL",
+          error.code === "EADDRINUSE"
+            ? `port ${options.port ?? DEFAULT_HTTP_PORT} on ${host} is in use: stop the other server or pass --port`
+            : `cannot listen on ${host}:${options.port ?? DEFAULT_HTTP_PORT}: ${error.message}`,
+          { cause: error },
+        ),
+      ),
+    );
+    httpServer.listen(options.port ?? DEFAULT_HTTP_PORT, host, () => resolve());
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  allowedOrigins = [...defaultOrigins(port), ...(options.allowedOrigins ?? [])];
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+
+  return {
+    url: `http://${shownHost}:${port}/mcp`,
+    port,
+    async close() {
+      await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
+      sessions.clear();
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    },
+  };
+}

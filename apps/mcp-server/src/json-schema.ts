@@ -1,0 +1,36 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod/v4";
+import { toolErrorSchema } from "./tool-result.js";
+
+type JsonSchemaObject = Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
+
+/** A tool's arguments as the JSON Schema (draft-07) clients show to models. */
+export function inputJsonSchema(schema: z.ZodObject): Tool["inputSchema"] {
+  return z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Tool["inputSchema"];
+}
+
+/**
+ * A tool's result schema, widened to admit the `{error: {code, message}}` content of failed
+ * calls. The SDK client (1.x) validates structuredContent against outputSchema even when
+ * `isError` is true (modelcontextprotocol/typescript-sdk#1943), so without this every error
+ * result would surface as a schema violation instead of the error. The success fields stay
+ * listed under `properties`; `anyOf` says which set is required.
+ */
+export function outputJsonSchema(schema: z.ZodObject): NonNullable<Tool["outputSchema"]> {
+  const success = z.toJSONSchema(schema, {
+    target: "draft-7",
+    io: "output",
+    // Results may gain fields (core adds them over time); clients must not reject those.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+    },
+  }) as JsonSchemaObject;
+  const failure = z.toJSONSchema(toolErrorSchema, { target: "draft-7", io: "output" }) as JsonSchemaObject;
+  const { required = [], ...rest } = success;
+  return {
+    ...rest,
+    type: "object",
+    properties: { ...success.properties, error: failure.properties?.error as object },
+    anyOf: [{ required }, { required: ["error"] }],
+  };
+}

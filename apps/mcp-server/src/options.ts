@@ -1,0 +1,52 @@
+import { DocDBError } from "@docdb/core";
+import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from "./http.js";
+
+/** How to serve, as given by flags; unset fields fall back to the environment, then defaults. */
+export interface ServeOptions {
+  /** Streamable HTTP instead of stdio. */
+  http?: boolean;
+  host?: string;
+  port?: number | string;
+  token?: string;
+  allowedOrigins?: readonly string[];
+  /** Database for tool calls without db_name. Default "vectors". */
+  defaultDb?: string;
+}
+
+export interface ResolvedServeOptions {
+  http: boolean;
+  host: string;
+  port: number;
+  token: string | undefined;
+  allowedOrigins: string[];
+  defaultDb: string | undefined;
+}
+
+function parsePort(value: number | string, where: string): number {
+  const port = typeof value === "number" ? value : Number(value.trim() === "" ? Number.NaN : value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new DocDBError("INVALID_REQUEST", `${where} must be a port number from 0 to 65535, got ${JSON.stringify(String(value))}`);
+  }
+  return port;
+}
+
+/** Flags over environment (DOCDB_HTTP_HOST, _PORT, _TOKEN, _ALLOWED_ORIGINS) over defaults. */
+export function resolveServeOptions(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): ResolvedServeOptions {
+  const envOrigins = (env.DOCDB_HTTP_ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
+  return {
+    http: options.http ?? false,
+    host: options.host || env.DOCDB_HTTP_HOST || DEFAULT_HTTP_HOST,
+    port:
+      options.port !== undefined
+        ? parsePort(options.port, "--port")
+        : env.DOCDB_HTTP_PORT
+          ? parsePort(env.DOCDB_HTTP_PORT, "DOCDB_HTTP_PORT")
+          : DEFAULT_HTTP_PORT,
+    token: options.token || env.DOCDB_HTTP_TOKEN || undefined,
+    allowedOrigins: [...(options.allowedOrigins ?? []), ...envOrigins],
+    defaultDb: options.defaultDb,
+  };
+}

@@ -1,0 +1,58 @@
+import type { DocDB } from "@docdb/core";
+import { serveHttp } from "./http.js";
+import { resolveServeOptions, type ServeOptions } from "./options.js";
+import { serveStdio } from "./stdio.js";
+import { createDocdbTools } from "./tools/index.js";
+
+function untilSignal(): { promise: Promise<void>; dispose(): void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  const onSignal = () => resolve();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    promise,
+    dispose() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
+
+/**
+ * Serves docdb's tools until the client goes away (stdio) or the process is told to stop
+ * (SIGINT/SIGTERM), then closes the databases. Used by `docdb-mcp` and `docdb serve`.
+ * Status lines go to stderr; in stdio mode stdout carries protocol messages only.
+ */
+export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promise<void> {
+  const resolved = resolveServeOptions(options);
+  const registry = createDocdbTools(docdb, { defaultDb: resolved.defaultDb });
+  const signal = untilSignal();
+  try {
+    if (resolved.http) {
+      const handle = await serveHttp({
+        registry,
+        logger: docdb.logger,
+        host: resolved.host,
+        port: resolved.port,
+        token: resolved.token,
+        allowedOrigins: resolved.allowedOrigins,
+      });
+      process.stderr.write(
+        `docdb MCP server listening on ${handle.url} (data ${docdb.dataDir}${resolved.token ? ", bearer token required" : ""})\n`,
+      );
+      await signal.promise;
+      await handle.close();
+    } else {
+      const handle = await serveStdio({ registry, logger: docdb.logger });
+      process.stderr.write(`docdb MCP server on stdio (data ${docdb.dataDir})\n`);
+      await Promise.race([handle.done, signal.promise]);
+      await handle.close();
+    }
+  } finally {
+    signal.dispose();
+    await docdb.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,63 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestParamsSchema, ErrorCode, type JSONRPCRequest, type ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolRegistry } from "./registry.js";
+import { invalidRequest, quote } from "./request-error.js";
+
+export const SERVER_NAME = "docdb";
+export const SERVER_VERSION = "0.1.0";
+
+const INSTRUCTIONS = [
+  "docdb is a local document database. Store text with insert_document, then find passages with",
+  "find_similar_documents (hybrid meaning + keyword search; Japanese and English). Results carry doc_id",
+  "and character offsets; get_document returns the whole text. Databases are named; omit db_name for the",
+  "default one. Failed calls return isError with {error: {code, message}}: read the message, fix the call.",
+].join(" ");
+
+export interface CreateServerOptions {
+  name?: string;
+  version?: string;
+  instructions?: string;
+}
+
+/**
+ * One MCP server (one connection) offering the registry's tools. It is the SDK's Server;
+ * only tools/list and tools/call are ours. They go through `fallbackRequestHandler`
+ * rather than `setRequestHandler` because the SDK's typed handlers reject a malformed
+ * tools/call before we see it, as a JSON-RPC error without docdb's `data.code` (and its
+ * McpServer turns unknown tools and schema violations into tool results). Everything else
+ * (initialize, ping, framing, transports) is the SDK's.
+ *
+ * The server announces `notifications/tools/list_changed` whenever the registry changes,
+ * until it is closed.
+ */
+export function createServer(registry: ToolRegistry, options: CreateServerOptions = {}): Server {
+  const server = new Server(
+    { name: options.name ?? SERVER_NAME, version: options.version ?? SERVER_VERSION },
+    { capabilities: { tools: { listChanged: true } }, instructions: options.instructions ?? INSTRUCTIONS },
+  );
+  server.fallbackRequestHandler = async (request: JSONRPCRequest, extra): Promise<ServerResult> => {
+    switch (request.method) {
+      case "tools/list":
+        return { tools: registry.list() };
+      case "tools/call": {
+        const params = CallToolRequestParamsSchema.safeParse(request.params);
+        if (!params.success) {
+          throw invalidRequest("tools/call needs params {name: string, arguments?: object}: check the request against the MCP schema");
+        }
+        return registry.call(params.data.name, params.data.arguments, { signal: extra.signal });
+      }
+      default:
+        throw invalidRequest(
+          `unknown method ${quote(request.method)}: this server answers initialize, ping, tools/list and tools/call`,
+          {},
+          ErrorCode.MethodNotFound,
+        );
+    }
+  };
+  const unsubscribe = registry.onChange(() => {
+    // Before initialize (or after close) there is nobody to tell: the client lists tools once initialized.
+    if (server.transport && server.getClientCapabilities()) server.sendToolListChanged().catch(() => undefined);
+  });
+  server.onclose = unsubscribe;
+  return server;
+}

@@ -1,0 +1,38 @@
+import type { DocDB } from "@docdb/core";
+import { z } from "zod/v4";
+
+/** What every docdb tool is built from. */
+export interface ToolsContext {
+  docdb: DocDB;
+  /** The database used when a call leaves out db_name. */
+  defaultDb: string;
+}
+
+export function dbNameArgument(defaultDb: string) {
+  return z.string().optional().describe(`Database name: 1-64 letters, digits, "_" or "-" (no paths). Default "${defaultDb}".`);
+}
+
+export const docIdArgument = z.string().describe("Document id (a ULID), as returned by insert_document or find_similar_documents");
+
+export const modelSchema = z
+  .object({ provider: z.string(), model: z.string(), dimensions: z.number().int() })
+  .nullable()
+  .describe("The embedding model the database's vectors were made with; null before the first vector");
+
+export const databaseStatusSchema = z.object({
+  name: z.string(),
+  path: z.string().describe("The SQLite file"),
+  documents: z.number().int(),
+  chunks: z.number().int(),
+  embedded: z.number().int().describe("Chunks with a vector"),
+  pending: z.number().int().describe("Chunks waiting for an embedding (still found by keyword search)"),
+  model: modelSchema,
+});
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+export function describeModel(model: { provider: string; model: string; dimensions: number } | null): string {
+  return model ? `${model.provider}/${model.model} (${model.dimensions} dims)` : "no vectors yet";
+}

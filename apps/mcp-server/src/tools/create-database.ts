@@ -1,0 +1,25 @@
+import { z } from "zod/v4";
+import { defineTool } from "../tool.js";
+import type { ToolsContext } from "./context.js";
+
+export function createDatabaseTool({ docdb }: ToolsContext) {
+  return defineTool({
+    name: "create_database",
+    title: "Create a database",
+    description:
+      "Create a named database (one SQLite file). Creating one that already exists succeeds and changes nothing. " +
+      "insert_document also creates its database when missing, so this is only needed for an empty one.",
+    input: z.strictObject({
+      db_name: z.string().describe('Database name: 1-64 letters, digits, "_" or "-" (no paths)'),
+    }),
+    output: z.object({
+      success: z.boolean(),
+      db_path: z.string().describe("The SQLite file"),
+      created: z.boolean().describe("False when the database already existed"),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: ({ db_name }) => docdb.createDatabase(db_name),
+    render: (result, { db_name }) =>
+      result.created ? `Created database "${db_name}" at ${result.db_path}.` : `Database "${db_name}" already exists at ${result.db_path}.`,
+  });
+}

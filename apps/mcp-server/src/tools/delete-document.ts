@@ -1,0 +1,17 @@
+import { z } from "zod/v4";
+import { defineTool } from "../tool.js";
+import { dbNameArgument, docIdArgument, plural, type ToolsContext } from "./context.js";
+
+export function deleteDocumentTool({ docdb, defaultDb }: ToolsContext) {
+  return defineTool({
+    name: "delete_document",
+    title: "Delete a document",
+    description: "Delete a document with its chunks, vectors and keyword index entries. It cannot be undone.",
+    input: z.strictObject({ doc_id: docIdArgument, db_name: dbNameArgument(defaultDb) }),
+    output: z.object({ deleted_chunks: z.number().int() }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: ({ doc_id, db_name }) => docdb.database(db_name ?? defaultDb).deleteDocument(doc_id),
+    render: ({ deleted_chunks }, { doc_id, db_name }) =>
+      `Deleted document ${doc_id} and its ${plural(deleted_chunks, "chunk")} from "${db_name ?? defaultDb}".`,
+  });
+}

@@ -1,0 +1,31 @@
+import { z } from "zod/v4";
+import { defineTool } from "../tool.js";
+import { databaseStatusSchema, dbNameArgument, describeModel, modelSchema, plural, type ToolsContext } from "./context.js";
+
+export function statusTool({ docdb, defaultDb }: ToolsContext) {
+  return defineTool({
+    name: "status",
+    title: "Database status",
+    description:
+      "Counts for one database (documents, chunks, embedded and pending chunks), the model its vectors come from, " +
+      "and the model this server embeds with (null: none configured, new chunks stay pending).",
+    input: z.strictObject({ db_name: dbNameArgument(defaultDb) }),
+    output: databaseStatusSchema.extend({
+      server_model: modelSchema.describe("The model this server embeds new documents and queries with; null when none is configured"),
+    }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: ({ db_name }) => {
+      const model = docdb.embedding;
+      return {
+        ...docdb.database(db_name ?? defaultDb).status(),
+        server_model: model ? { provider: model.provider, model: model.modelId, dimensions: model.dimensions } : null,
+      };
+    },
+    render: (s) =>
+      [
+        `Database "${s.name}" at ${s.path}`,
+        `${plural(s.documents, "document")}, ${plural(s.chunks, "chunk")}: ${s.embedded} embedded, ${s.pending} pending`,
+        `Vectors: ${describeModel(s.model)}; this server embeds with ${s.server_model ? describeModel(s.server_model) : "no model (keyword search only)"}`,
+      ].join("\n"),
+  });
+}
