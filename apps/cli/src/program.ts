@@ -1,13 +1,18 @@
 import { Command } from "commander";
+import { collectionCommand } from "./commands/collection.js";
 import { dbCommand } from "./commands/db.js";
 import { deleteCommand } from "./commands/delete.js";
 import { embedCommand, reembedCommand } from "./commands/embed.js";
+import { evalCommand } from "./commands/eval.js";
 import { findCommand } from "./commands/find.js";
 import { getCommand } from "./commands/get.js";
+import { importCommand } from "./commands/import.js";
 import { insertCommand } from "./commands/insert.js";
 import { listCommand } from "./commands/list.js";
+import { modelsCommand } from "./commands/models.js";
 import { serveCommand } from "./commands/serve.js";
 import { statusCommand } from "./commands/status.js";
+import { watchCommand } from "./commands/watch.js";
 
 export function buildProgram(): Command {
   const program = new Command("docdb")
@@ -30,7 +35,12 @@ export function buildProgram(): Command {
     statusCommand(),
     embedCommand(),
     reembedCommand(),
+    collectionCommand(),
+    importCommand(),
+    watchCommand(),
+    modelsCommand(),
     serveCommand(),
+    evalCommand(),
   ]) {
     program.addCommand(command);
   }

@@ -23,6 +23,7 @@ export function findCommand(): Command {
     .option("--filter <json>", 'metadata filter, e.g. \'{"lang":"ja"}\' (dots reach nested keys)')
     .option("--threshold <x>", "drop results scoring below x")
     .option("--path <prefix>", "only documents whose source path starts with this")
+    .option("--collection <name>", "only documents of this collection (see `docdb collection ls`)")
     .option("--json", "print JSON")
     .addHelpText(
       "after",
@@ -33,7 +34,16 @@ export function findCommand(): Command {
         async (
           docdb,
           query: string,
-          options: { db: string; topK: string; mode: string; filter?: string; threshold?: string; path?: string; json?: boolean },
+          options: {
+            db: string;
+            topK: string;
+            mode: string;
+            filter?: string;
+            threshold?: string;
+            path?: string;
+            collection?: string;
+            json?: boolean;
+          },
         ) => {
           if (!SEARCH_MODES.includes(options.mode as SearchMode)) {
             throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${SEARCH_MODES.join(", ")}, got "${options.mode}"`);
@@ -46,6 +56,7 @@ export function findCommand(): Command {
             filter: parseJsonOption(options.filter, "--filter"),
             threshold: options.threshold !== undefined ? parseNumber(options.threshold, "--threshold") : undefined,
             pathPrefix: options.path,
+            collection: options.collection,
           });
           warn(found.warnings);
           if (options.json) return printJson(found.results);
@@ -56,7 +67,7 @@ export function findCommand(): Command {
           found.results.forEach((r, i) => {
             const distance = r.distance !== undefined ? ` distance ${r.distance.toFixed(4)}` : "";
             process.stdout.write(
-              `${i + 1}. score ${r.score.toPrecision(4)}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${where(r)}\n   ${snippet(r.text)}\n`,
+              `${i + 1}. score ${r.score.toPrecision(4)}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${where(r)}\n   ${snippet(r.text)}\n${r.stale ? `   stale: ${r.note}\n` : ""}`,
             );
           });
         },

@@ -1,17 +1,24 @@
 import { Command } from "commander";
 import { action, printJson } from "../context.js";
+import { collectionsOf, printCollectionStatus, printCollectionsTable } from "./collection-status.js";
 import { printTable } from "./db.js";
 
 export function statusCommand(): Command {
   return new Command("status")
     .description("documents, chunks, pending embeddings and model of each database")
     .option("--db <name>", "only this database")
+    .option("-n, --name <collection>", "one collection and its files (in --db, default vectors)")
     .option("--json", "print JSON")
     .action(
-      action((docdb, options: { db?: string; json?: boolean }) => {
+      action((docdb, options: { db?: string; name?: string; json?: boolean }) => {
+        if (options.name !== undefined) return printCollectionStatus(docdb, options.db ?? "vectors", options.name, options.json);
         const list = options.db ? [docdb.database(options.db).status()] : docdb.listDatabases();
+        const collections = collectionsOf(
+          docdb,
+          list.map((d) => d.name),
+        );
         const model = docdb.embedding ? `${docdb.embedding.provider}/${docdb.embedding.modelId} (${docdb.embedding.dimensions})` : null;
-        if (options.json) return printJson({ data_dir: docdb.dataDir, current_model: model, databases: list });
+        if (options.json) return printJson({ data_dir: docdb.dataDir, current_model: model, databases: list, collections });
         process.stdout.write(`data dir: ${docdb.dataDir}\ncurrent embedding model: ${model ?? "none (keyword search only)"}\n\n`);
         printTable(
           ["NAME", "DOCUMENTS", "CHUNKS", "PENDING", "MODEL"],
@@ -23,6 +30,7 @@ export function statusCommand(): Command {
             d.model ? `${d.model.provider}/${d.model.model} (${d.model.dimensions})` : "-",
           ]),
         );
+        printCollectionsTable(collections);
       }),
     );
 }

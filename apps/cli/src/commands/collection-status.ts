@@ -1,0 +1,68 @@
+import type { CollectionStatus, DocDB } from "@docdb/core";
+import { printJson } from "../context.js";
+import { printTable } from "./db.js";
+
+function modelName(model: CollectionStatus["model"]): string {
+  return model ? `${model.provider}/${model.model}` : "-";
+}
+
+/** Collections of the given databases, each tagged with its database (for `docdb status`). */
+export function collectionsOf(docdb: DocDB, databases: string[]): (CollectionStatus & { db: string })[] {
+  return databases.flatMap((db) =>
+    docdb
+      .database(db)
+      .collections.status()
+      .map((c) => ({ db, ...c })),
+  );
+}
+
+export function printCollectionsTable(list: (CollectionStatus & { db: string })[]): void {
+  if (list.length === 0) return;
+  process.stdout.write("\ncollections:\n");
+  printTable(
+    ["DB", "NAME", "ENABLED", "DOCUMENTS", "CHUNKS", "PENDING", "MODEL", "LAST IMPORT"],
+    list.map((c) => [
+      c.db,
+      c.name,
+      c.enabled ? "yes" : "no",
+      String(c.documents),
+      String(c.chunks),
+      String(c.pending),
+      modelName(c.model),
+      c.last_import_at ?? "never",
+    ]),
+  );
+}
+
+/** `docdb status -n NAME`: one collection and its files with their chunk counts. */
+export function printCollectionStatus(docdb: DocDB, dbName: string, name: string, json?: boolean): void {
+  const collections = docdb.database(dbName).collections;
+  const [status] = collections.status(name);
+  const files = collections.files(name);
+  if (json) {
+    printJson({ db: dbName, collection: status, files });
+    return;
+  }
+  if (!status) return;
+  process.stdout.write(
+    [
+      `collection:   ${status.name} (${status.enabled ? "enabled" : "disabled"}) in database "${dbName}"`,
+      `description:  ${status.description}`,
+      `source:       ${status.source}`,
+      `documents:    ${status.documents}`,
+      `chunks:       ${status.chunks} (${status.pending} pending embedding)`,
+      `model:        ${modelName(status.model)}`,
+      `last import:  ${status.last_import_at ?? "never"}`,
+      "",
+      "",
+    ].join("\n"),
+  );
+  if (files.length === 0) {
+    process.stdout.write(`no files imported yet: docdb import -n ${status.name}\n`);
+    return;
+  }
+  printTable(
+    ["PATH", "CHUNKS", "BYTES", "IMPORTED"],
+    files.map((f) => [f.path, String(f.chunks), String(f.size), f.imported_at]),
+  );
+}

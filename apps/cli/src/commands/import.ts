@@ -1,0 +1,76 @@
+import { DocDBError, IMPORT_MODES, type ImportMode, type ImportSummary } from "@docdb/core";
+import { Command } from "commander";
+import { action, parseInteger, printJson, warn } from "../context.js";
+import { createImportProgress } from "../import-progress.js";
+
+function describeSkipped(skipped: ImportSummary["skipped"]): string {
+  const parts = Object.entries(skipped).map(([reason, n]) => `${n} ${reason.replace("_", " ")}`);
+  return parts.length > 0 ? `; skipped ${parts.join(", ")}` : "";
+}
+
+export function importCommand(): Command {
+  return new Command("import")
+    .description("import a collection's folder: add new files, re-chunk changed ones, remove deleted ones")
+    .requiredOption("-n, --name <name>", "collection (create it with `docdb collection add`)")
+    .option("--mode <mode>", "update: only what changed; new: fail if the collection has documents; replace: rebuild", "update")
+    .option("--chunk-size <n>", "characters per chunk (default: the last import's, else 700)")
+    .option("--chunk-overlap <n>", "characters shared by neighbouring chunks (default: the last import's, else 100)")
+    .option("--max-file-size <bytes>", "skip larger files (default: the last import's, else 1048576)")
+    .option("--db <name>", "database", "vectors")
+    .option("--json", "print the summary as JSON")
+    .addHelpText(
+      "after",
+      "\nSkips .git, node_modules, build output, binary files and what .gitignore or .docdbignore exclude.\nStopped midway (Ctrl-C, a crash), it leaves whole files only: run it again to finish.",
+    )
+    .action(
+      action(
+        async (
+          docdb,
+          options: {
+            name: string;
+            mode: string;
+            chunkSize?: string;
+            chunkOverlap?: string;
+            maxFileSize?: string;
+            db: string;
+            json?: boolean;
+          },
+        ) => {
+          if (!IMPORT_MODES.includes(options.mode as ImportMode)) {
+            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${IMPORT_MODES.join(", ")}, got "${options.mode}"`);
+          }
+          const db = docdb.database(options.db);
+          const progress = createImportProgress(options.name, { quiet: options.json && !process.stderr.isTTY });
+          const controller = new AbortController();
+          const onSignal = () => controller.abort();
+          process.once("SIGINT", onSignal);
+          process.once("SIGTERM", onSignal);
+          let summary: ImportSummary;
+          try {
+            summary = await db.collections.import(options.name, {
+              mode: options.mode as ImportMode,
+              chunkSize: options.chunkSize !== undefined ? parseInteger(options.chunkSize, "--chunk-size") : undefined,
+              chunkOverlap: options.chunkOverlap !== undefined ? parseInteger(options.chunkOverlap, "--chunk-overlap") : undefined,
+              maxFileSize: options.maxFileSize !== undefined ? parseInteger(options.maxFileSize, "--max-file-size") : undefined,
+              signal: controller.signal,
+              onProgress: (p) => progress.update(p),
+            });
+          } finally {
+            progress.finish();
+            process.off("SIGINT", onSignal);
+            process.off("SIGTERM", onSignal);
+          }
+          warn(summary.warnings);
+          if (options.json) {
+            const { changed: _changed, ...shown } = summary;
+            return printJson(shown);
+          }
+          process.stdout.write(
+            `${summary.collection}: ${summary.added} added, ${summary.updated} updated, ${summary.removed} removed, ${summary.unchanged} unchanged` +
+              `${describeSkipped(summary.skipped)}; ${summary.chunks} chunk(s) written, ${summary.total_chunks} in the collection` +
+              `${summary.pending > 0 ? `, ${summary.pending} pending embedding` : ""}; ${summary.seconds.toFixed(2)} s\n`,
+          );
+        },
+      ),
+    );
+}
