@@ -3,13 +3,11 @@ import { collectionCommand } from "./commands/collection.js";
 import { dbCommand } from "./commands/db.js";
 import { deleteCommand } from "./commands/delete.js";
 import { embedCommand, reembedCommand } from "./commands/embed.js";
-import { evalCommand } from "./commands/eval.js";
 import { findCommand } from "./commands/find.js";
 import { getCommand } from "./commands/get.js";
 import { importCommand } from "./commands/import.js";
 import { insertCommand } from "./commands/insert.js";
 import { listCommand } from "./commands/list.js";
-import { modelsCommand } from "./commands/models.js";
 import { serveCommand } from "./commands/serve.js";
 import { statusCommand } from "./commands/status.js";
 import { watchCommand } from "./commands/watch.js";
@@ -38,9 +36,7 @@ export function buildProgram(): Command {
     collectionCommand(),
     importCommand(),
     watchCommand(),
-    modelsCommand(),
     serveCommand(),
-    evalCommand(),
   ]) {
     program.addCommand(command);
   }
