@@ -24,6 +24,13 @@ export default defineConfig({
     pool: "forks",
     // Generates the tiny ONNX test models (scripts/make-tiny-model.mjs) once per run.
     globalSetup: ["test/support/global-setup.ts"],
+    // No test may download a model or pick up one cached on the developer's machine: tests that
+    // exercise downloads point the provider at a local fake hub and a scratch cache themselves.
+    env: {
+      DOCDB_MODEL_DOWNLOAD: "0",
+      DOCDB_MODEL_CACHE: src("./.tmp/no-model-cache"),
+      HF_HUB_CACHE: src("./.tmp/no-hf-cache"),
+    },
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -1,16 +1,33 @@
-import { createLogger, type DocDB, DocDBError, openDocDB, toDocDBError } from "@docdb/core";
+import { createLogger, type DocDB, DocDBError, type EmbeddingConfig, openDocDB, parseProviderName, toDocDBError } from "@docdb/core";
 import type { Command } from "commander";
 
 export interface GlobalOptions {
   dataDir?: string;
   verbose?: boolean;
+  embedding?: string;
+  embeddingModel?: string;
+  modelDir?: string;
+}
+
+/** Embedding settings given as flags; they override the environment key by key. */
+export function embeddingFromFlags(command: Command): EmbeddingConfig {
+  const globals = command.optsWithGlobals<GlobalOptions>();
+  return {
+    provider: globals.embedding !== undefined ? parseProviderName(globals.embedding, "--embedding") : undefined,
+    model: globals.embeddingModel,
+    modelDir: globals.modelDir,
+  };
 }
 
 /** Opens docdb from the global flags (flags over environment over defaults). */
 export function openFromCommand(command: Command): DocDB {
   const globals = command.optsWithGlobals<GlobalOptions>();
   const level = globals.verbose ? "debug" : (process.env.DOCDB_LOG_LEVEL ?? "warn");
-  return openDocDB({ dataDir: globals.dataDir ?? process.env.DOCDB_DATA_DIR ?? "data", logger: createLogger({ level }) });
+  return openDocDB({
+    dataDir: globals.dataDir ?? process.env.DOCDB_DATA_DIR ?? "data",
+    logger: createLogger({ level }),
+    embedding: embeddingFromFlags(command),
+  });
 }
 
 /** Prints `CODE: message` on stderr and sets a failing exit code; nothing goes to stdout. */

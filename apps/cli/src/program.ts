@@ -8,6 +8,7 @@ import { getCommand } from "./commands/get.js";
 import { importCommand } from "./commands/import.js";
 import { insertCommand } from "./commands/insert.js";
 import { listCommand } from "./commands/list.js";
+import { modelsCommand } from "./commands/models.js";
 import { serveCommand } from "./commands/serve.js";
 import { statusCommand } from "./commands/status.js";
 import { watchCommand } from "./commands/watch.js";
@@ -18,10 +19,13 @@ export function buildProgram(): Command {
     .version("0.1.0")
     .option("--data-dir <dir>", "folder holding the databases (env DOCDB_DATA_DIR, default ./data)")
     .option("-v, --verbose", "log timings and provider calls to stderr")
+    .option("--embedding <provider>", "local, openai, ollama or none (env DOCDB_EMBEDDING; default openai with OPENAI_API_KEY, else local)")
+    .option("--embedding-model <id>", "model for that provider (env DOCDB_EMBEDDING_MODEL)")
+    .option("--model-dir <dir>", "local model folder (env DOCDB_MODEL_DIR)")
     .showHelpAfterError("(run with --help for usage)")
     .addHelpText(
       "after",
-      "\nEmbeddings: OPENAI_API_KEY set → OpenAI text-embedding-3-small; otherwise keyword search only\n(documents are kept and embedded later with `docdb embed --pending`).",
+      "\nEmbeddings: OPENAI_API_KEY set → OpenAI text-embedding-3-small; otherwise the local model\n(multilingual-e5-small: `docdb models`). Without a usable model documents are kept, found by\nkeywords, and embedded later with `docdb embed --pending`.",
     );
   for (const command of [
     dbCommand(),
@@ -33,6 +37,7 @@ export function buildProgram(): Command {
     statusCommand(),
     embedCommand(),
     reembedCommand(),
+    modelsCommand(),
     collectionCommand(),
     importCommand(),
     watchCommand(),

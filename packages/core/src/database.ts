@@ -118,7 +118,8 @@ export class Database {
         embedded = true;
       } catch (error) {
         const reason = describeEmbeddingFailure(error);
-        this.context.logger.warn({ db: this.name, doc_id: docId, err: reason }, "embedding failed; document stored as pending");
+        // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
+        this.context.logger.info({ db: this.name, doc_id: docId, err: reason }, "embedding failed; document stored as pending");
         warnings.push(
           `stored without vectors (${reason}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`,
         );
@@ -335,6 +336,15 @@ export class Database {
     options: { batchSize?: number; signal?: AbortSignal; onProgress?: (p: EmbedProgress) => void } = {},
   ): Promise<{ embedded: number; remaining: number }> {
     const model = this.requireModel();
+    // Prove the model works before any vector is dropped: a model that cannot load must not
+    // leave the database with no vectors at all.
+    try {
+      await this.embed(model, ["docdb"], "document", options.signal);
+    } catch (error) {
+      if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new DocDBError("EMBEDDING_UNAVAILABLE", `cannot re-embed, the stored vectors are unchanged: ${reason}`, { cause: error });
+    }
     const info = this.store.getEmbeddingInfo();
     const sameModel = info && info.provider === model.provider && info.model === model.modelId && info.dimensions === model.dimensions;
     if (!sameModel)
@@ -355,7 +365,7 @@ export class Database {
       const why = this.context.embeddingProblem ?? "no embedding provider is configured";
       throw new DocDBError(
         "EMBEDDING_UNAVAILABLE",
-        `cannot embed: ${why}. Set OPENAI_API_KEY (or configure another provider) and run again`,
+        `cannot embed: ${why}. Configure a provider (DOCDB_EMBEDDING=local, openai or ollama; \`docdb models\` lists local models) and run again`,
       );
     }
     return model;
@@ -367,8 +377,6 @@ export class Database {
   ): Promise<{ embedded: number; remaining: number }> {
     const model = this.requireModel();
     assertSameModel(this.store, model, this.name);
-    if (!this.store.getEmbeddingInfo())
-      this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions });
     const batchSize = options.batchSize ?? Math.max(model.maxBatchSize, 32);
     const total = this.store.counts().pending;
     let done = 0;
@@ -388,6 +396,10 @@ export class Database {
           { cause: error },
         );
       }
+      // The model is recorded with its first vectors, not before: a run that fails at once
+      // must not bind the database to a model that never embedded anything.
+      if (!this.store.getEmbeddingInfo())
+        this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions });
       this.store.writeVectors(batch.map((c, i) => ({ seq: c.seq, vector: vectors[i] as Float32Array })));
       done += batch.length;
       after = (batch[batch.length - 1] as { seq: number }).seq;

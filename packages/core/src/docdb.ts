@@ -6,7 +6,7 @@ import { SqliteStore } from "@docdb/store";
 import { Database } from "./database.js";
 import { DocDBError } from "./errors.js";
 import { createLogger, type Logger } from "./logger.js";
-import { createEmbeddingModel, type EmbeddingConfig, embeddingConfigFromEnv } from "./provider.js";
+import { createEmbeddingModel, type EmbeddingConfig, resolveEmbeddingConfig } from "./provider.js";
 import type { DatabaseStatus } from "./types.js";
 import { DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, validateDbName } from "./validate.js";
 
@@ -15,7 +15,8 @@ export interface OpenDocDBOptions {
   dataDir?: string;
   /**
    * An embedding model, `null` for none (keyword search only, chunks stay pending), or a
-   * config to build one. Default: from the environment (OpenAI when OPENAI_API_KEY is set).
+   * config to build one (its settings override the environment's, key by key). Default: from
+   * the environment: OpenAI when OPENAI_API_KEY is set, else the local model.
    */
   embedding?: EmbeddingModel | EmbeddingConfig | null;
   logger?: Logger;
@@ -46,7 +47,7 @@ export class DocDB {
     if (isModel(options.embedding)) embedding = options.embedding;
     else if (options.embedding !== null) {
       try {
-        embedding = createEmbeddingModel(options.embedding ?? embeddingConfigFromEnv());
+        embedding = createEmbeddingModel(resolveEmbeddingConfig(options.embedding ?? {}));
       } catch (error) {
         if (!DocDBError.isInstance(error) || error.code !== "EMBEDDING_UNAVAILABLE") throw error;
         problem = error.message;

@@ -23,7 +23,17 @@ export { Database, type EmbedProgress } from "./database.js";
 export { DocDB, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
 export { createLogger, type Logger, silentLogger } from "./logger.js";
-export { createEmbeddingModel, type EmbeddingConfig, embeddingConfigFromEnv, type ProviderName } from "./provider.js";
+export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
+export {
+  createEmbeddingModel,
+  type EmbeddingConfig,
+  embeddingConfigFromEnv,
+  PROVIDER_NAMES,
+  type ProviderName,
+  parseProviderName,
+  providerOf,
+  resolveEmbeddingConfig,
+} from "./provider.js";
 export type {
   DatabaseStatus,
   DocumentView,

@@ -14,6 +14,7 @@ export type { EmbeddingKind, EmbeddingModel, EmbedOptions } from "./model.js";
 export {
   defaultModelCacheDir,
   huggingFaceHubCacheDir,
+  isSingleModelFolder,
   locateModel,
   type ModelDtype,
   type ModelLocation,
