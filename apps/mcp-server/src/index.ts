@@ -1,3 +1,13 @@
+export {
+  attachCollectionTools,
+  COLLECTION_TOOL_PREFIX,
+  type CollectionToolsOptions,
+  collectionSearchTool,
+  collectionToolName,
+  LIST_COLLECTIONS_TOOL,
+  listCollectionsTool,
+  startCollectionWatcher,
+} from "./collections/index.js";
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, type HttpHandle, type HttpOptions, serveHttp } from "./http.js";
 export { isLoopbackHost } from "./http-guard.js";
 export { type ResolvedServeOptions, resolveServeOptions, type ServeOptions } from "./options.js";

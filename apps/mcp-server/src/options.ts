@@ -11,6 +11,10 @@ export interface ServeOptions {
   allowedOrigins?: readonly string[];
   /** Database for tool calls without db_name. Default "vectors". */
   defaultDb?: string;
+  /** Re-import changed files of enabled collections while serving. */
+  watch?: boolean;
+  /** Quiet time before a re-import, in ms. Default 2000. */
+  watchDebounceMs?: number;
 }
 
 export interface ResolvedServeOptions {
@@ -20,6 +24,8 @@ export interface ResolvedServeOptions {
   token: string | undefined;
   allowedOrigins: string[];
   defaultDb: string | undefined;
+  watch: boolean;
+  watchDebounceMs: number | undefined;
 }
 
 function parsePort(value: number | string, where: string): number {
@@ -48,5 +54,7 @@ export function resolveServeOptions(options: ServeOptions, env: NodeJS.ProcessEn
     token: options.token || env.DOCDB_HTTP_TOKEN || undefined,
     allowedOrigins: [...(options.allowedOrigins ?? []), ...envOrigins],
     defaultDb: options.defaultDb,
+    watch: options.watch ?? false,
+    watchDebounceMs: options.watchDebounceMs,
   };
 }

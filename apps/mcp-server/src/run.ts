@@ -1,4 +1,5 @@
 import type { DocDB } from "@docdb/core";
+import { attachCollectionTools, startCollectionWatcher } from "./collections/index.js";
 import { serveHttp } from "./http.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
 import { serveStdio } from "./stdio.js";
@@ -29,6 +30,11 @@ function untilSignal(): { promise: Promise<void>; dispose(): void } {
 export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promise<void> {
   const resolved = resolveServeOptions(options);
   const registry = createDocdbTools(docdb, { defaultDb: resolved.defaultDb });
+  // One search tool per enabled collection, kept current while the server runs.
+  const collectionTools = attachCollectionTools(registry, docdb, { db: resolved.defaultDb });
+  const watcher = resolved.watch
+    ? startCollectionWatcher(docdb, { db: resolved.defaultDb, debounceMs: resolved.watchDebounceMs })
+    : undefined;
   const signal = untilSignal();
   try {
     if (resolved.http) {
@@ -52,6 +58,8 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       await handle.close();
     }
   } finally {
+    collectionTools.close();
+    await watcher?.close();
     signal.dispose();
     await docdb.close().catch(() => undefined);
   }

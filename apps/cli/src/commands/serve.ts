@@ -1,6 +1,6 @@
 import { runServer } from "@docdb/mcp-server";
 import { Command } from "commander";
-import { openFromCommand, reportError } from "../context.js";
+import { openFromCommand, parseInteger, reportError } from "../context.js";
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -15,13 +15,24 @@ export function serveCommand(): Command {
     .option("--token <token>", "require Authorization: Bearer <token> (env DOCDB_HTTP_TOKEN)")
     .option("--allow-origin <url>", "also accept browser requests from this origin (repeatable)", collect)
     .option("--db <name>", "database for tool calls without db_name", "vectors")
+    .option("--watch", "re-import changed files of enabled collections while serving")
+    .option("--debounce <ms>", "with --watch: quiet time before a re-import", "2000")
     .addHelpText(
       "after",
       "\nExamples:\n  docdb serve --data-dir ~/docdb                 # stdio, for agent configs\n  DOCDB_HTTP_TOKEN=secret docdb serve --http --port 7411\n  npx @modelcontextprotocol/inspector docdb serve",
     )
     .action(
       async (
-        options: { http?: boolean; host?: string; port?: string; token?: string; allowOrigin?: string[]; db: string },
+        options: {
+          http?: boolean;
+          host?: string;
+          port?: string;
+          token?: string;
+          allowOrigin?: string[];
+          db: string;
+          watch?: boolean;
+          debounce: string;
+        },
         command: Command,
       ) => {
         try {
@@ -33,6 +44,8 @@ export function serveCommand(): Command {
             token: options.token,
             allowedOrigins: options.allowOrigin,
             defaultDb: options.db,
+            watch: options.watch,
+            watchDebounceMs: parseInteger(options.debounce, "--debounce"),
           });
         } catch (error) {
           reportError(error);

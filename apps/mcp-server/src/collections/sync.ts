@@ -1,0 +1,75 @@
+import { type CollectionInfo, DEFAULT_DB_NAME, type DocDB } from "@docdb/core";
+import type { ToolRegistry } from "../registry.js";
+import { LIST_COLLECTIONS_TOOL, listCollectionsTool } from "./list-tool.js";
+import { collectionSearchTool, collectionToolName } from "./search-tool.js";
+
+export interface CollectionToolsOptions {
+  /** The database whose collections become tools. Default "vectors". */
+  db?: string;
+  /** How often changes made by other processes (e.g. `docdb collection disable`) are noticed, in ms. Default 1000. */
+  pollMs?: number;
+}
+
+/**
+ * Runs `begin` once the database exists: a server may start before the first
+ * `docdb collection add` creates it. Returns a function that stops waiting.
+ */
+export function whenDatabaseExists(docdb: DocDB, db: string, pollMs: number, begin: () => void): () => void {
+  if (docdb.exists(db)) {
+    begin();
+    return () => undefined;
+  }
+  const timer = setInterval(() => {
+    if (!docdb.exists(db)) return;
+    clearInterval(timer);
+    begin();
+  }, pollMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Keeps one `search_<name>` tool per enabled collection in the registry, plus
+ * `list_collections` while any collection exists. Adding, disabling, deleting or re-describing
+ * a collection — here or from another process — changes the tools, and the registry tells
+ * connected clients (notifications/tools/list_changed). Returns a handle to stop following.
+ */
+export function attachCollectionTools(registry: ToolRegistry, docdb: DocDB, options: CollectionToolsOptions = {}): { close(): void } {
+  const db = options.db ?? DEFAULT_DB_NAME;
+  const pollMs = options.pollMs ?? 1000;
+  /** collection name → the description its tool was built with */
+  const registered = new Map<string, string>();
+  let unsubscribe: (() => void) | undefined;
+
+  const sync = (list: CollectionInfo[]) => {
+    if (list.length > 0 && !registry.has(LIST_COLLECTIONS_TOOL)) registry.add(listCollectionsTool(docdb, db));
+    if (list.length === 0 && registry.has(LIST_COLLECTIONS_TOOL)) registry.remove(LIST_COLLECTIONS_TOOL);
+    const wanted = new Map(list.filter((c) => c.enabled).map((c) => [c.name, c]));
+    for (const name of [...registered.keys()]) {
+      if (wanted.has(name)) continue;
+      registry.remove(collectionToolName(name));
+      registered.delete(name);
+    }
+    for (const [name, collection] of wanted) {
+      if (registered.get(name) === collection.description) continue;
+      if (!registered.has(name) && registry.has(collectionToolName(name))) {
+        docdb.logger.warn({ collection: name }, `a tool named ${collectionToolName(name)} already exists; collection not exposed`);
+        continue;
+      }
+      registry.add(collectionSearchTool(docdb, db, collection), { replace: true });
+      registered.set(name, collection.description);
+    }
+  };
+
+  const stopWaiting = whenDatabaseExists(docdb, db, pollMs, () => {
+    const collections = docdb.database(db).collections;
+    sync(collections.list());
+    unsubscribe = collections.onChange(sync, { intervalMs: pollMs });
+  });
+  return {
+    close() {
+      stopWaiting();
+      unsubscribe?.();
+    },
+  };
+}
