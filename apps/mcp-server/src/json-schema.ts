@@ -4,9 +4,19 @@ import { toolErrorSchema } from "./tool-result.js";
 
 type JsonSchemaObject = Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
 
+/** Zod writes the safe-integer range onto every integer; it says nothing to a model, so leave it out. */
+function dropSafeIntegerBounds(jsonSchema: Record<string, unknown>): void {
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+}
+
 /** A tool's arguments as the JSON Schema (draft-07) clients show to models. */
 export function inputJsonSchema(schema: z.ZodObject): Tool["inputSchema"] {
-  return z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Tool["inputSchema"];
+  return z.toJSONSchema(schema, {
+    target: "draft-7",
+    io: "input",
+    override: ({ jsonSchema }) => dropSafeIntegerBounds(jsonSchema),
+  }) as Tool["inputSchema"];
 }
 
 /**
@@ -23,6 +33,7 @@ export function outputJsonSchema(schema: z.ZodObject): NonNullable<Tool["outputS
     // Results may gain fields (core adds them over time); clients must not reject those.
     override: ({ jsonSchema }) => {
       if (jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+      dropSafeIntegerBounds(jsonSchema);
     },
   }) as JsonSchemaObject;
   const failure = z.toJSONSchema(toolErrorSchema, { target: "draft-7", io: "output" }) as JsonSchemaObject;

@@ -47,7 +47,8 @@ export async function serveStdio(options: StdioOptions): Promise<StdioHandle> {
 
   const transport = new StdioServerTransport(guard, stdout);
   // Invalid JSON lines and messages that are not JSON-RPC: the SDK skips them and reports here.
-  transport.onerror = (error) => logger.warn({ err: error.message.slice(0, 500) }, "ignored an unreadable stdin message");
+  transport.onerror = (error) =>
+    logger.warn({ err: error.message.replace(/\s+/g, " ").slice(0, 300) }, "ignored an unreadable stdin message");
   const server = createServer(options.registry);
   await server.connect(transport);
 

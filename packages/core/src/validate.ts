@@ -38,7 +38,30 @@ export function validateMetadata(metadata: unknown): Record<string, unknown> {
     throw new DocDBError("INVALID_REQUEST", `metadata is not serialisable as JSON: ${(error as Error).message}`);
   }
   if (json.length > 64_000) throw new DocDBError("INVALID_REQUEST", "metadata is larger than 64,000 characters of JSON");
+  if (jsonDepth(json) > MAX_METADATA_DEPTH) {
+    throw new DocDBError("INVALID_REQUEST", `metadata is nested more than ${MAX_METADATA_DEPTH} levels deep: flatten it`);
+  }
   return JSON.parse(json) as Record<string, unknown>;
+}
+
+/** SQLite's JSON functions stop at 1000 levels; far less is plenty for metadata. */
+export const MAX_METADATA_DEPTH = 32;
+
+/** Deepest nesting of objects and arrays in a JSON text (brackets inside strings skipped). */
+function jsonDepth(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const ch = json[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "{" || ch === "[") deepest = Math.max(deepest, ++depth);
+    else if (ch === "}" || ch === "]") depth--;
+  }
+  return deepest;
 }
 
 export function validateTopK(topK: unknown, max = MAX_TOP_K): number {

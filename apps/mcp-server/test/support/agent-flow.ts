@@ -166,7 +166,12 @@ export function agentFlowSuite(connect: () => Promise<Connected>): void {
 
   it("an unknown doc_id or database is a NOT_FOUND tool error the agent can read", async () => {
     await ok(c.client, "create_database", { db_name: "lookup" });
-    const message = await expectToolError(c.client, "get_document", { db_name: "lookup", doc_id: "01HZZZZZZZZZZZZZZZZZZZZZZZ" }, "NOT_FOUND");
+    const message = await expectToolError(
+      c.client,
+      "get_document",
+      { db_name: "lookup", doc_id: "01HZZZZZZZZZZZZZZZZZZZZZZZ" },
+      "NOT_FOUND",
+    );
     expect(message).toContain("01HZZZZZZZZZZZZZZZZZZZZZZZ");
     await expectToolError(c.client, "delete_document", { db_name: "lookup", doc_id: "nope" }, "NOT_FOUND");
     await expectToolError(c.client, "find_similar_documents", { db_name: "never_created", text: "x" }, "NOT_FOUND");
