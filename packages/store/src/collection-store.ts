@@ -1,3 +1,4 @@
+import type Database from "better-sqlite3";
 import type { SqliteStore } from "./store.js";
 import type { NewChunk, NewDocument } from "./types.js";
 
@@ -53,8 +54,20 @@ function toCollection(row: RawCollection): CollectionRow {
 export class CollectionStore {
   constructor(private readonly store: SqliteStore) {}
 
+  private readonly statements = new Map<string, Database.Statement>();
+
   private get db() {
     return this.store.db;
+  }
+
+  /** Prepared once per SQL text: imports run these statements once per file. */
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   /** Changes whenever another connection commits to the file: a cheap "did anything change?". */
@@ -126,7 +139,7 @@ export class CollectionStore {
   }
 
   file(collection: string, path: string): FileRow | undefined {
-    return this.db.prepare("SELECT * FROM files WHERE collection = ? AND path = ?").get(collection, path) as FileRow | undefined;
+    return this.statement("SELECT * FROM files WHERE collection = ? AND path = ?").get(collection, path) as FileRow | undefined;
   }
 
   /** File rows of the given documents (to tell which search results come from which file). */
@@ -143,31 +156,28 @@ export class CollectionStore {
    */
   writeFile(collection: string, file: FileRecord, doc: NewDocument, chunks: NewChunk[]): number[] {
     return this.db.transaction(() => {
-      const old = this.db
-        .prepare(
-          `SELECT doc_id AS id FROM files WHERE collection = ? AND path = ?
+      const old = this.statement(
+        `SELECT doc_id AS id FROM files WHERE collection = ? AND path = ?
            UNION SELECT id FROM documents WHERE collection = ? AND source = ?`,
-        )
+      )
         .pluck()
         .all(collection, file.path, collection, file.path) as string[];
       for (const id of old) this.store.deleteDocument(id);
       const seqs = this.store.insertDocument({ ...doc, collection, source: file.path }, chunks);
-      this.db
-        .prepare(
-          `INSERT INTO files (collection, path, size, mtime, content_hash, doc_id, chunking, imported_at)
+      this.statement(
+        `INSERT INTO files (collection, path, size, mtime, content_hash, doc_id, chunking, imported_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT(collection, path) DO UPDATE SET size = excluded.size, mtime = excluded.mtime,
              content_hash = excluded.content_hash, doc_id = excluded.doc_id, chunking = excluded.chunking,
              imported_at = excluded.imported_at`,
-        )
-        .run(collection, file.path, file.size, file.mtime, file.contentHash, doc.id, file.chunking, new Date().toISOString());
+      ).run(collection, file.path, file.size, file.mtime, file.contentHash, doc.id, file.chunking, new Date().toISOString());
       return seqs;
     })();
   }
 
   /** Records a new size/mtime for a file whose content did not change. */
   touchFile(collection: string, path: string, size: number, mtime: number): void {
-    this.db.prepare("UPDATE files SET size = ?, mtime = ? WHERE collection = ? AND path = ?").run(size, mtime, collection, path);
+    this.statement("UPDATE files SET size = ?, mtime = ? WHERE collection = ? AND path = ?").run(size, mtime, collection, path);
   }
 
   /** Deletes a file's document and row in one transaction; returns the chunks removed. */
