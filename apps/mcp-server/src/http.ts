@@ -6,14 +6,12 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { readJsonBody } from "./http-body.js";
+import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS } from "./http-defaults.js";
 import { checkOriginAndHost, defaultOrigins, hasToken, isLoopbackHost } from "./http-guard.js";
 import type { ToolRegistry } from "./registry.js";
 import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
 
-export const DEFAULT_HTTP_HOST = "127.0.0.1";
-export const DEFAULT_HTTP_PORT = 7411;
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_MAX_SESSIONS = 100;
+export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS };
 
 export interface HttpOptions {
   registry: ToolRegistry;

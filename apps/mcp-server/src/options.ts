@@ -1,5 +1,5 @@
 import { DocDBError } from "@docdb/core";
-import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from "./http.js";
+import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from "./http-defaults.js";
 
 /** How to serve, as given by flags; unset fields fall back to the environment, then defaults. */
 export interface ServeOptions {

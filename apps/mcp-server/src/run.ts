@@ -1,8 +1,6 @@
 import type { DocDB } from "@docdb/core";
 import { attachCollectionTools, startCollectionWatcher } from "./collections/index.js";
-import { serveHttp } from "./http.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
-import { serveStdio } from "./stdio.js";
 import { createDocdbTools } from "./tools/index.js";
 
 function untilSignal(): { promise: Promise<void>; dispose(): void } {
@@ -37,7 +35,9 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
     : undefined;
   const signal = untilSignal();
   try {
+    // Each transport is loaded only when used: agents start the stdio server often, and wait for it.
     if (resolved.http) {
+      const { serveHttp } = await import("./http.js");
       const handle = await serveHttp({
         registry,
         logger: docdb.logger,
@@ -52,6 +52,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       await signal.promise;
       await handle.close();
     } else {
+      const { serveStdio } = await import("./stdio.js");
       const handle = await serveStdio({ registry, logger: docdb.logger });
       process.stderr.write(`docdb MCP server on stdio (data ${docdb.dataDir})\n`);
       await Promise.race([handle.done, signal.promise]);
