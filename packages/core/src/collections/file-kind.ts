@@ -90,7 +90,10 @@ export function isBinaryName(path: string): boolean {
 
 export function isNoiseName(path: string): boolean {
   const name = basename(path);
-  return NOISE_NAMES.has(name) || /\.min\.(js|css)$/i.test(name) || /\.map$/i.test(name);
+  // SQLite side files too: a data folder inside a collection folder must not import itself.
+  return (
+    NOISE_NAMES.has(name) || /\.min\.(js|css)$/i.test(name) || /\.map$/i.test(name) || /\.(db|sqlite3?)-(wal|shm|journal)$/i.test(name)
+  );
 }
 
 /** How a file is chunked, from its name: Markdown by headings, code by declarations, the rest as text. */
