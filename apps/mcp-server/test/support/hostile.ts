@@ -31,7 +31,6 @@ const ARGUMENT_TYPES: Record<string, Record<string, string>> = {
   delete_document: { doc_id: "string", db_name: "string" },
   status: { db_name: "string" },
 };
-const VALID: Record<string, unknown> = { string: "ok", object: {}, integer: 3, number: 0.5, mode: "keyword" };
 
 function fits(type: string, value: unknown): boolean {
   if (type === "string") return typeof value === "string";
