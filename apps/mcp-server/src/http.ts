@@ -108,6 +108,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     transport.onerror = (error) => logger.debug({ err: error.message.slice(0, 500) }, "MCP transport error");
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
+    // An initialize the transport refused (a wrong Accept header, say) made no session: let its server go.
+    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close();
   }
 
   async function handleMcp(request: IncomingMessage, response: ServerResponse): Promise<void> {
