@@ -7,7 +7,10 @@
 // from a seeded generator: the same options always give the same bytes. Tests and the
 // benchmark use it offline, with no Python and no download.
 //
-//   node scripts/make-tiny-model.mjs [OUT_DIR] [--hidden 32] [--layers 2] [--seed 7] [--force]
+//   node scripts/make-tiny-model.mjs [OUT_DIR] [--hidden 32] [--layers 2] [--intermediate 64] [--seed 7] [--force]
+//
+// With --hidden 384 --layers 12 --intermediate 1536 it has multilingual-e5-small's compute
+// shape (not its quality): the benchmark uses that to estimate real-model throughput offline.
 
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -36,8 +39,12 @@ function random(seed) {
   };
 }
 
-/** The vocabulary: specials, ASCII characters, kana (with `##` continuations), common kanji, a few words. */
-function vocabulary() {
+/**
+ * The vocabulary: specials, ASCII characters, kana (with `##` continuations), common kanji, a
+ * few words, and `extraWords` (whole-word tokens, so a text of those words tokenizes about as
+ * densely as with a real subword vocabulary).
+ */
+function vocabulary(extraWords = []) {
   const specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];
   const chars = [];
   for (let c = 0x21; c < 0x7f; c++) {
@@ -50,7 +57,7 @@ function vocabulary() {
   chars.push("ー", "。", "、", "「", "」");
   const kanji = [..."日本東京大阪京都人口首都年月時間語文書検索意味情報会社学校先生今何私彼女男子山川海空雨雪花木金土火水"];
   const words = ["the", "of", "and", "to", "in", "is", "for", "that", "with", "query", "passage", "document", "search"];
-  const vocab = [...specials, ...words, ...chars, ...chars.map((c) => `##${c}`), ...kanji];
+  const vocab = [...specials, ...words, ...chars, ...chars.map((c) => `##${c}`), ...kanji, ...extraWords.map((w) => w.toLowerCase())];
   return Object.fromEntries([...new Set(vocab)].map((token, id) => [token, id]));
 }
 
@@ -229,10 +236,11 @@ export function makeTinyModel(options = {}) {
     intermediate: options.intermediate ?? 2 * (options.hidden ?? 32),
     maxPositions: 512,
     seed: options.seed ?? 7,
+    ...(options.extraWords?.length ? { extraWords: [...new Set(options.extraWords)].sort() } : {}),
   };
   const markerPath = join(outDir, MARKER_FILE);
   if (!options.force && isCurrent(markerPath, settings)) return outDir;
-  const vocab = vocabulary();
+  const vocab = vocabulary(settings.extraWords);
   const { tokenizer, tokenizerConfig } = tokenizerFiles(vocab);
   const vocabSize = Object.keys(vocab).length;
   const config = {
@@ -293,6 +301,7 @@ function parseArgs(argv) {
     };
     if (arg === "--hidden") options.hidden = value();
     else if (arg === "--layers") options.layers = value();
+    else if (arg === "--intermediate") options.intermediate = value();
     else if (arg === "--seed") options.seed = value();
     else if (arg === "--force") options.force = true;
     else if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`);

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// Throughput of the local embedding provider (texts/s by batch size), on the generated tiny
+// model and, when DOCDB_MODEL_DIR points at a real model, on that one too.
+//
+//   pnpm build && pnpm bench:embed [--texts N] [--batches 1,8,16,32,64] [--threads N] [--tiny-only] [--json]
+//
+// Texts are chunk-sized (50-700 characters) mixes of Japanese, English and code, from a fixed
+// seed, so runs compare. Each batch size embeds the same texts after one warm-up call.
+
+import { availableParallelism, cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { makeTinyModel } from "./make-tiny-model.mjs";
+
+const embedDist = new URL("../packages/embed/dist/index.js", import.meta.url);
+const { LocalEmbeddingModel } = await import(embedDist.href).catch(() => {
+  process.stderr.write(`bench-embed: ${fileURLToPath(embedDist)} is missing; run \`pnpm build\` first\n`);
+  process.exit(1);
+});
+
+function parseArgs(argv) {
+  const options = { batches: [1, 8, 16, 32, 64], texts: undefined, threads: undefined, json: false, tinyOnly: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--json") options.json = true;
+    else if (arg === "--tiny-only") options.tinyOnly = true;
+    else if (arg === "--texts") options.texts = Number(argv[++i]);
+    else if (arg === "--threads") options.threads = Number(argv[++i]);
+    else if (arg === "--batches") options.batches = String(argv[++i]).split(",").map(Number);
+    else throw new Error(`unknown option ${arg}`);
+  }
+  for (const n of [...options.batches, options.texts ?? 1, options.threads ?? 1]) {
+    if (!Number.isInteger(n) || n < 1) throw new Error("--texts, --threads and --batches take positive whole numbers");
+  }
+  return options;
+}
+
+const SENTENCES = [
+  "東京は日本の首都で、人口は約1400万人です。",
+  "京都には千年以上の歴史があり、多くの寺院や神社が残っています。",
+  "この関数は入力された文字列を正規化してから検索インデックスに追加します。",
+  "ベクトル検索は意味の近い文章を見つけ、キーワード検索は正確な語句を見つけます。",
+  "The local provider runs an ONNX model on the CPU, so documents never leave the machine.",
+  "Chunks of about seven hundred characters keep enough context for a passage to answer a question.",
+  "Hybrid search fuses keyword and vector rankings with reciprocal rank fusion.",
+  "export function normalize(text: string): string { return text.normalize('NFKC').toLowerCase(); }",
+  "for (const chunk of chunks) { await store.writeVectors([{ seq: chunk.seq, vector }]); }",
+  "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = 10 ORDER BY distance;",
+];
+
+function corpus(count, seed = 11) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 4294967296;
+  };
+  return Array.from({ length: count }, () => {
+    const target = 50 + Math.floor(next() * 650);
+    let text = "";
+    while (text.length < target) text += `${SENTENCES[Math.floor(next() * SENTENCES.length)]} `;
+    return text.slice(0, target);
+  });
+}
+
+/** Texts/s embedding `texts` in calls of `callSize`, `passSize` texts per forward pass. */
+async function measure(modelOptions, options, texts, callSize, passSize) {
+  const model = new LocalEmbeddingModel({
+    ...modelOptions,
+    idleUnloadMs: 0,
+    allowDownload: false,
+    threads: options.threads,
+    maxBatchSize: callSize,
+    passSize,
+  });
+  await model.embed(texts.slice(0, callSize), { kind: "document" }); // load + warm up
+  const begin = performance.now();
+  for (let i = 0; i < texts.length; i += callSize) await model.embed(texts.slice(i, i + callSize), { kind: "document" });
+  const seconds = (performance.now() - begin) / 1000;
+  await model.close();
+  return { seconds: Number(seconds.toFixed(3)), textsPerSecond: Number((texts.length / seconds).toFixed(1)) };
+}
+
+/**
+ * Two views of batch size b: calls of b texts (what a caller sending b at a time gets), and
+ * calls of 64 texts run in passes of b (what embedMany and `embed --pending` do: the provider
+ * sorts the 64 by length, so each pass pads to similar lengths).
+ */
+async function bench(label, modelOptions, options, texts) {
+  const loadModel = new LocalEmbeddingModel({ ...modelOptions, idleUnloadMs: 0, allowDownload: false, threads: options.threads });
+  const started = performance.now();
+  await loadModel.embed(["warm up"], { kind: "document" });
+  const loadMs = performance.now() - started;
+  await loadModel.close();
+  const rows = [];
+  for (const batch of options.batches) {
+    const unsorted = await measure(modelOptions, options, texts, batch, batch);
+    const sorted = await measure(modelOptions, options, texts, Math.max(64, batch), batch);
+    rows.push({ batch, texts: texts.length, callsOfBatch: unsorted, callsOf64InPassesOfBatch: sorted });
+  }
+  return { model: label, dimensions: loadModel.dimensions, loadMs: Math.round(loadMs), rows };
+}
+
+const options = parseArgs(process.argv.slice(2));
+const threads = options.threads ?? availableParallelism();
+const results = [];
+const tiny = makeTinyModel();
+results.push(await bench("tiny-bert (generated)", { modelDir: tiny }, options, corpus(options.texts ?? 512)));
+if (!options.tinyOnly) {
+  // Random weights in multilingual-e5-small's shape (384 hidden, 12 layers, FFN 1536): its
+  // speed, not its quality, so throughput can be estimated on a machine without the model.
+  // The corpus' words are whole tokens in its vocabulary, so English and code take about as
+  // many tokens as with e5's real subword vocabulary instead of one per character.
+  const shaped = makeTinyModel({
+    outDir: fileURLToPath(new URL("../test-models/bench-e5-small-shape", import.meta.url)),
+    hidden: 384,
+    layers: 12,
+    intermediate: 1536,
+    extraWords: SENTENCES.join(" ").match(/[A-Za-z]{2,}/g) ?? [],
+  });
+  results.push(await bench("e5-small-shaped (generated, random weights)", { modelDir: shaped }, options, corpus(options.texts ?? 96)));
+}
+if (process.env.DOCDB_MODEL_DIR) {
+  const real = { modelDir: process.env.DOCDB_MODEL_DIR, model: process.env.DOCDB_EMBEDDING_MODEL || undefined };
+  const probe = new LocalEmbeddingModel({ ...real, allowDownload: false });
+  results.push(await bench(`${probe.modelId} (${process.env.DOCDB_MODEL_DIR})`, real, options, corpus(options.texts ?? 128)));
+}
+
+const machine = { cpu: cpus()[0]?.model ?? "unknown", cores: availableParallelism(), threads, node: process.version };
+if (options.json) {
+  process.stdout.write(`${JSON.stringify({ machine, results }, null, 2)}\n`);
+} else {
+  process.stdout.write(
+    `local embedding throughput — ${machine.cpu}, ${machine.cores} cores, ${threads} onnxruntime threads, Node ${machine.node}\n`,
+  );
+  for (const result of results) {
+    process.stdout.write(`\n${result.model}: ${result.dimensions} dims, first load ${result.loadMs} ms\n`);
+    process.stdout.write("  batch   texts   texts/s (calls of batch)   texts/s (calls of 64, length-sorted passes of batch)\n");
+    for (const r of result.rows) {
+      process.stdout.write(
+        `  ${String(r.batch).padStart(5)}  ${String(r.texts).padStart(6)}  ${r.callsOfBatch.textsPerSecond.toFixed(1).padStart(24)}  ${r.callsOf64InPassesOfBatch.textsPerSecond.toFixed(1).padStart(24)}\n`,
+      );
+    }
+  }
+  if (!process.env.DOCDB_MODEL_DIR) process.stdout.write("\n(set DOCDB_MODEL_DIR to a real model folder to measure it too)\n");
+}
