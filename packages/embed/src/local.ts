@@ -39,8 +39,14 @@ export interface LocalEmbeddingOptions {
   pooling?: Pooling;
   /** Intra-op threads for onnxruntime. Default: every core. */
   threads?: number;
-  /** Texts per forward pass; texts of similar length are grouped so little padding is wasted. Default 16. */
+  /** Most texts per forward pass; texts of similar length are grouped so little padding is wasted. Default 16. */
   passSize?: number;
+  /**
+   * Most characters per forward pass, counting each text as long as the pass's longest (the
+   * padding). Short texts batch well; long ones run a few at a time, which measured faster on
+   * CPU. Default 2048.
+   */
+  passChars?: number;
   /** Texts per `embed` call (what `embedMany` sends at once). Default 64. */
   maxBatchSize?: number;
   /** Free the loaded model after this long without use; 0 keeps it. Default 10 minutes. */
@@ -79,6 +85,7 @@ export class LocalEmbeddingModel implements EmbeddingModel {
   private readonly cacheDir: string;
   private readonly hubCacheDir: string | undefined;
   private readonly passSize: number;
+  private readonly passChars: number;
   private extractor: FeatureExtractionPipeline | undefined;
   private loading: Promise<FeatureExtractionPipeline> | undefined;
   private failure: { error: EmbeddingError; at: number } | undefined;
@@ -109,6 +116,7 @@ export class LocalEmbeddingModel implements EmbeddingModel {
     this.dimensions = dimensions;
     this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 64);
     this.passSize = Math.max(1, options.passSize ?? 16);
+    this.passChars = Math.max(1, options.passChars ?? 2048);
   }
 
   /** Whether the model is in memory now. */
@@ -155,9 +163,13 @@ export class LocalEmbeddingModel implements EmbeddingModel {
     const inputs = texts.map((text) => withPrefix(this.prefixes, options.kind, text));
     const order = inputs.map((_, i) => i).sort((a, b) => (inputs[b] as string).length - (inputs[a] as string).length || a - b);
     const vectors: Float32Array[] = new Array(texts.length);
-    for (let start = 0; start < order.length; start += this.passSize) {
+    for (let start = 0; start < order.length; ) {
       options.signal?.throwIfAborted();
-      const pass = order.slice(start, start + this.passSize);
+      // The first text of a pass is its longest: every other one is padded to its length.
+      const longest = Math.max(1, (inputs[order[start] as number] as string).length);
+      const size = Math.max(1, Math.min(this.passSize, Math.floor(this.passChars / longest)));
+      const pass = order.slice(start, start + size);
+      start += pass.length;
       const output = await extractor(
         pass.map((i) => inputs[i] as string),
         { pooling: this.pooling, normalize: true },

@@ -85,6 +85,17 @@ describe("local provider on the generated tiny model", () => {
     }
   });
 
+  it("runs long texts in smaller passes than short ones, with the same vectors", async () => {
+    // 60 characters per pass: the longest texts go alone, the short ones together.
+    const capped = local({ passChars: 60 });
+    const uncapped = local({ passSize: 64 });
+    const a = await capped.embed(TEXTS, { kind: "document" });
+    const b = await uncapped.embed(TEXTS, { kind: "document" });
+    a.forEach((v, i) => {
+      expect(maxDifference(v, b[i] as Float32Array)).toBeLessThan(1e-5);
+    });
+  });
+
   it("works through embedMany with more texts than one call takes", async () => {
     const model = local({ maxBatchSize: 4 });
     const texts = Array.from({ length: 10 }, (_, i) => `note number ${i} about 東京`);
