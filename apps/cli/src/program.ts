@@ -3,6 +3,7 @@ import { collectionCommand } from "./commands/collection.js";
 import { dbCommand } from "./commands/db.js";
 import { deleteCommand } from "./commands/delete.js";
 import { embedCommand, reembedCommand } from "./commands/embed.js";
+import { evalCommand } from "./commands/eval.js";
 import { findCommand } from "./commands/find.js";
 import { getCommand } from "./commands/get.js";
 import { importCommand } from "./commands/import.js";
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
     importCommand(),
     watchCommand(),
     serveCommand(),
+    evalCommand(),
   ]) {
     program.addCommand(command);
   }

@@ -22,6 +22,16 @@ export {
 export { Database, type EmbedProgress } from "./database.js";
 export { DocDB, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
+export {
+  type EvalMetrics,
+  type EvalProgress,
+  type EvalReport,
+  type EvaluateOptions,
+  evaluateRetrieval,
+  type QueryMetrics,
+  queryMetrics,
+  type RankedDocument,
+} from "./eval/index.js";
 export { createLogger, type Logger, silentLogger } from "./logger.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
 export {

@@ -1,0 +1,11 @@
+export { type CorpusDocument, type EvalDataset, type EvalQuery, loadDataset, readCorpus } from "./dataset.js";
+export {
+  collapseToDocuments,
+  type Judgments,
+  meanMetrics,
+  percentile,
+  type QueryMetrics,
+  queryMetrics,
+  type RankedDocument,
+} from "./metrics.js";
+export { type EvalMetrics, type EvalProgress, type EvalReport, type EvaluateOptions, evaluateRetrieval } from "./run.js";
