@@ -37,10 +37,12 @@ CREATE TABLE chunks (
 CREATE INDEX chunks_pending ON chunks(seq) WHERE embedded = 0;
 
 -- Contentless: holds only the index of a word-segmented copy of each chunk (rowid = chunks.seq).
+-- The text arrives already segmented and normalised by the store's analyzer (analyzer.ts);
+-- porter stems English words, the same way for documents and queries.
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
   title,
   body,
   content = '',
   contentless_delete = 1,
-  tokenize = 'unicode61 remove_diacritics 2'
+  tokenize = 'porter unicode61 remove_diacritics 2'
 );

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/chunker";
 import { EmbeddingError, type EmbeddingModel, embedMany } from "@docdb/embed";
-import { buildMatchQuery, type ChunkHit, FilterError, type SearchFilter, type SqliteStore } from "@docdb/store";
+import { buildKeywordQuery, type ChunkHit, FilterError, type SearchFilter, type SqliteStore } from "@docdb/store";
 import { monotonicFactory } from "ulid";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
@@ -176,7 +176,7 @@ export class Database {
     let vector: { seq: number; distance: number }[] = [];
     try {
       if (mode !== "vector") {
-        const match = buildMatchQuery(query);
+        const match = buildKeywordQuery(query);
         keyword = match ? this.store.keywordSearch(match, fetch, filter) : [];
       }
       if (mode !== "keyword") {

@@ -1,41 +1,238 @@
-/**
- * Turns text into the space-separated words FTS5 indexes, and a user's query into a safe
- * MATCH expression. Japanese has no spaces, so words come from Intl.Segmenter.
- */
-const segmenter = new Intl.Segmenter("ja", { granularity: "word" });
-const HIRAGANA_ONLY = /^[\u3040-\u309f\u30fc]+$/u;
+import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from "./stopwords.js";
 
+/**
+ * Text analysis for the keyword index: turns text into the space-separated terms FTS5 indexes
+ * (its `porter unicode61` tokenizer then splits on the spaces and stems English), and a user's
+ * query into safe MATCH expressions.
+ *
+ * One analyzer serves Japanese, English and source code at once, because documents mix them
+ * (a Japanese design note quoting `getUserName`, an English README with Japanese examples).
+ * Every rule below is a general one, applied identically to documents and queries:
+ *
+ * - NFKC: full-width Latin and digits become ASCII, half-width katakana full width, ligatures
+ *   and compatibility forms their plain letters. Then lower case (after identifier splitting,
+ *   which needs the case). FTS5's `remove_diacritics 2` folds accents (café = cafe).
+ * - Words: `Intl.Segmenter('ja')` (ICU's dictionary segmentation for Japanese, UAX #29 for the
+ *   rest). It ships with Node: no dictionary to load, and it measured as good as kuromoji here.
+ * - Katakana: ICU cuts unknown katakana words at dictionary sub-words (マルセル → マル|セル,
+ *   サターン → サタ|ーン), so adjacent katakana pieces are joined back into one word, and a
+ *   trailing long vowel mark is dropped from katakana words of 4+ characters (コンピューター =
+ *   コンピュータ, サーバー = サーバ; the rule of Lucene's JapaneseKatakanaStemFilter).
+ * - Okurigana: a word of kanji followed by hiragana (an inflected verb or adjective: 始まった,
+ *   始まり, 美しい) is reduced to its kanji stem, so its inflections meet — the Japanese
+ *   counterpart of English stemming.
+ * - English: possessives dropped (Crohn's = Crohn, as Lucene's EnglishPossessiveFilter does), then
+ *   Porter stemming by the FTS5 tokenizer (so queries are stemmed the same way).
+ * - Code identifiers: `getUserName`, `get_user_name` and `HTTPServer` are indexed as the joined
+ *   word (getusername) followed by their parts (get, user, name), so the identifier is found in
+ *   any naming convention, and its words find it too. A query for a snake_case name asks for
+ *   the joined form or the parts in sequence; camelCase parts count one by one (mixed-case
+ *   names in prose, like ClpC or RhoA, share their parts with relatives). Hyphenated Latin words (IL-6, COVID-19,
+ *   e-mail, my-component) also get their joined form (il6) after their parts.
+ *
+ * Queries (see buildKeywordQuery) drop words that carry no information (particles, stop words,
+ * question words), OR the rest together, and add a small proximity bonus for query words that
+ * appear in the same order in a passage.
+ */
+
+const segmenter = new Intl.Segmenter("ja", { granularity: "word" });
+
+const KATAKANA_WORD = /^[\u30a1-\u30fa\u30fc-\u30ff]+$/u; // katakana letters and ー, not the middle dot ・
+const HIRAGANA_ONLY = /^[\u3040-\u309f\u30fc]+$/u;
+const KANJI_THEN_HIRAGANA = /^([\p{Script=Han}々〆〇]+)\p{Script=Hiragana}+$/u;
+const CASE_HUMP = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/;
+const HUMP_BOUNDARY = /(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/;
+// Latin (and Greek, for scientific names like TNF-α) words joined by hyphens.
+const HYPHENATED = /[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff]+(?:-[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff]+)+/gu;
+const HAS_LETTER = /\p{L}/u;
+// English possessive (Crohn's, patient’s, animals'): the word alone is what passages contain.
+const POSSESSIVE = /(?<=\p{L})['’](?:s)?$/u;
+const HAS_WORD_CHARACTER = /[\p{L}\p{N}]/u;
+/** Katakana words shorter than this keep their final ー (ツリー is not ツリ). */
+const MIN_KATAKANA_STEM_LENGTH = 4;
+/**
+ * Hiragana-only words shorter than this are particles and inflection endings (は, の, した, ます)
+ * that match nearly every Japanese passage; longer ones may be content (さくら, どんぐり), and
+ * their IDF decides their weight. Dropping the short ones from queries also cuts latency tenfold.
+ */
+const MIN_HIRAGANA_QUERY_WORD = 3;
+
+export interface Term {
+  /** The indexed word. */
+  text: string;
+  /**
+   * True for the extra forms added beside a word (identifier parts, hyphen-joined forms): they
+   * are searchable but not part of the running word sequence that proximity phrases follow.
+   */
+  added: boolean;
+  /**
+   * For a snake_case identifier (its joined form and its parts): the parts, which the index
+   * holds right after the joined form. Queries search them as a phrase, not one by one.
+   */
+  parts?: string[];
+}
+
+/** NFKC and lower case: the normalisation every term goes through. */
 export function normalize(text: string): string {
   return text.normalize("NFKC").toLowerCase();
 }
 
-/** Word-like segments of the normalised text. */
-export function words(text: string): string[] {
-  const out: string[] = [];
-  for (const segment of segmenter.segment(normalize(text))) {
-    if (segment.isWordLike) out.push(segment.segment);
+function stemKatakana(word: string): string {
+  return word.length >= MIN_KATAKANA_STEM_LENGTH && word.endsWith("ー") ? word.slice(0, -1) : word;
+}
+
+function splitCase(word: string): string[] {
+  return word.split(HUMP_BOUNDARY).map((p) => p.toLowerCase());
+}
+
+/** Joined forms of hyphenated Latin words, keyed by the offset where the hyphenated word ends. */
+function hyphenJoins(text: string): Map<number, string> {
+  const joins = new Map<number, string>();
+  if (!text.includes("-")) return joins;
+  for (const match of text.matchAll(HYPHENATED)) {
+    const word = match[0];
+    // Number ranges (17-25) are left alone.
+    if (!HAS_LETTER.test(word)) continue;
+    joins.set((match.index ?? 0) + word.length, word.replaceAll("-", "").toLowerCase());
   }
+  return joins;
+}
+
+/** The terms of a text in order, with the extra forms described above. */
+export function terms(text: string): Term[] {
+  const source = text.normalize("NFKC");
+  const joins = hyphenJoins(source);
+  const out: Term[] = [];
+  let katakana = "";
+  let katakanaEnd = -1;
+  const flushKatakana = () => {
+    if (katakana !== "") out.push({ text: stemKatakana(katakana), added: false });
+    katakana = "";
+  };
+  const addJoin = (end: number) => {
+    const joined = joins.get(end);
+    if (joined !== undefined) out.push({ text: joined, added: true });
+  };
+
+  for (const { segment, index, isWordLike } of segmenter.segment(source)) {
+    if (!isWordLike) {
+      flushKatakana();
+      continue;
+    }
+    const end = index + segment.length;
+    if (KATAKANA_WORD.test(segment)) {
+      if (katakana !== "" && index !== katakanaEnd) flushKatakana();
+      katakana += segment;
+      katakanaEnd = end;
+      continue;
+    }
+    flushKatakana();
+    if (segment.includes("_") && /[^_]_+[^_]/.test(segment)) {
+      // snake_case / SCREAMING_CASE: code. The joined form, then the words in order.
+      const parts = segment
+        .split("_")
+        .filter((p) => p !== "")
+        .flatMap(splitCase);
+      out.push({ text: parts.join(""), added: false, parts });
+      for (const part of parts) out.push({ text: part, added: true, parts });
+    } else if (CASE_HUMP.test(segment)) {
+      // camelCase and mixed-case names (getUserName, HTTPServer, ClpC, RhoA): the joined form,
+      // then each part as a word of its own, so ClpC also meets ClpP through "clp".
+      const parts = splitCase(segment);
+      out.push({ text: parts.join(""), added: false });
+      for (const part of parts) out.push({ text: part, added: true });
+    } else {
+      const word = segment.toLowerCase().replace(POSSESSIVE, "");
+      const stem = KANJI_THEN_HIRAGANA.exec(word);
+      const text = stem ? (stem[1] as string) : word.replaceAll("_", "");
+      if (text !== "") out.push({ text, added: false });
+    }
+    addJoin(end);
+  }
+  flushKatakana();
   return out;
 }
 
-/** The text FTS5 indexes for a chunk: its words separated by spaces. */
+/** The words of a text (every term, in order). */
+export function words(text: string): string[] {
+  return terms(text).map((t) => t.text);
+}
+
+/** The text FTS5 indexes for a title or a chunk: its terms separated by spaces. */
 export function analyzeForIndex(text: string): string {
   return words(text).join(" ");
 }
 
-function quote(term: string): string {
-  return `"${term.replaceAll('"', '""')}"`;
+function quote(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+/** 何年 asks for a year, 何色 for a colour: keep the counter, drop the question. */
+function withoutQuestionPrefix(word: string): string {
+  return word.length > 1 && word.startsWith("何") && !JAPANESE_QUESTION_WORDS.has(word) ? word.slice(1) : word;
+}
+
+function isContentWord(word: string): boolean {
+  if (!HAS_WORD_CHARACTER.test(word)) return false;
+  if (HIRAGANA_ONLY.test(word) && [...word].length < MIN_HIRAGANA_QUERY_WORD) return false;
+  return !ENGLISH_STOP_WORDS.has(word) && !JAPANESE_STOP_WORDS.has(word) && !JAPANESE_QUESTION_WORDS.has(word);
 }
 
 /**
- * A MATCH expression for a free-text query: every distinct word quoted and OR-ed, so no user
- * input can break the FTS5 query syntax. Hiragana-only words (particles) are dropped when
- * other words remain: they match almost every Japanese passage. Null when nothing is left.
+ * How many function words may sit between two query words for them to count as a phrase:
+ * one, so 奈良の大仏 and "production of PGE2" are phrases and word order across a particle counts.
  */
+const PROXIMITY_GAP = 1;
+
+export interface KeywordQuery {
+  /** The main query: every distinct content word of the query, quoted and OR-ed (BM25 ranks). */
+  match: string;
+  /**
+   * Consecutive query words as exact phrases, OR-ed; null when the query has fewer than two
+   * content words. The store adds a small share of their BM25 score to the main score.
+   */
+  proximity: string | null;
+}
+
+/**
+ * MATCH expressions for a free-text query. Every term is quoted so no user input can break
+ * the FTS5 syntax (operators, column names, hyphens, dots, unbalanced quotes). Particles, stop
+ * words and question words are dropped when other words remain. Null when nothing is left.
+ */
+export function buildKeywordQuery(query: string): KeywordQuery | null {
+  const all = terms(query)
+    .map((t) => ({ ...t, text: withoutQuestionPrefix(t.text) }))
+    .filter((t) => HAS_WORD_CHARACTER.test(t.text));
+  // A snake_case identifier is searched as itself: its joined form, or its parts in sequence
+  // (the index holds them right after the joined form, whatever the naming convention), as
+  // Elasticsearch's word_delimiter_graph does at query time. Its parts one by one would match
+  // every passage using one of its words (every "node" for NODE_MODULES).
+  const expressions = (t: Term) => (t.parts ? [quote(t.text), quote(t.parts.join(" "))] : [quote(t.text)]);
+  // Parts are searched alone only when they say something: not snake_case parts (see above),
+  // not single letters (the "m" of mRNA).
+  const searchable = all.filter((t) => !(t.added && (t.parts || [...t.text].length < 2)));
+  const content = searchable.filter((t) => isContentWord(t.text));
+  const chosen = [...new Set((content.length > 0 ? content : searchable).flatMap(expressions))];
+  if (chosen.length === 0) return null;
+
+  const sequence = all.filter((t) => !t.added).map((t) => t.text);
+  const phrases = new Set<string>();
+  for (let i = 0; i < sequence.length; i++) {
+    if (!isContentWord(sequence[i] as string)) continue;
+    for (let j = i + 1; j < sequence.length && j <= i + 1 + PROXIMITY_GAP; j++) {
+      if (isContentWord(sequence[j] as string)) {
+        phrases.add(sequence.slice(i, j + 1).join(" "));
+        break;
+      }
+    }
+  }
+  return {
+    match: chosen.join(" OR "),
+    proximity: phrases.size > 0 ? [...phrases].map(quote).join(" OR ") : null,
+  };
+}
+
+/** The main MATCH expression of buildKeywordQuery, for callers that need only a string. */
 export function buildMatchQuery(query: string): string | null {
-  const all = [...new Set(words(query))];
-  const content = all.filter((w) => !HIRAGANA_ONLY.test(w));
-  const terms = content.length > 0 ? content : all;
-  if (terms.length === 0) return null;
-  return terms.map(quote).join(" OR ");
+  return buildKeywordQuery(query)?.match ?? null;
 }

@@ -1,4 +1,4 @@
-export { analyzeForIndex, buildMatchQuery, normalize, words } from "./analyzer.js";
+export { analyzeForIndex, buildKeywordQuery, buildMatchQuery, type KeywordQuery, normalize, type Term, terms, words } from "./analyzer.js";
 export { type CollectionCounts, type CollectionRow, CollectionStore, type FileRecord, type FileRow } from "./collection-store.js";
 export { FilterError, type SearchFilter } from "./filter.js";
 export { findMigrationsDir, migrate } from "./migrate.js";

@@ -2,8 +2,9 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
-import { analyzeForIndex } from "./analyzer.js";
+import { analyzeForIndex, type KeywordQuery } from "./analyzer.js";
 import { filterToSql, type SearchFilter } from "./filter.js";
+import { keywordSearch } from "./keyword-search.js";
 import { migrate } from "./migrate.js";
 import type { ChunkHit, ChunkRow, DocumentRow, EmbeddingInfo, EmbeddingSource, NewChunk, NewDocument, StoreCounts } from "./types.js";
 
@@ -257,17 +258,12 @@ export class SqliteStore {
     };
   }
 
-  /** BM25 over the segmented index (title weighted 2:1). Scores: higher is better. */
-  keywordSearch(match: string, limit: number, filter?: SearchFilter): { seq: number; score: number }[] {
-    const { sql, params } = filterToSql(filter);
-    const join = sql ? "JOIN chunks c ON c.seq = f.rowid JOIN documents d ON d.id = c.doc_id" : "";
-    const where = sql ? `AND ${sql}` : "";
-    const rows = this.db
-      .prepare(
-        `SELECT f.rowid AS seq, bm25(chunks_fts, 2.0, 1.0) AS rank FROM chunks_fts f ${join} WHERE chunks_fts MATCH ? ${where} ORDER BY rank LIMIT ?`,
-      )
-      .all(match, ...params, limit) as { seq: number; rank: number }[];
-    return rows.map((r) => ({ seq: r.seq, score: -r.rank }));
+  /**
+   * BM25 over the segmented index (title weighted 2:1), with a word-order bonus when given a
+   * KeywordQuery (see keyword-search.ts). A string is used as one MATCH expression. Higher is better.
+   */
+  keywordSearch(query: KeywordQuery | string, limit: number, filter?: SearchFilter): { seq: number; score: number }[] {
+    return keywordSearch(this.db, query, limit, filter);
   }
 
   /**

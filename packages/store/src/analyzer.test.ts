@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { analyzeForIndex, buildKeywordQuery, buildMatchQuery, terms, words } from "./analyzer.js";
+
+const texts = (text: string) => terms(text).map((t) => (t.added ? `+${t.text}` : t.text));
+const matchTerms = (query: string) => [...(buildMatchQuery(query) ?? "").matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1]);
+
+describe("terms for the index", () => {
+  it("folds width and case with NFKC and lower case", () => {
+    expect(words("ＡＢＣ１２３ Tokyo")).toEqual(["abc123", "tokyo"]);
+    expect(words("ｻｰﾊﾞｰ")).toEqual(words("サーバー"));
+  });
+
+  it("keeps katakana words whole and drops a final long vowel mark from long ones", () => {
+    // ICU alone cuts these at dictionary sub-words (マル|セル, サタ|ーン).
+    expect(words("マルセル・プルースト")).toEqual(["マルセル", "プルースト"]);
+    expect(words("サターンV")).toEqual(["サターン", "v"]);
+    expect(words("コンピューター")).toEqual(words("コンピュータ"));
+    expect(words("サーバー")).toEqual(["サーバ"]);
+    expect(words("ツリー")).toEqual(["ツリー"]); // 3 characters: kept as written
+  });
+
+  it("reduces kanji words with okurigana to their kanji stem so inflections meet", () => {
+    expect(words("始まり")).toEqual(["始"]);
+    expect(words("美しい")).toEqual(["美"]);
+    expect(words("東京")).toEqual(["東京"]);
+  });
+
+  it("indexes identifiers joined and split, across naming conventions", () => {
+    expect(texts("getUserName")).toEqual(["getusername", "+get", "+user", "+name"]);
+    expect(texts("get_user_name")).toEqual(["getusername", "+get", "+user", "+name"]);
+    expect(texts("HTTPServer")).toEqual(["httpserver", "+http", "+server"]);
+    expect(texts("__init__")).toEqual(["init"]);
+  });
+
+  it("adds the joined form of hyphenated Latin words but leaves number ranges alone", () => {
+    expect(texts("IL-6 levels")).toEqual(["il", "6", "+il6", "levels"]);
+    expect(texts("e-mail")).toEqual(["e", "mail", "+email"]);
+    expect(texts("17-25°C")).toEqual(["17", "25", "c"]);
+  });
+
+  it("drops English possessives", () => {
+    expect(words("Crohn's patient’s animals'")).toEqual(["crohn", "patient", "animals"]);
+  });
+
+  it("handles a Japanese passage with English words and code at once", () => {
+    expect(analyzeForIndex("設定はparseConfigFile()で読み、サーバーのe-mailに送る")).toBe(
+      "設定 は parseconfigfile parse config file で 読 サーバ の e mail email に 送",
+    );
+  });
+});
+
+describe("buildKeywordQuery", () => {
+  it("drops particles, question words and stop words, and keeps the counter of 何X", () => {
+    expect(matchTerms("「奈良の大仏」の高さは何メートルなの?")).toEqual(["奈良", "大仏", "高", "メートル"]);
+    expect(matchTerms("卵は何色ですか?")).toEqual(["卵", "色"]);
+    expect(matchTerms("What is the role of the p53 gene?")).toEqual(["role", "p53", "gene"]);
+  });
+
+  it("keeps hiragana words of three or more characters: they can be names", () => {
+    expect(matchTerms("どんぐりころころの歌詞")).toEqual(["どんぐり", "ころころ", "歌詞"]);
+    expect(matchTerms("こたつで食べるみかん")).toEqual(["こたつ", "食", "みかん"]);
+    expect(matchTerms("ほくほく線について")).toEqual(["ほくほく", "線"]);
+  });
+
+  it("falls back to every word when all of them are function words", () => {
+    expect(matchTerms("これは")).toEqual(["これ", "は"]);
+    expect(matchTerms("the")).toEqual(["the"]);
+  });
+
+  it("searches a snake_case identifier joined or as a phrase of its parts, camelCase parts one by one", () => {
+    expect(matchTerms("NODE_MODULES path")).toEqual(["nodemodules", "node modules", "path"]);
+    expect(matchTerms("user_name field")).toEqual(["username", "user name", "field"]);
+    expect(matchTerms("getUserName")).toEqual(["getusername", "get", "user", "name"]);
+    expect(matchTerms("mRNA levels")).toEqual(["mrna", "rna", "levels"]);
+  });
+
+  it("builds phrases of consecutive query words, across one function word", () => {
+    expect(buildKeywordQuery("奈良の大仏")?.proximity).toBe('"奈良 の 大仏"');
+    expect(buildKeywordQuery("Aspirin inhibits the production of PGE2")?.proximity).toBe(
+      '"aspirin inhibits" OR "inhibits the production" OR "production of pge2"',
+    );
+    expect(buildKeywordQuery("東京")?.proximity).toBeNull();
+  });
+
+  it("quotes every term so no input can inject FTS5 syntax", () => {
+    // "col:x" stays one quoted string: FTS5 reads it as the phrase "col x", never as a column filter.
+    expect(buildMatchQuery('say "hi" OR NOT col:x')).toBe('"say" OR "hi" OR "col:x"');
+    expect(buildMatchQuery('x"y')).toBe('"x" OR "y"');
+    expect(buildMatchQuery("   ")).toBeNull();
+    expect(buildMatchQuery("?!")).toBeNull();
+  });
+});
