@@ -8,7 +8,7 @@ import {
   type SearchMode,
 } from "@docdb/core";
 import { Command } from "commander";
-import { type GlobalOptions, parseInteger, printJson, reportError } from "../context.js";
+import { embeddingFromFlags, type GlobalOptions, parseInteger, printJson, reportError } from "../context.js";
 import { createProgress } from "../progress.js";
 
 const MODE_CHOICES = [...SEARCH_MODES, "all"];
@@ -92,6 +92,7 @@ export function evalCommand(): Command {
           dataset: datasetDir,
           modes,
           limitQueries,
+          embedding: embeddingFromFlags(command),
           logger: createLogger({ level }),
           onProgress: (p) => progress.update(p),
         });

@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// docdb's speed on this machine: ingest chunks/s, find latency (keyword, vector, hybrid) beside
+// sqlite-vec's raw KNN on the same data, and the MCP server's start-up and memory.
+//
+//   pnpm build && pnpm bench [--json] [--sizes 10000,100000] [--dims 384,1536] [--queries 50]
+//
+// Synthetic data from fixed seeds (Japanese, English and code text; clustered vectors), built
+// through docdb's normal insert path into temporary databases that are removed afterwards.
+// The default run takes a few minutes on 2 cores. Numbers are for comparing runs on one machine.
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { queries } from "./bench/data.mjs";
+import { findLatency } from "./bench/find.mjs";
+import { ingest, reembedCopy } from "./bench/ingest.mjs";
+import { mcpServer } from "./bench/mcp.mjs";
+import { renderTable } from "./bench/table.mjs";
+
+const CORE = new URL("../packages/core/dist/index.js", import.meta.url);
+const MCP_BIN = fileURLToPath(new URL("../apps/mcp-server/dist/bin.js", import.meta.url));
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      json: { type: "boolean", default: false },
+      sizes: { type: "string", default: "10000,100000" },
+      dims: { type: "string", default: "384,1536" },
+      queries: { type: "string", default: "50" },
+    },
+  });
+  const list = (value, flag) => {
+    const numbers = value.split(",").map((v) => Number(v.trim()));
+    if (numbers.length === 0 || numbers.some((n) => !Number.isInteger(n) || n < 1)) {
+      throw new Error(`${flag} takes positive whole numbers separated by commas, got "${value}"`);
+    }
+    return numbers;
+  };
+  const [count] = list(values.queries, "--queries");
+  return { json: values.json, sizes: list(values.sizes, "--sizes"), dims: list(values.dims, "--dims"), queries: count };
+}
+
+function log(message) {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+async function main() {
+  const opts = options();
+  const core = await import(CORE.href).catch(() => {
+    throw new Error(`${fileURLToPath(CORE)} is missing: run \`pnpm build\` first`);
+  });
+  const dataDir = mkdtempSync(join(tmpdir(), "docdb-bench-"));
+  const started = performance.now();
+  const report = {
+    machine: {
+      cpu: cpus()[0]?.model ?? "unknown",
+      cores: cpus().length,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    date: new Date().toISOString(),
+    options: { sizes: opts.sizes, dims: opts.dims, queries: opts.queries },
+    ingest: [],
+    reembed: [],
+    find: [],
+    mcp: undefined,
+  };
+  try {
+    // Each size is ingested once, at the first dimension; the other dimensions get the same
+    // chunks re-embedded (docdb's reembed path), which saves segmenting the text again.
+    const firstDims = opts.dims[0];
+    for (const size of opts.sizes) {
+      const base = `c${size}d${firstDims}`;
+      log(`ingest ${size} chunks, ${firstDims} dims`);
+      const built = await ingest(core, { dataDir, name: base, chunks: size, dims: firstDims, seed: size });
+      report.ingest.push(built);
+      for (const dims of opts.dims) {
+        const name = `c${size}d${dims}`;
+        if (dims !== firstDims) {
+          log(`re-embed ${built.chunks} chunks at ${dims} dims`);
+          report.reembed.push(await reembedCopy(core, { dataDir, from: base, name, dims, seed: size + dims, chunks: built.chunks }));
+        }
+        log(`find latency on ${built.chunks} chunks × ${dims} dims (${opts.queries} queries per mode)`);
+        report.find.push({
+          name,
+          size: built.chunks,
+          dims,
+          ...(await findLatency(core, { dataDir, name, dims, seed: size, count: opts.queries })),
+        });
+      }
+    }
+    const largest = Math.max(...opts.sizes);
+    const smallestDims = Math.min(...opts.dims);
+    log(`MCP server on the ${largest}-chunk database`);
+    report.mcp = {
+      database: `${largest} chunks, ${smallestDims} dims`,
+      ...(await mcpServer({ bin: MCP_BIN, dataDir, dbName: `c${largest}d${smallestDims}`, queries: queries(50, { seed: 99 }) })),
+    };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  report.seconds = (performance.now() - started) / 1000;
+  process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderTable(report));
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

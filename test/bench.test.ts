@@ -1,0 +1,57 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+
+// A smoke run of `pnpm bench` at toy sizes: it must keep working, whatever numbers it prints
+// (timings belong to BENCHMARKS.md, not to assertions).
+const BENCH = fileURLToPath(new URL("../scripts/bench.mjs", import.meta.url));
+const CORE = fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url));
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BENCH, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(() => {
+  if (!existsSync(CORE)) throw new Error(`build first (pnpm build): ${CORE} is missing`);
+});
+
+describe("pnpm bench (toy sizes)", () => {
+  it("ingests, re-embeds, measures every find mode against raw KNN and reports the MCP server", async () => {
+    const result = await run(["--sizes", "150", "--dims", "8,16", "--queries", "3", "--json"]);
+    expect(result.stderr).not.toMatch(/Error/);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.ingest).toHaveLength(1);
+    expect(report.ingest[0].chunks).toBeGreaterThanOrEqual(150);
+    expect(report.reembed).toMatchObject([{ dims: 16, chunks: report.ingest[0].chunks }]);
+    expect(report.find.map((f: { dims: number }) => f.dims)).toEqual([8, 16]);
+    for (const f of report.find) {
+      for (const mode of ["keyword", "vector", "hybrid", "rawKnn"]) expect(f[mode].p50).toBeGreaterThan(0);
+      expect(f.vector.empty).toBe(0);
+    }
+    if (report.mcp.skipped) expect(report.mcp.skipped).toMatch(/not built/);
+    else expect(report.mcp.startupMs.p50).toBeGreaterThan(0);
+  });
+
+  it("prints Markdown tables without --json and rejects bad options", async () => {
+    const table = await run(["--sizes", "100", "--dims", "8", "--queries", "2"]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/\| chunks \| dims \| keyword p50 \|/);
+    const bad = await run(["--sizes", "ten"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--sizes takes positive whole numbers/);
+  });
+});
