@@ -49,20 +49,18 @@ export function clusteredVectors(count, dims, { clusters = 64, seed = 7 } = {}) 
 
 // Vocabularies big enough to behave like real text: words are drawn with Zipf's law (a few
 // very common, most rare), so keyword queries hit a realistic share of passages. English-like
-// words are built from syllables, Japanese ones from kanji and katakana; particles, verbs and
-// code identifiers are real.
+// words are built from syllables, Japanese ones from katakana and kanji words; particles,
+// verbs and code identifiers are real.
 const SYLLABLES =
   "ba be bi bo ca co da de di do fa fe ga ge gi go ka ke ki la le li lo ma me mi mo na ne ni no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi za".split(
     " ",
   );
-const KANJI =
-  "認証設定検索結果請求顧客注文在庫配送倉庫障害監視警告復元文書段落翻訳会議予算契約更新削除権限暗号接続容量性能市場企業技術製品開発品質管理計画報告分析調査教育研究環境資源地域社会".split(
-    "",
-  );
-const KATAKANA =
-  "トークン ファイル サーバー ログ データ インデックス キャッシュ ユーザー アカウント パスワード クライアント レポート システム ネットワーク".split(
-    " ",
-  );
+const KANA =
+  "ア イ ウ エ オ カ キ ク ケ コ サ シ ス セ ソ タ チ ツ テ ト ナ ニ ヌ ネ ノ ハ ヒ フ ヘ ホ マ ミ ム メ モ ラ リ ル レ ロ ン".split(" ");
+const KANJI_WORDS = (
+  "認証 設定 検索 結果 請求 顧客 注文 在庫 配送 倉庫 障害 監視 警告 復元 文書 段落 翻訳 会議 予算 契約 更新 削除 " +
+  "権限 暗号 接続 容量 性能 市場 企業 技術 製品 開発 品質 管理 計画 報告 分析 調査 教育 研究 環境 資源 地域 社会"
+).split(" ");
 const PARTICLES = "の は を に が で と も から まで".split(" ");
 const JA_VERBS = "確認します 保存されます 送信します 失敗しました 更新されます 削除できます 表示されます 記録します".split(" ");
 const EN_FUNCTION = "the of and to in is for on with by that this as at from".split(" ");
@@ -81,9 +79,13 @@ function vocabulary(size, make, seed) {
 const pick = (random, list) => list[Math.floor(random() * list.length)];
 
 const EN_WORDS = vocabulary(20_000, (r) => Array.from({ length: 2 + Math.floor(r() * 3) }, () => pick(r, SYLLABLES)).join(""), 3);
+// Japanese words: katakana words and pairs of dictionary kanji words (ICU keeps katakana whole
+// and cuts the pairs at the dictionary words, as with real text; random kanji pairs would fall
+// apart into single characters that match every passage).
 const JA_WORDS = vocabulary(
   10_000,
-  (r) => (r() < 0.7 ? pick(r, KANJI) + pick(r, KANJI) + (r() < 0.3 ? pick(r, KANJI) : "") : pick(r, KATAKANA) + pick(r, KANJI)),
+  (r) =>
+    r() < 0.2 ? pick(r, KANJI_WORDS) + pick(r, KANJI_WORDS) : Array.from({ length: 3 + Math.floor(r() * 3) }, () => pick(r, KANA)).join(""),
   5,
 );
 
