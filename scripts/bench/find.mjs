@@ -3,7 +3,7 @@
 // vector index is a ratio from the same run on the same machine state.
 import { clusteredVectors, queries } from "./data.mjs";
 import { PrecomputedEmbeddings } from "./model.mjs";
-import { timeEach } from "./stats.mjs";
+import { percentile } from "./stats.mjs";
 
 const TOP_K = 10;
 const WARMUP = 5;
@@ -26,18 +26,29 @@ export async function findLatency(core, { dataDir, name, dims, seed, count }) {
       const v = byText.get(t);
       return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
     };
-    const result = {};
-    for (const mode of ["keyword", "vector", "hybrid"]) {
-      for (const t of warm) await db.findSimilar({ query: t, mode, topK: TOP_K });
-      let empty = 0;
-      result[mode] = await timeEach(measured, async (t) => {
-        const found = await db.findSimilar({ query: t, mode, topK: TOP_K });
-        if (found.results.length === 0) empty++;
-      });
-      result[mode].empty = empty;
+    const operations = {
+      keyword: (t) => db.findSimilar({ query: t, mode: "keyword", topK: TOP_K }),
+      vector: (t) => db.findSimilar({ query: t, mode: "vector", topK: TOP_K }),
+      hybrid: (t) => db.findSimilar({ query: t, mode: "hybrid", topK: TOP_K }),
+      rawKnn: async (t) => knn.all(blob(t), TOP_K),
+    };
+    const names = Object.keys(operations);
+    for (const t of warm) for (const name of names) await operations[name](t);
+    // Interleaved, in a rotating order, so every operation meets the same machine state
+    // (caches, other load) and the ratios compare like with like.
+    const times = Object.fromEntries(names.map((n) => [n, []]));
+    let empty = 0;
+    for (const [i, t] of measured.entries()) {
+      for (let j = 0; j < names.length; j++) {
+        const name = names[(i + j) % names.length];
+        const started = performance.now();
+        const found = await operations[name](t);
+        times[name].push(performance.now() - started);
+        if (name === "vector" && found.results.length === 0) empty++;
+      }
     }
-    for (const t of warm) knn.all(blob(t), TOP_K);
-    result.rawKnn = await timeEach(measured, (t) => knn.all(blob(t), TOP_K));
+    const result = Object.fromEntries(names.map((n) => [n, { p50: percentile(times[n], 50), p95: percentile(times[n], 95) }]));
+    result.vector.empty = empty;
     return result;
   } finally {
     await docdb.close();
