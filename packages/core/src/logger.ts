@@ -1,5 +1,5 @@
+import { createRequire } from "node:module";
 import pino, { type Logger } from "pino";
-import pretty from "pino-pretty";
 
 export type { Logger };
 
@@ -11,6 +11,8 @@ export function createLogger(options: { level?: string; name?: string } = {}): L
   const level = options.level ?? process.env.DOCDB_LOG_LEVEL ?? "info";
   const base = { name: options.name ?? "docdb", level };
   if (process.stderr.isTTY) {
+    // Loaded only for a terminal: pino-pretty costs start-up time that servers and scripts never need.
+    const pretty = createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
     return pino(base, pretty({ destination: 2, sync: true, colorize: true, ignore: "pid,hostname" }));
   }
   return pino(base, pino.destination({ dest: 2, sync: true }));

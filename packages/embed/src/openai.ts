@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { EmbeddingError, isRetryableStatus, parseRetryAfter } from "./errors.js";
 import type { EmbeddingModel, EmbedOptions } from "./model.js";
 
@@ -29,7 +29,8 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
   readonly dimensions: number;
   readonly maxBatchSize: number;
   readonly supportsParallelCalls = true;
-  private readonly client: OpenAI;
+  private client: OpenAI | undefined;
+  private readonly clientOptions: ConstructorParameters<typeof OpenAI>[0];
   private readonly requestDimensions: number | undefined;
 
   constructor(options: OpenAIEmbeddingOptions = {}) {
@@ -44,17 +45,28 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
     this.dimensions = dimensions;
     this.requestDimensions = options.dimensions !== undefined && this.modelId.startsWith("text-embedding-3") ? dimensions : undefined;
     this.maxBatchSize = Math.min(100, options.maxBatchSize ?? 100);
-    this.client = new OpenAI({
+    this.clientOptions = {
       apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "",
       baseURL: options.baseURL ?? process.env.OPENAI_BASE_URL ?? undefined,
       maxRetries: 0,
       timeout: options.timeoutMs ?? 60_000,
-    });
+    };
+  }
+
+  /** The SDK is imported on first use: it is a large module and many runs never embed. */
+  private async getClient(): Promise<OpenAI> {
+    if (!this.client) {
+      const { default: OpenAISDK } = await import("openai");
+      sdk = OpenAISDK;
+      this.client = new OpenAISDK(this.clientOptions);
+    }
+    return this.client;
   }
 
   async embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]> {
     try {
-      const response = await this.client.embeddings.create(
+      const client = await this.getClient();
+      const response = await client.embeddings.create(
         {
           model: this.modelId,
           input: texts,
@@ -82,8 +94,15 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
   }
 }
 
+let sdk: typeof OpenAI | undefined;
+
 function toEmbeddingError(error: unknown, provider: string): EmbeddingError {
   if (EmbeddingError.isInstance(error)) return error;
+  const OpenAI = sdk;
+  if (!OpenAI) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new EmbeddingError(`OpenAI embedding failed: ${message}`, { provider, retryable: false, cause: error });
+  }
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new EmbeddingError("the OpenAI request timed out", { provider, retryable: true, cause: error });
   }
