@@ -105,7 +105,7 @@ describe("docdb collection / import / status (built binary)", () => {
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((h) => h.source.startsWith("app/") && h.collection === "billing")).toBe(true);
     expect(hits[0]?.line_start).toBeGreaterThanOrEqual(1);
-    const human = await docdb("find", "rotate token", "--collection", "billing", "--mode", "keyword", "-k", "1");
+    const human = await docdb("find", "rotate token", "--collection", "billing", "--path", "src/", "--mode", "keyword", "-k", "1");
     expect(human.stdout).toMatch(/src\/tokens\.ts:\d+-\d+/);
 
     const unknown = await docdb("find", "x", "--collection", "nope");
