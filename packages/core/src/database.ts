@@ -1,18 +1,15 @@
-import { createHash } from "node:crypto";
 import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/chunker";
 import { EmbeddingError, type EmbeddingModel, embedMany } from "@docdb/embed";
 import { buildKeywordQuery, type ChunkHit, FilterError, type SearchFilter, type SqliteStore } from "@docdb/store";
-import { monotonicFactory } from "ulid";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError } from "./errors.js";
-import { lineIndex } from "./lines.js";
 import type { Logger } from "./logger.js";
+import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
 import type { DatabaseStatus, DocumentView, FindInput, FindResult, InsertInput, InsertResult, SearchMode, SearchResult } from "./types.js";
 import { SEARCH_MODES } from "./types.js";
 import { MAX_QUERY_LENGTH, validateId, validateMetadata, validateText, validateTopK } from "./validate.js";
 
-const ulid = monotonicFactory();
 const RRF_K = 60;
 
 export interface DatabaseContext {
@@ -81,28 +78,18 @@ export class Database {
     if (model) assertSameModel(this.store, model, this.name);
 
     const chunks = this.chunk(input, text);
-    const lineOf = lineIndex(text);
-    const docId = ulid();
+    const docId = newId();
     const seqs = this.store.insertDocument(
       {
         id: docId,
         source: input.source ?? null,
         title: input.title ?? null,
         content: text,
-        contentHash: createHash("sha256").update(text).digest("hex"),
+        contentHash: contentHash(text),
         metadata,
         collection: input.collection ?? null,
       },
-      chunks.map((c) => ({
-        id: ulid(),
-        idx: c.index,
-        text: c.text,
-        start: c.start,
-        end: c.end,
-        heading: c.headingPath && c.headingPath.length > 0 ? c.headingPath.join(" > ") : null,
-        lineStart: lineOf(c.start),
-        lineEnd: lineOf(Math.max(c.start, c.end - 1)),
-      })),
+      toStoredChunks(text, chunks),
     );
 
     const warnings: string[] = [];

@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@docdb/chunker";
-import { monotonicFactory } from "ulid";
 import { assertSameModel } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
-import { lineIndex } from "../lines.js";
+import { contentHash as hashText, newId, toStoredChunks } from "../stored-chunks.js";
 import { chunkFile, chunkingKey } from "./chunk-file.js";
 import type { Collections } from "./collections.js";
 import { decodeText, fileKind } from "./file-kind.js";
@@ -20,8 +19,6 @@ import {
 } from "./types.js";
 import { validatePositiveInteger } from "./validate.js";
 import { type WalkedFile, walkFolder } from "./walk.js";
-
-const ulid = monotonicFactory();
 
 function resolveSettings(collections: Collections, collection: CollectionInfo, options: ImportOptions): Required<ImportSettings> {
   const saved = collection.settings;
@@ -248,27 +245,17 @@ async function importFile(
 
   const kind = fileKind(file.path);
   const chunks = chunkFile(text, kind, settings.chunk_size, settings.chunk_overlap);
-  const lineOf = lineIndex(text);
   tables.writeFile(
     name,
     { path: file.path, size: bytes.length, mtime: file.mtime, contentHash, chunking },
     {
-      id: ulid(),
+      id: newId(),
       title: file.path,
       content: text,
-      contentHash: createHash("sha256").update(text).digest("hex"),
+      contentHash: hashText(text),
       metadata: { path: file.path, kind: kind.kind, language: kind.language },
     },
-    chunks.map((c) => ({
-      id: ulid(),
-      idx: c.index,
-      text: c.text,
-      start: c.start,
-      end: c.end,
-      heading: c.headingPath && c.headingPath.length > 0 ? c.headingPath.join(" > ") : null,
-      lineStart: lineOf(c.start),
-      lineEnd: lineOf(Math.max(c.start, c.end - 1)),
-    })),
+    toStoredChunks(text, chunks),
   );
   return { kind: row ? "updated" : "added", chunks: chunks.length };
 }
