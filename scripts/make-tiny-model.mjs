@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import protobuf from "protobufjs";
+import { seeded as random } from "./seeded-random.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_TINY_MODEL_DIR = resolve(here, "..", "test-models", "tiny-bert");
@@ -26,18 +27,6 @@ const MARKER_FILE = "tiny-model.json";
 const FLOAT = 1;
 const INT64 = 7;
 const ATTRIBUTE = { FLOAT: 1, INT: 2, INTS: 7 };
-
-/** mulberry32: small, fast and good enough for weights that only need to be reproducible. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The vocabulary: specials, ASCII characters, kana (with `##` continuations), common kanji, a

@@ -3,17 +3,9 @@
 // clustered unit vectors (real embeddings cluster by topic; uniform random vectors would make
 // every neighbour equally far and flatter the KNN).
 
-/** mulberry32: a small seeded PRNG, so every run builds the same data. */
-export function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from "../seeded-random.mjs";
+
+export { seeded };
 
 function gaussian(random) {
   const u = Math.max(random(), 1e-12);
