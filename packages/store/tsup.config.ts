@@ -1,15 +1,11 @@
-import { cpSync } from "node:fs";
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: { index: "src/index.ts", "contract-suite/index": "src/contract-suite/index.ts" },
   format: ["esm"],
   target: "node20",
   dts: true,
   clean: true,
   sourcemap: true,
-  async onSuccess() {
-    // The runner reads SQL files next to the bundle, so the package works outside the repo.
-    cpSync("../../migrations", "dist/migrations", { recursive: true });
-  },
+  external: ["vitest"],
 });

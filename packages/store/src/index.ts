@@ -1,6 +1,38 @@
-export { analyzeForIndex, buildKeywordQuery, buildMatchQuery, type KeywordQuery, normalize, type Term, terms, words } from "./analyzer.js";
-export { type CollectionCounts, type CollectionRow, CollectionStore, type FileRecord, type FileRow } from "./collection-store.js";
-export { FilterError, type SearchFilter } from "./filter.js";
-export { findMigrationsDir, migrate } from "./migrate.js";
-export { type OpenStoreOptions, SqliteStore } from "./store.js";
-export type { ChunkHit, ChunkRow, DocumentRow, EmbeddingInfo, EmbeddingSource, NewChunk, NewDocument, StoreCounts } from "./types.js";
+export { StoreError, type StoreErrorCode } from "./errors.js";
+export {
+  allOf,
+  BUILTIN_FIELDS,
+  type BuiltinField,
+  codePointCompare,
+  type Filter,
+  type FilterableDocument,
+  type FilterField,
+  METADATA_PATH_SEGMENT,
+  matchesFilter,
+  type Scalar,
+} from "./filter.js";
+export type {
+  ChunkHit,
+  CollectionCounts,
+  CollectionPatch,
+  CollectionRecord,
+  DocumentSummary,
+  DocumentWrite,
+  EmbeddingInfo,
+  EngineCapabilities,
+  FileRecord,
+  KeywordHit,
+  NewChunk,
+  NewDocument,
+  PendingChunk,
+  RemovedCounts,
+  SearchOptions,
+  Store,
+  StoreCounts,
+  StoreEngine,
+  StoredChunk,
+  StoredDocument,
+  StoredFile,
+  VectorHit,
+  WriteResult,
+} from "./types.js";

@@ -1,5 +1,60 @@
+import type { KeywordQuery } from "@docdb/analyzer";
+import type { Filter } from "./filter.js";
+
+/**
+ * The storage contract: what docdb's domain layer (`@docdb/core`) needs from a storage engine.
+ * Every engine (SQLite in a data folder, PostgreSQL + pgvector on a server) implements these
+ * interfaces and passes the contract suite (`@docdb/store/contract-suite`).
+ *
+ * Nothing engine-shaped crosses it: no handles, no SQL, no row numbers, no query syntax.
+ * Documents and chunks are named by the ids core gives them (ULIDs); keyword queries arrive as
+ * analysed terms (`@docdb/analyzer`); filters as a typed condition tree (`Filter`).
+ */
+
+/** What an engine can do; core asks, it never branches on an engine's name. */
+export interface EngineCapabilities {
+  /**
+   * Vector queries may be answered by an approximate index (a true neighbour may be missed);
+   * `vectorSearch(…, { exact: true })` always scans exactly.
+   */
+  approximateVectorSearch: boolean;
+  /** Several processes may write one database at the same time (writers wait for each other). */
+  concurrentWriters: boolean;
+  /** Largest vector dimension the engine stores. */
+  maxDimensions: number;
+}
+
+/** A place holding named databases: a folder of SQLite files, or one PostgreSQL database. */
+export interface StoreEngine {
+  /** Short engine name for people: "sqlite", "postgres". */
+  readonly kind: string;
+  /** Where the databases live, safe to print (never a password). */
+  readonly location: string;
+  readonly capabilities: EngineCapabilities;
+  /** Names of the databases, sorted. */
+  listDatabases(): Promise<string[]>;
+  databaseExists(name: string): Promise<boolean>;
+  /**
+   * Opens a database (applying the engine's migrations first). A missing database is created
+   * when `create` is true and is a `StoreError` with code `NOT_FOUND` otherwise.
+   */
+  openDatabase(name: string, options?: { create?: boolean }): Promise<Store>;
+  /** Deletes a database and everything in it; false when there was none. */
+  dropDatabase(name: string): Promise<boolean>;
+  /** Closes every database this engine opened. */
+  close(): Promise<void>;
+}
+
+export interface EmbeddingInfo {
+  provider: string;
+  model: string;
+  dimensions: number;
+}
+
 export interface NewDocument {
   id: string;
+  /** The caller's own unique key (an upsert target); null when none. */
+  key?: string | null;
   source?: string | null;
   title?: string | null;
   content: string;
@@ -14,50 +69,106 @@ export interface NewChunk {
   text: string;
   start: number;
   end: number;
+  /** Markdown heading path or code symbol path, " > "-joined. */
   heading?: string | null;
   lineStart?: number | null;
   lineEnd?: number | null;
+  /**
+   * Hash of what the chunk's vector is computed from. When a document is replaced, a new chunk
+   * whose hash equals one of the replaced document's embedded chunks takes over that vector.
+   */
+  inputHash?: string | null;
+  /** A vector computed beforehand, written in the same transaction as the chunk. */
+  vector?: Float32Array;
 }
 
-export interface DocumentRow {
+/** A file of a collection, as recorded for incremental imports. */
+export interface FileRecord {
+  path: string;
+  size: number;
+  /** Milliseconds since the epoch. */
+  mtime: number;
+  /** sha256 of the file's bytes. */
+  contentHash: string;
+  /** The chunker settings used; a change means the file must be chunked again. */
+  chunking: string;
+}
+
+/**
+ * One document to write. Everything in it commits together or not at all: the document, its
+ * chunks, their keyword rows, any vectors given, the removal of what it replaces, and the file row.
+ */
+export interface DocumentWrite {
+  document: NewDocument;
+  chunks: NewChunk[];
+  /**
+   * Replace the document stored under `document.key` when there is one: it keeps its id (the
+   * new document takes it) and creation time.
+   */
+  upsertByKey?: boolean;
+  /**
+   * The document is the content of a collection file: whatever document that file (or a
+   * document of the collection with that source) had is replaced, and the file row written.
+   */
+  file?: { collection: string; record: FileRecord };
+}
+
+export interface WriteResult {
+  /** The id the document was stored under (an upsert keeps the replaced document's id). */
+  docId: string;
+  /** True when an existing document (same key, or same collection file) was replaced. */
+  replaced: boolean;
+  /** Chunks that took over a vector from the document they replaced. */
+  reusedVectors: number;
+}
+
+export interface StoredDocument {
   id: string;
+  key: string | null;
   source: string | null;
   title: string | null;
   content: string;
-  content_hash: string;
+  contentHash: string;
   metadata: Record<string, unknown>;
   collection: string | null;
-  created_at: string;
-  updated_at: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
-export interface ChunkRow {
-  seq: number;
+export interface DocumentSummary extends Omit<StoredDocument, "content"> {
+  chunkCount: number;
+  /** Length of the content in characters (UTF-16 code units, as JavaScript counts). */
+  length: number;
+}
+
+export interface StoredChunk {
   id: string;
-  doc_id: string;
+  docId: string;
   idx: number;
   text: string;
   start: number;
   end: number;
   heading: string | null;
-  line_start: number | null;
-  line_end: number | null;
+  lineStart: number | null;
+  lineEnd: number | null;
   embedded: boolean;
 }
 
 /** A chunk with what a search result needs from its document. */
-export interface ChunkHit extends ChunkRow {
+export interface ChunkHit extends StoredChunk {
   title: string | null;
   source: string | null;
   collection: string | null;
   metadata: Record<string, unknown>;
-  doc_updated_at: string;
+  docUpdatedAt: string;
 }
 
-export interface EmbeddingInfo {
-  provider: string;
-  model: string;
-  dimensions: number;
+/** What the vector of a chunk waiting for one is computed from. */
+export interface PendingChunk {
+  chunkId: string;
+  text: string;
+  heading: string | null;
+  title: string | null;
 }
 
 export interface StoreCounts {
@@ -65,14 +176,142 @@ export interface StoreCounts {
   chunks: number;
   embedded: number;
   pending: number;
-  ftsRows: number;
+  /** Chunks in the keyword index (equals `chunks` when it is in step). */
+  keywordRows: number;
   vectors: number;
 }
 
-/** What an embedding of a chunk is computed from. */
-export interface EmbeddingSource {
-  seq: number;
-  text: string;
-  heading: string | null;
-  title: string | null;
+export interface KeywordHit {
+  chunkId: string;
+  /** BM25 (plus the phrase bonus); higher is better, only comparable within one query. */
+  score: number;
+}
+
+export interface VectorHit {
+  chunkId: string;
+  /** Cosine distance, 0 (same direction) to 2. */
+  distance: number;
+}
+
+export interface SearchOptions {
+  limit: number;
+  filter?: Filter;
+}
+
+export interface CollectionRecord {
+  name: string;
+  description: string;
+  /** Absolute folder path. */
+  source: string;
+  enabled: boolean;
+  settings: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  lastImportAt: string | null;
+}
+
+export interface CollectionPatch {
+  description?: string;
+  source?: string;
+  enabled?: boolean;
+  settings?: Record<string, unknown>;
+  lastImportAt?: string;
+}
+
+export interface StoredFile extends FileRecord {
+  collection: string;
+  docId: string;
+  importedAt: string;
+  chunkCount: number;
+}
+
+export interface CollectionCounts {
+  documents: number;
+  chunks: number;
+  embedded: number;
+  pending: number;
+  files: number;
+}
+
+export interface RemovedCounts {
+  documents: number;
+  chunks: number;
+}
+
+/**
+ * One docdb database. Every method is atomic on its own; methods that change many documents
+ * work in bounded batches, each its own transaction, so other writers are never held up long.
+ */
+export interface Store {
+  readonly name: string;
+  /** Where this database lives, safe to print (a file path, or host/database/schema). */
+  readonly location: string;
+  readonly capabilities: EngineCapabilities;
+  close(): Promise<void>;
+
+  /** The model that embedded this database, or undefined before its first vector. */
+  getEmbeddingInfo(): Promise<EmbeddingInfo | undefined>;
+  /**
+   * Records the embedding model (with the first vectors). With `replace`, every stored vector is
+   * dropped and every chunk waits for a vector again (a re-embed with another model).
+   */
+  setEmbeddingInfo(info: EmbeddingInfo, options?: { replace?: boolean }): Promise<void>;
+  /** Small named values core keeps with a database (e.g. an interrupted re-embed). */
+  getSetting(key: string): Promise<string | undefined>;
+  /** Sets a setting; `undefined` removes it. */
+  setSetting(key: string, value: string | undefined): Promise<void>;
+
+  /** Writes documents with their chunks, one transaction per call (see DocumentWrite). */
+  writeDocuments(writes: DocumentWrite[]): Promise<WriteResult[]>;
+  /**
+   * Stores vectors and marks their chunks embedded. A chunk deleted meanwhile is skipped (not
+   * resurrected). Returns how many were written. Every vector must have the recorded dimension.
+   */
+  writeVectors(items: { chunkId: string; vector: Float32Array }[]): Promise<number>;
+  /** Chunks waiting for a vector, in id order, after `afterChunkId`. */
+  pendingChunks(limit: number, afterChunkId?: string): Promise<PendingChunk[]>;
+  getDocument(id: string): Promise<StoredDocument | undefined>;
+  getDocumentByKey(key: string): Promise<StoredDocument | undefined>;
+  /** The chunks of a document in order. */
+  getChunks(docId: string): Promise<StoredChunk[]>;
+  /** Deletes documents with their chunks, vectors, keyword rows and file rows. */
+  deleteDocuments(ids: string[]): Promise<RemovedCounts>;
+  /** Documents in creation order. */
+  listDocuments(options: { limit: number; offset?: number; filter?: Filter }): Promise<DocumentSummary[]>;
+  counts(): Promise<StoreCounts>;
+
+  /** BM25 over the analysed terms, best first; `filter` applies before the limit. */
+  keywordSearch(query: KeywordQuery, options: SearchOptions): Promise<KeywordHit[]>;
+  /**
+   * Nearest embedded chunks by cosine distance, best first; `filter` applies before the limit,
+   * so `limit` results come back whenever that many match. `exact` forbids approximation.
+   */
+  vectorSearch(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<VectorHit[]>;
+  /** Chunks with their document fields, in the order of `chunkIds` (unknown ids are left out). */
+  chunkHits(chunkIds: string[]): Promise<ChunkHit[]>;
+
+  listCollections(): Promise<CollectionRecord[]>;
+  getCollection(name: string): Promise<CollectionRecord | undefined>;
+  /** Creates a collection; a `StoreError` with code `CONFLICT` when the name is taken. */
+  createCollection(input: { name: string; description: string; source: string; enabled: boolean }): Promise<CollectionRecord>;
+  /** Changes a collection; false when there is none of that name. */
+  updateCollection(name: string, patch: CollectionPatch): Promise<boolean>;
+  /** Removes every document of a collection (and its file rows), in bounded batches. */
+  clearCollection(name: string): Promise<RemovedCounts>;
+  /** Deletes a collection with all its documents (in bounded batches, then the collection). */
+  deleteCollection(name: string): Promise<RemovedCounts>;
+  collectionCounts(name: string): Promise<CollectionCounts>;
+  listFiles(collection: string): Promise<StoredFile[]>;
+  /** File rows of the given documents (tells which results come from which file). */
+  filesOfDocuments(docIds: string[]): Promise<StoredFile[]>;
+  /** Records a new size/mtime for a file whose content did not change. */
+  touchFile(collection: string, path: string, size: number, mtime: number): Promise<void>;
+  /** Deletes a file's document and row; the chunks removed (0 when there was no such file). */
+  removeFile(collection: string, path: string): Promise<number>;
+
+  /**
+   * A value that changes whenever anything in the database changes, from this or any other
+   * process: a cheap "did anything change?" for pollers.
+   */
+  changeToken(): Promise<string>;
 }

@@ -1,9 +1,10 @@
+import { stemmer } from "stemmer";
 import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from "./stopwords.js";
 
 /**
- * Text analysis for the keyword index: turns text into the space-separated terms FTS5 indexes
- * (its `porter unicode61` tokenizer then splits on the spaces and stems English), and a user's
- * query into safe MATCH expressions.
+ * Text analysis for the keyword index: turns text into the terms every storage engine indexes,
+ * and a user's query into a structured keyword query over those same terms. Engines never see
+ * raw text on the keyword side, so Japanese and English rank the same way on every engine.
  *
  * One analyzer serves Japanese, English and source code at once, because documents mix them
  * (a Japanese design note quoting `getUserName`, an English README with Japanese examples).
@@ -11,7 +12,7 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  *
  * - NFKC: full-width Latin and digits become ASCII, half-width katakana full width, ligatures
  *   and compatibility forms their plain letters. Then lower case (after identifier splitting,
- *   which needs the case). FTS5's `remove_diacritics 2` folds accents (café = cafe).
+ *   which needs the case). Accents on Latin letters are folded (café = cafe).
  * - Words: `Intl.Segmenter('ja')` (ICU's dictionary segmentation for Japanese, UAX #29 for the
  *   rest). It ships with Node: no dictionary to load, and it measured as good as kuromoji here.
  * - Katakana: ICU cuts unknown katakana words at dictionary sub-words (マルセル → マル|セル,
@@ -22,7 +23,8 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  *   始まり, 美しい) is reduced to its kanji stem, so its inflections meet — the Japanese
  *   counterpart of English stemming.
  * - English: possessives dropped (Crohn's = Crohn, as Lucene's EnglishPossessiveFilter does), then
- *   Porter stemming by the FTS5 tokenizer (so queries are stemmed the same way).
+ *   Porter stemming (the original algorithm, as SQLite's FTS5 `porter` tokenizer applies it) of
+ *   every all-letter ASCII word, done here so that every engine indexes the same stems.
  * - Code identifiers: `getUserName`, `get_user_name` and `HTTPServer` are indexed as the joined
  *   word (getusername) followed by their parts (get, user, name), so the identifier is found in
  *   any naming convention, and its words find it too. A query for a snake_case name asks for
@@ -70,6 +72,21 @@ export interface Term {
    * holds right after the joined form. Queries search them as a phrase, not one by one.
    */
   parts?: string[];
+}
+
+/**
+ * Bumped whenever the terms produced for a text change: an engine whose keyword index was built
+ * by another version rebuilds it from the stored chunk text.
+ */
+export const ANALYZER_VERSION = 2;
+
+const LATIN_WITH_MARKS = /[\u00c0-\u024f\u1e00-\u1eff]/u;
+const STEMMABLE = /^[a-z]{3,}$/;
+
+/** Accents off Latin letters (not off kana: が stays が), then Porter for plain English words. */
+function finalTerm(text: string): string {
+  const folded = LATIN_WITH_MARKS.test(text) ? text.normalize("NFD").replace(/(?<=[A-Za-z])\p{M}+/gu, "").normalize("NFC") : text;
+  return STEMMABLE.test(folded) ? stemmer(folded) : folded;
 }
 
 /** NFKC and lower case: the normalisation every term goes through. */
@@ -153,18 +170,14 @@ export function terms(text: string): Term[] {
   return out;
 }
 
-/** The words of a text (every term, in order). */
+/** The indexed terms of a text, in order: every term of `terms`, accents folded and English stemmed. */
 export function words(text: string): string[] {
-  return terms(text).map((t) => t.text);
+  return terms(text).map((t) => finalTerm(t.text));
 }
 
-/** The text FTS5 indexes for a title or a chunk: its terms separated by spaces. */
+/** The terms of a title or a chunk separated by spaces (how engines that take text store them). */
 export function analyzeForIndex(text: string): string {
   return words(text).join(" ");
-}
-
-function quote(text: string): string {
-  return `"${text.replaceAll('"', '""')}"`;
 }
 
 /** 何年 asks for a year, 何色 for a colour: keep the counter, drop the question. */
@@ -184,20 +197,34 @@ function isContentWord(word: string): boolean {
  */
 const PROXIMITY_GAP = 1;
 
+/**
+ * A keyword query in index terms, for any engine to run. A sequence of several terms must match
+ * in that order, next to each other (a phrase); a sequence of one term is a word.
+ */
 export interface KeywordQuery {
-  /** The main query: every distinct content word of the query, quoted and OR-ed (BM25 ranks). */
-  match: string;
+  /** The main query: a passage matches when it holds any of these; engines rank with BM25. */
+  any: string[][];
   /**
-   * Consecutive query words as exact phrases, OR-ed; null when the query has fewer than two
-   * content words. The store adds a small share of their BM25 score to the main score.
+   * Consecutive query words as phrases; empty when the query has fewer than two content words.
+   * Engines add a small share of their BM25 score to the main score (a word-order bonus).
    */
-  proximity: string | null;
+  phrases: string[][];
+}
+
+function distinct(sequences: string[][]): string[][] {
+  const seen = new Set<string>();
+  return sequences.filter((s) => {
+    const key = s.join(" ");
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**
- * MATCH expressions for a free-text query. Every term is quoted so no user input can break
- * the FTS5 syntax (operators, column names, hyphens, dots, unbalanced quotes). Particles, stop
- * words and question words are dropped when other words remain. Null when nothing is left.
+ * The keyword query for a user's free text, or null when nothing searchable is left. Particles,
+ * stop words and question words are dropped when other words remain. The result holds terms
+ * only, never an engine's query syntax, so no user input can break an engine's parser.
  */
 export function buildKeywordQuery(query: string): KeywordQuery | null {
   const all = terms(query)
@@ -207,32 +234,25 @@ export function buildKeywordQuery(query: string): KeywordQuery | null {
   // (the index holds them right after the joined form, whatever the naming convention), as
   // Elasticsearch's word_delimiter_graph does at query time. Its parts one by one would match
   // every passage using one of its words (every "node" for NODE_MODULES).
-  const expressions = (t: Term) => (t.parts ? [quote(t.text), quote(t.parts.join(" "))] : [quote(t.text)]);
+  const alternatives = (t: Term): string[][] =>
+    t.parts ? [[finalTerm(t.text)], t.parts.map(finalTerm)] : [[finalTerm(t.text)]];
   // Parts are searched alone only when they say something: not snake_case parts (see above),
   // not single letters (the "m" of mRNA).
   const searchable = all.filter((t) => !(t.added && (t.parts || [...t.text].length < 2)));
   const content = searchable.filter((t) => isContentWord(t.text));
-  const chosen = [...new Set((content.length > 0 ? content : searchable).flatMap(expressions))];
-  if (chosen.length === 0) return null;
+  const any = distinct((content.length > 0 ? content : searchable).flatMap(alternatives));
+  if (any.length === 0) return null;
 
   const sequence = all.filter((t) => !t.added).map((t) => t.text);
-  const phrases = new Set<string>();
+  const phrases: string[][] = [];
   for (let i = 0; i < sequence.length; i++) {
     if (!isContentWord(sequence[i] as string)) continue;
     for (let j = i + 1; j < sequence.length && j <= i + 1 + PROXIMITY_GAP; j++) {
       if (isContentWord(sequence[j] as string)) {
-        phrases.add(sequence.slice(i, j + 1).join(" "));
+        phrases.push(sequence.slice(i, j + 1).map(finalTerm));
         break;
       }
     }
   }
-  return {
-    match: chosen.join(" OR "),
-    proximity: phrases.size > 0 ? [...phrases].map(quote).join(" OR ") : null,
-  };
-}
-
-/** The main MATCH expression of buildKeywordQuery, for callers that need only a string. */
-export function buildMatchQuery(query: string): string | null {
-  return buildKeywordQuery(query)?.match ?? null;
+  return { any, phrases: distinct(phrases) };
 }
