@@ -3,6 +3,7 @@ import type { Command } from "commander";
 
 export interface GlobalOptions {
   dataDir?: string;
+  store?: string;
   verbose?: boolean;
   embedding?: string;
   embeddingModel?: string;
@@ -24,6 +25,7 @@ export function openFromCommand(command: Command): DocDB {
   const globals = command.optsWithGlobals<GlobalOptions>();
   const level = globals.verbose ? "debug" : (process.env.DOCDB_LOG_LEVEL ?? "warn");
   return openDocDB({
+    store: globals.store ?? (process.env.DOCDB_STORE_URL || undefined),
     dataDir: globals.dataDir ?? process.env.DOCDB_DATA_DIR ?? "data",
     logger: createLogger({ level }),
     embedding: embeddingFromFlags(command),

@@ -16,9 +16,10 @@ import { watchCommand } from "./commands/watch.js";
 
 export function buildProgram(): Command {
   const program = new Command("docdb")
-    .description("docdb: a local document database for AI agents (SQLite + sqlite-vec + FTS5)")
+    .description("docdb: a local document database for AI agents (SQLite by default, PostgreSQL + pgvector when shared)")
     .version("0.1.0")
-    .option("--data-dir <dir>", "folder holding the databases (env DOCDB_DATA_DIR, default ./data)")
+    .option("--data-dir <dir>", "folder holding the SQLite databases (env DOCDB_DATA_DIR, default ./data)")
+    .option("--store <url>", "a postgres://user:pass@host:5432/db URL to keep the databases on PostgreSQL (env DOCDB_STORE_URL)")
     .option("-v, --verbose", "log timings and provider calls to stderr")
     .option("--embedding <provider>", "local, openai, ollama or none (env DOCDB_EMBEDDING; default openai with OPENAI_API_KEY, else local)")
     .option("--embedding-model <id>", "model for that provider (env DOCDB_EMBEDDING_MODEL)")

@@ -9,7 +9,9 @@ const USAGE = `Usage: docdb-mcp [options]
 Serves docdb's tools to AI agents over MCP: stdio by default, Streamable HTTP with --http.
 
 Options:
-  --data-dir <dir>       folder holding the databases (env DOCDB_DATA_DIR, default ./data)
+  --data-dir <dir>       folder holding the SQLite databases (env DOCDB_DATA_DIR, default ./data)
+  --store <url>          keep the databases on PostgreSQL: postgres://user:pass@host:5432/db
+                         (env DOCDB_STORE_URL)
   --db <name>            database for calls without db_name (default vectors)
   --http                 serve Streamable HTTP on /mcp instead of stdio
   --host <host>          HTTP host (env DOCDB_HTTP_HOST, default 127.0.0.1; others need a token)
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
   if (values.help) return void process.stdout.write(USAGE);
   if (values.version) return void process.stdout.write(`${SERVER_VERSION}\n`);
   const docdb = openDocDB({
+    store: values.store ?? (process.env.DOCDB_STORE_URL || undefined),
     dataDir: values["data-dir"] ?? process.env.DOCDB_DATA_DIR ?? "data",
     logger: createLogger({ name: "docdb-mcp" }),
   });
@@ -50,6 +53,7 @@ function parse() {
   return parseArgs({
     options: {
       "data-dir": { type: "string" },
+      store: { type: "string" },
       db: { type: "string" },
       http: { type: "boolean" },
       host: { type: "string" },

@@ -19,9 +19,10 @@ export {
   type WatchEvent,
   type WatchOptions,
 } from "./collections/index.js";
-export { Database, type EmbedProgress } from "./database.js";
-export { DocDB, type OpenDocDBOptions, openDocDB } from "./docdb.js";
+export { Database } from "./database.js";
+export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
+export { parseFilter } from "./filter.js";
 export {
   type EvalMetrics,
   type EvalProgress,
@@ -46,7 +47,11 @@ export {
 } from "./provider.js";
 export type {
   DatabaseStatus,
+  DocumentListing,
   DocumentView,
+  EmbedOptions,
+  EmbedProgress,
+  EmbedResult,
   FindInput,
   FindResult,
   InsertInput,
@@ -55,4 +60,4 @@ export type {
   SearchResult,
 } from "./types.js";
 export { SEARCH_MODES } from "./types.js";
-export { DB_NAME_PATTERN, DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, validateDbName } from "./validate.js";
+export { DB_NAME_PATTERN, DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, MAX_TOP_K, validateDbName } from "./validate.js";
