@@ -61,7 +61,7 @@ function isoDate(value: string, where: string): string {
   return new Date(time).toISOString();
 }
 
-function condition(name: string, target: FilterField, operator: Operator, value: unknown, where: string): Filter {
+function condition(target: FilterField, operator: Operator, value: unknown, where: string): Filter {
   switch (operator) {
     case "$in":
     case "$nin": {
@@ -86,15 +86,15 @@ function condition(name: string, target: FilterField, operator: Operator, value:
 
 function fieldConditions(name: string, value: unknown, where: string): Filter[] {
   const target = field(name, where);
-  if (Array.isArray(value)) return [condition(name, target, "$in", value, where)];
-  if (!isPlainObject(value)) return [condition(name, target, "$eq", value, where)];
+  if (Array.isArray(value)) return [condition(target, "$in", value, where)];
+  if (!isPlainObject(value)) return [condition(target, "$eq", value, where)];
   const keys = Object.keys(value);
   if (keys.length === 0) throw bad(where, 'an empty object compares with nothing: give a value or an operator like {"$gte": 1}');
   return keys.map((key) => {
     if (!(OPERATORS as readonly string[]).includes(key)) {
       throw bad(`${where}.${key}`, `unknown operator (use ${OPERATORS.join(" ")}; nested objects are not compared whole)`);
     }
-    return condition(name, target, key as Operator, value[key], `${where}.${key}`);
+    return condition(target, key as Operator, value[key], `${where}.${key}`);
   });
 }
 

@@ -22,7 +22,6 @@ export {
 export { Database } from "./database.js";
 export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
-export { parseFilter } from "./filter.js";
 export {
   type EvalMetrics,
   type EvalProgress,
@@ -33,6 +32,7 @@ export {
   queryMetrics,
   type RankedDocument,
 } from "./eval/index.js";
+export { parseFilter } from "./filter.js";
 export { createLogger, type Logger, silentLogger } from "./logger.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
 export {

@@ -597,7 +597,10 @@ export class SqliteStore implements Store {
     const sets = [...columns.map((c) => `${c} = ?`), "updated_at = ?"];
     const params = [...columns.map((c) => values[c]), new Date().toISOString()];
     // Recording an import is not a change to the collection itself.
-    if (columns.length === 1 && columns[0] === "last_import_at") sets.pop(), params.pop();
+    if (columns.length === 1 && columns[0] === "last_import_at") {
+      sets.pop();
+      params.pop();
+    }
     return this.write(() => this.db.prepare(`UPDATE collections SET ${sets.join(", ")} WHERE name = ?`).run(...params, name).changes > 0);
   }
 

@@ -1,5 +1,5 @@
-import { Command } from "commander";
 import { DocDBError } from "@docdb/core";
+import { Command } from "commander";
 import { action, printJson } from "../context.js";
 
 export function dbCommand(): Command {

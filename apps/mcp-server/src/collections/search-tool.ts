@@ -1,5 +1,4 @@
 import type { CollectionInfo, DocDB } from "@docdb/core";
-import { DocDBError } from "@docdb/core";
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
 import { plural } from "../tools/context.js";

@@ -9,8 +9,10 @@ import { DocDBError } from "../errors.js";
 import { type Logger, silentLogger } from "../logger.js";
 import type { EmbeddingConfig } from "../provider.js";
 import type { SearchMode } from "../types.js";
+
 /** Eval ranks enough chunks to fill 100 documents (Recall@100), above the public top_k cap. */
 const EVAL_MAX_TOP_K = 1000;
+
 import { countCorpusLines, type EvalDataset, loadDataset, readCorpus } from "./dataset.js";
 import { collapseToDocuments, meanMetrics, percentile, type QueryMetrics, queryMetrics } from "./metrics.js";
 

@@ -284,7 +284,7 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
           const truth = [...vectors].map(([id, v]) => ({ id, d: cosineDistance(probe, v) })).sort((a, b) => a.d - b.d);
           const exact = await store.vectorSearch(probe, { limit: 10, exact: true });
           expect(exact.map((h) => h.chunkId)).toEqual(truth.slice(0, 10).map((t) => t.id));
-          exact.forEach((h, i) => expect(h.distance).toBeCloseTo(truth[i]?.d as number, 4));
+          for (const [i, h] of exact.entries()) expect(h.distance).toBeCloseTo(truth[i]?.d as number, 4);
           const filter: Filter = { op: "eq", field: { metadata: ["group"] }, value: "rare" };
           const filtered = await store.vectorSearch(probe, { limit: 10, filter, exact: true });
           expect(filtered.map((h) => h.chunkId)).toEqual(
