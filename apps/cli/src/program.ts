@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { collectionCommand } from "./commands/collection.js";
+import { configCommand } from "./commands/config.js";
 import { dbCommand } from "./commands/db.js";
 import { deleteCommand } from "./commands/delete.js";
 import { embedCommand, reembedCommand } from "./commands/embed.js";
@@ -8,6 +9,7 @@ import { findCommand } from "./commands/find.js";
 import { getCommand } from "./commands/get.js";
 import { importCommand } from "./commands/import.js";
 import { insertCommand } from "./commands/insert.js";
+import { installCommand, uninstallCommand } from "./commands/install.js";
 import { listCommand } from "./commands/list.js";
 import { modelsCommand } from "./commands/models.js";
 import { serveCommand } from "./commands/serve.js";
@@ -44,6 +46,9 @@ export function buildProgram(): Command {
     watchCommand(),
     serveCommand(),
     evalCommand(),
+    installCommand(),
+    uninstallCommand(),
+    configCommand(),
   ]) {
     program.addCommand(command);
   }
