@@ -61,10 +61,10 @@ function run(uninstall: boolean) {
           throw new DocDBError("INVALID_REQUEST", "--token goes with --http URL (the token of a shared docdb server)");
         }
         if (options.http !== undefined) {
-          if (options.db !== undefined || globals.dataDir !== undefined || options.serverCommand !== undefined) {
+          if (options.db !== undefined || options.serverCommand !== undefined) {
             throw new DocDBError(
               "INVALID_REQUEST",
-              "--db, --data-dir and --server-command are for a server the client starts: a shared --http server has its own",
+              "--db and --server-command are for a server the client starts: a shared --http server has its own",
             );
           }
           spec = httpSpec(options.http, options.token);

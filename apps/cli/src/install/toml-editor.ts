@@ -44,7 +44,7 @@ export function tomlEditor(file: string, container: string, name: string): Entry
     } catch {
       got = {};
     }
-    if (!isDeepStrictEqual(normalize(got), normalize(want))) {
+    if (!isDeepStrictEqual(withoutEmpty(got), withoutEmpty(want))) {
       throw new DocDBError(
         "INVALID_REQUEST",
         `${file}: ${container}.${name} is written in a form docdb does not edit (an inline table or dotted keys): edit it by hand (nothing was changed)`,
@@ -52,6 +52,13 @@ export function tomlEditor(file: string, container: string, name: string): Entry
     }
     return after;
   }
+  // An empty server table may or may not remain spelled out (`[mcp_servers]`): both mean the same.
+  const withoutEmpty = (table: Table): unknown => {
+    const copy = normalize(table) as Table;
+    const list = copy[container];
+    if (list && typeof list === "object" && Object.keys(list).length === 0) delete copy[container];
+    return copy;
+  };
   const header = new RegExp(`^\\s*\\[\\s*${container}\\s*\\.\\s*("${name}"|'${name}'|${name})\\s*(\\.[^\\]]*)?\\]\\s*(#.*)?$`);
 
   function cut(text: string): string {
