@@ -20,7 +20,7 @@ export function buildProgram(): Command {
   const program = new Command("docdb")
     .description("docdb: a local document database for AI agents (SQLite + sqlite-vec + FTS5)")
     .version("0.1.0")
-    .option("--data-dir <dir>", "folder holding the databases (env DOCDB_DATA_DIR, default ./data)")
+    .option("--data-dir <dir>", "folder holding the databases (docdb.config.json dataDir, env DOCDB_DATA_DIR, default ./data)")
     .option("-v, --verbose", "log timings and provider calls to stderr")
     .option("--embedding <provider>", "local, openai, ollama or none (env DOCDB_EMBEDDING; default openai with OPENAI_API_KEY, else local)")
     .option("--embedding-model <id>", "model for that provider (env DOCDB_EMBEDDING_MODEL)")
