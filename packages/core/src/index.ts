@@ -19,6 +19,7 @@ export {
   type WatchEvent,
   type WatchOptions,
 } from "./collections/index.js";
+export * from "./config.js";
 export { Database } from "./database.js";
 export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
