@@ -83,6 +83,20 @@ export const ANALYZER_VERSION = 2;
 const LATIN_WITH_MARKS = /[\u00c0-\u024f\u1e00-\u1eff]/u;
 const STEMMABLE = /^[a-z]{3,}$/;
 
+/** Stems already computed: words follow Zipf's law, so a small cache answers most lookups. */
+const stems = new Map<string, string>();
+const MAX_CACHED_STEMS = 100_000;
+
+function stem(word: string): string {
+  let result = stems.get(word);
+  if (result === undefined) {
+    result = stemmer(word);
+    if (stems.size >= MAX_CACHED_STEMS) stems.clear();
+    stems.set(word, result);
+  }
+  return result;
+}
+
 /** Accents off Latin letters (not off kana: が stays が), then Porter for plain English words. */
 function finalTerm(text: string): string {
   const folded = LATIN_WITH_MARKS.test(text)
@@ -91,7 +105,7 @@ function finalTerm(text: string): string {
         .replace(/(?<=[A-Za-z])\p{M}+/gu, "")
         .normalize("NFC")
     : text;
-  return STEMMABLE.test(folded) ? stemmer(folded) : folded;
+  return STEMMABLE.test(folded) ? stem(folded) : folded;
 }
 
 /** NFKC and lower case: the normalisation every term goes through. */

@@ -137,7 +137,9 @@ export class Database {
     if (!model && !embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
     else if (model && !embedded) {
       try {
-        const pending = (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
+        // Only when some vectors were carried over must the store say which chunks still need one.
+        const pending =
+          reusedVectors === 0 ? chunks : (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
         const vectors = await this.embed(
           model,
           pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title })),
