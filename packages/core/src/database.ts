@@ -138,8 +138,7 @@ export class Database {
     else if (model && !embedded) {
       try {
         // Only when some vectors were carried over must the store say which chunks still need one.
-        const pending =
-          reusedVectors === 0 ? chunks : (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
+        const pending = reusedVectors === 0 ? chunks : (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
         const vectors = await this.embed(
           model,
           pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title })),
