@@ -9,6 +9,9 @@ export default defineConfig({
     alias: {
       "@docdb/chunker": src("./packages/chunker/src/index.ts"),
       "@docdb/embed": src("./packages/embed/src/index.ts"),
+      "@docdb/analyzer": src("./packages/analyzer/src/index.ts"),
+      "@docdb/store/contract-suite": src("./packages/store/src/contract-suite/index.ts"),
+      "@docdb/store-postgres": src("./packages/store-postgres/src/index.ts"),
       "@docdb/store": src("./packages/store/src/index.ts"),
       "@docdb/core": src("./packages/core/src/index.ts"),
     },
