@@ -83,12 +83,15 @@ function metadataCondition(
   path: string[],
   params: Params,
 ): string {
-  const value = metadataValue(path, params);
+  // Every placeholder added must appear in the statement (PostgreSQL cannot type an unused one),
+  // so the path is added only by the branches that use it.
+  const at = () => metadataValue(path, params);
   switch (filter.op) {
     case "exists":
-      return filter.value ? `(${value} IS NOT NULL)` : `(${value} IS NULL)`;
+      return filter.value ? `(${at()} IS NOT NULL)` : `(${at()} IS NULL)`;
     case "eq":
     case "ne": {
+      const value = at();
       const x = jsonbParam(checkScalar(filter.value), params);
       const eq = anyCandidate(value, (e) => `${e} = ${x}`);
       return filter.op === "eq" ? eq : `NOT ${eq}`;
@@ -96,12 +99,14 @@ function metadataCondition(
     case "in":
     case "nin": {
       if (filter.values.length === 0) return filter.op === "in" ? "FALSE" : "TRUE";
+      const value = at();
       const xs = filter.values.map((v) => jsonbParam(checkScalar(v), params));
       const inn = anyCandidate(value, (e) => `${e} IN (${xs.join(", ")})`);
       return filter.op === "in" ? inn : `NOT ${inn}`;
     }
     case "prefix": {
       if (typeof filter.value !== "string") invalid("prefix needs a string value");
+      const value = at();
       const p = params.add(filter.value);
       return anyCandidate(value, (e) => `jsonb_typeof(${e}) = 'string' AND starts_with(${e} #>> '{}', ${p}::text)`);
     }
@@ -110,6 +115,7 @@ function metadataCondition(
       if (op === undefined) invalid(`unknown filter operator ${JSON.stringify(filter.op)}`);
       const x = checkScalar(filter.value);
       if (typeof x === "number") {
+        const value = at();
         const p = params.add(String(x));
         return anyCandidate(
           value,
@@ -117,6 +123,7 @@ function metadataCondition(
         );
       }
       if (typeof x === "string") {
+        const value = at();
         const p = params.add(x);
         return anyCandidate(
           value,
