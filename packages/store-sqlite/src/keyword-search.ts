@@ -1,6 +1,7 @@
+import type { KeywordQuery } from "@docdb/analyzer";
+import type { Filter } from "@docdb/store";
 import type Database from "better-sqlite3";
-import type { KeywordQuery } from "./analyzer.js";
-import { filterToSql, type SearchFilter } from "./filter.js";
+import { filterToSql } from "./filter-sql.js";
 
 /**
  * BM25 column weights, title : body. The title column holds the document title and the
@@ -16,39 +17,47 @@ const BM25 = `bm25(chunks_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT})`;
  * sequential dependence model (Metzler & Croft, SIGIR 2005) gives ordered windows next to 0.85
  * for single words; it is the literature's default, not fitted to our eval sets.
  */
-const PROXIMITY_WEIGHT = 0.1;
+export const PROXIMITY_WEIGHT = 0.1;
 
 /** How many of the best bag-of-words candidates the proximity bonus may reorder. */
-const RERANK_DEPTH = 100;
+export const RERANK_DEPTH = 100;
 
-export interface KeywordHit {
-  seq: number;
-  score: number;
+function quote(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 /**
- * Keyword search over `chunks_fts`: BM25 of the OR-ed query words (higher score is better),
+ * An FTS5 MATCH expression for term sequences: each one quoted (a phrase; one term is a word),
+ * OR-ed. Quoting means no term can be read as FTS5 syntax (operators, columns, hyphens).
+ */
+export function toMatchExpression(sequences: string[][]): string {
+  return sequences.map((s) => quote(s.join(" "))).join(" OR ");
+}
+
+/**
+ * Keyword search over `chunks_fts`: BM25 of the OR-ed query terms (higher score is better),
  * then, when the query has phrases, the best candidates re-scored with a share of the phrase
  * BM25 so passages that keep the query's word order rise. Filters apply to the candidates.
+ * Returns chunk seqs (the store maps them to chunk ids).
  */
-export function keywordSearch(db: Database.Database, query: KeywordQuery | string, limit: number, filter?: SearchFilter): KeywordHit[] {
-  const { match, proximity } = typeof query === "string" ? { match: query, proximity: null } : query;
+export function keywordSearch(db: Database.Database, query: KeywordQuery, limit: number, filter?: Filter): { seq: number; score: number }[] {
+  if (query.any.length === 0) return [];
   const { sql, params } = filterToSql(filter);
-  const join = sql ? "JOIN chunks c ON c.seq = f.rowid JOIN documents d ON d.id = c.doc_id" : "";
-  const where = sql ? `AND ${sql}` : "";
+  const filtered = sql !== "1";
+  const join = filtered ? "JOIN chunks c ON c.seq = f.rowid JOIN documents d ON d.id = c.doc_id" : "";
+  const where = filtered ? `AND ${sql}` : "";
+  const proximity = query.phrases.length > 0 ? toMatchExpression(query.phrases) : null;
   const depth = proximity ? Math.max(limit, RERANK_DEPTH) : limit;
   const rows = db
     .prepare(`SELECT f.rowid AS seq, ${BM25} AS rank FROM chunks_fts f ${join} WHERE chunks_fts MATCH ? ${where} ORDER BY rank LIMIT ?`)
-    .all(match, ...params, depth) as { seq: number; rank: number }[];
+    .all(toMatchExpression(query.any), ...params, depth) as { seq: number; rank: number }[];
   const hits = rows.map((r) => ({ seq: r.seq, score: -r.rank }));
   if (!proximity || hits.length < 2) return hits.slice(0, limit);
 
   // Phrases are rare, so scoring all their matches is cheaper than probing each candidate
   // (a rowid-restricted MATCH recomputes the phrase statistics on every probe).
   const phraseScores = new Map<number, number>();
-  for (const r of db
-    .prepare(`SELECT rowid AS seq, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?`)
-    .iterate(proximity) as Iterable<{
+  for (const r of db.prepare(`SELECT rowid AS seq, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?`).iterate(proximity) as Iterable<{
     seq: number;
     rank: number;
   }>) {

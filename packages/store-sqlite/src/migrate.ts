@@ -4,15 +4,15 @@ import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
 
 /**
- * The SQL migrations ship inside the built package (`dist/migrations`); from source they are
- * read from the repository's `migrations/` folder.
+ * The SQLite migrations ship inside the built package (`dist/migrations/sqlite`); from source
+ * they are read from the repository's `migrations/sqlite/` folder.
  */
 export function findMigrationsDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const candidates = [
-    join(here, "migrations"),
-    join(here, "..", "..", "..", "migrations"),
-    join(here, "..", "..", "..", "..", "migrations"),
+    join(here, "migrations", "sqlite"),
+    join(here, "..", "..", "..", "migrations", "sqlite"),
+    join(here, "..", "..", "..", "..", "migrations", "sqlite"),
   ];
   for (const candidate of candidates) if (existsSync(join(candidate, "0001_init.sql"))) return candidate;
   throw new Error(`docdb migrations not found (looked in ${candidates.join(", ")})`);
@@ -23,7 +23,10 @@ export interface AppliedMigration {
   applied_at: string;
 }
 
-/** Applies, in file-name order, every `NNNN_name.sql` not yet recorded; each in its own transaction. */
+/**
+ * Applies, in file-name order, every `NNNN_name.sql` not yet recorded. Call inside a write
+ * transaction (BEGIN IMMEDIATE) so two processes opening a new database never both migrate it.
+ */
 export function migrate(db: Database.Database, dir: string = findMigrationsDir()): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`);
   const applied = new Set((db.prepare("SELECT version FROM schema_migrations").all() as AppliedMigration[]).map((m) => m.version));
@@ -35,11 +38,18 @@ export function migrate(db: Database.Database, dir: string = findMigrationsDir()
     const version = file.replace(/\.sql$/, "");
     if (applied.has(version)) continue;
     const sql = readFileSync(join(dir, file), "utf8");
-    db.transaction(() => {
-      db.exec(sql);
-      db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(version, new Date().toISOString());
-    })();
+    db.exec(sql);
+    db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(version, new Date().toISOString());
     done.push(version);
   }
   return done;
+}
+
+/** True when some migration in `dir` is not recorded yet (a read; no lock taken). */
+export function hasPendingMigrations(db: Database.Database, dir: string = findMigrationsDir()): boolean {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  const applied = table
+    ? new Set((db.prepare("SELECT version FROM schema_migrations").all() as AppliedMigration[]).map((m) => m.version))
+    : new Set<string>();
+  return readdirSync(dir).some((name) => /^\d{4}_[\w-]+\.sql$/.test(name) && !applied.has(name.replace(/\.sql$/, "")));
 }

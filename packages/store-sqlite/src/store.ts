@@ -1,289 +1,509 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { ANALYZER_VERSION, analyzeForIndex, type KeywordQuery } from "@docdb/analyzer";
+import type {
+  ChunkHit,
+  CollectionCounts,
+  CollectionPatch,
+  CollectionRecord,
+  DocumentSummary,
+  DocumentWrite,
+  EmbeddingInfo,
+  EngineCapabilities,
+  KeywordHit,
+  PendingChunk,
+  RemovedCounts,
+  SearchOptions,
+  Store,
+  StoreCounts,
+  StoredChunk,
+  StoredDocument,
+  StoredFile,
+  VectorHit,
+  WriteResult,
+} from "@docdb/store";
+import { type Filter, StoreError } from "@docdb/store";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
-import { analyzeForIndex, type KeywordQuery } from "./analyzer.js";
-import { filterToSql, type SearchFilter } from "./filter.js";
+import { filterToSql } from "./filter-sql.js";
 import { keywordSearch } from "./keyword-search.js";
-import { migrate } from "./migrate.js";
-import type { ChunkHit, ChunkRow, DocumentRow, EmbeddingInfo, EmbeddingSource, NewChunk, NewDocument, StoreCounts } from "./types.js";
+import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
+import { BUSY_ATTEMPT_MS, waitForLock, writeTransaction } from "./write-lock.js";
 
-export interface OpenStoreOptions {
-  readonly?: boolean;
-  /** Migrations folder; defaults to the one shipped with the package. */
-  migrationsDir?: string;
-}
+export const SQLITE_CAPABILITIES: EngineCapabilities = {
+  approximateVectorSearch: false,
+  concurrentWriters: true,
+  maxDimensions: 8192,
+};
 
-type RawChunk = Omit<ChunkRow, "embedded"> & { embedded: number };
-type RawHit = Omit<ChunkHit, "embedded" | "metadata"> & { embedded: number; metadata: string };
+/** Documents deleted per transaction by bulk deletes, so other writers get their turn. */
+export const DELETE_BATCH = 200;
+/** Chunks re-indexed per transaction when the keyword index is rebuilt. */
+const REINDEX_BATCH = 2000;
+/** Filtered vector search computes exact distances when at most this many chunks match. */
+const EXACT_FILTER_LIMIT = 5000;
 
-const HIT_COLUMNS = `c.seq, c.id, c.doc_id, c.idx, c.text, c.start, c.end, c.heading, c.line_start, c.line_end, c.embedded,
-  d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at`;
-
-function toHit(row: RawHit): ChunkHit {
-  return { ...row, embedded: row.embedded === 1, metadata: JSON.parse(row.metadata) as Record<string, unknown> };
-}
+type Row = Record<string, unknown>;
 
 function toVectorBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
+function toDocument(row: Row): StoredDocument {
+  return {
+    id: row.id as string,
+    key: (row.key as string | null) ?? null,
+    source: (row.source as string | null) ?? null,
+    title: (row.title as string | null) ?? null,
+    content: row.content as string,
+    contentHash: row.content_hash as string,
+    metadata: JSON.parse(row.metadata as string) as Record<string, unknown>,
+    collection: (row.collection as string | null) ?? null,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+  };
+}
+
+function toChunk(row: Row): StoredChunk {
+  return {
+    id: row.id as string,
+    docId: row.doc_id as string,
+    idx: row.idx as number,
+    text: row.text as string,
+    start: row.start as number,
+    end: row.end as number,
+    heading: (row.heading as string | null) ?? null,
+    lineStart: (row.line_start as number | null) ?? null,
+    lineEnd: (row.line_end as number | null) ?? null,
+    embedded: row.embedded === 1,
+  };
+}
+
+function toCollection(row: Row): CollectionRecord {
+  return {
+    name: row.name as string,
+    description: row.description as string,
+    source: row.source as string,
+    enabled: row.enabled === 1,
+    settings: JSON.parse(row.settings as string) as Record<string, unknown>,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    lastImportAt: (row.last_import_at as string | null) ?? null,
+  };
+}
+
+function toFile(row: Row): StoredFile {
+  return {
+    collection: row.collection as string,
+    path: row.path as string,
+    size: row.size as number,
+    mtime: row.mtime as number,
+    contentHash: row.content_hash as string,
+    chunking: row.chunking as string,
+    docId: row.doc_id as string,
+    importedAt: row.imported_at as string,
+    chunkCount: row.chunk_count as number,
+  };
+}
+
+export interface SqliteStoreOptions {
+  /** Total time a write waits for another process's write lock before CONFLICT. */
+  busyTimeoutMs: number;
+  /** Migrations folder; defaults to the one shipped with the package. */
+  migrationsDir?: string;
+}
+
 /** One docdb database: a SQLite file with sqlite-vec loaded, FTS5 and the docdb schema. */
-export class SqliteStore {
-  readonly db: Database.Database;
-  readonly path: string;
+export class SqliteStore implements Store {
+  readonly capabilities = SQLITE_CAPABILITIES;
+  private readonly statements = new Map<string, Database.Statement>();
 
-  private constructor(db: Database.Database, path: string) {
-    this.db = db;
-    this.path = path;
-  }
+  private constructor(
+    readonly name: string,
+    readonly location: string,
+    private readonly db: Database.Database,
+    private readonly options: SqliteStoreOptions,
+  ) {}
 
-  /** Opens (creating when needed) the file at `path`, loads sqlite-vec and applies migrations. */
-  static open(path: string, options: OpenStoreOptions = {}): SqliteStore {
-    if (path !== ":memory:" && !options.readonly) mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  /** Opens (creating when needed) the file at `path`, loads sqlite-vec and brings the schema up to date. */
+  static async open(name: string, path: string, options: SqliteStoreOptions): Promise<SqliteStore> {
+    const db = new Database(path);
     try {
       sqliteVec.load(db);
-      db.pragma("busy_timeout = 5000");
+      db.pragma(`busy_timeout = ${BUSY_ATTEMPT_MS}`);
       db.pragma("foreign_keys = ON");
-      if (!options.readonly) {
-        db.pragma("journal_mode = WAL");
-        db.pragma("synchronous = NORMAL");
-        migrate(db, options.migrationsDir);
+      const store = new SqliteStore(name, path, db, options);
+      // WAL lets readers work while a writer writes; switching needs the lock when the file is new.
+      if (db.pragma("journal_mode", { simple: true }) !== "wal") {
+        await waitForLock(path, options.busyTimeoutMs, () => db.pragma("journal_mode = WAL"));
       }
+      db.pragma("synchronous = NORMAL");
+      const dir = options.migrationsDir ?? findMigrationsDir();
+      if (hasPendingMigrations(db, dir)) await store.write(() => migrate(db, dir));
+      await store.refreshKeywordIndex();
+      return store;
     } catch (error) {
       db.close();
       throw error;
     }
-    return new SqliteStore(db, path);
   }
 
-  close(): void {
+  /** Prepared once per SQL text and connection. */
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private write<T>(work: () => T): Promise<T> {
+    return writeTransaction(this.db, this.location, this.options.busyTimeoutMs, work);
+  }
+
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 
-  getMeta(key: string): string | undefined {
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
+  private metaValue(key: string): string | undefined {
+    const row = this.statement("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
     return row?.value;
   }
 
-  setMeta(key: string, value: string): void {
-    this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+  private setMetaValue(key: string, value: string | undefined): void {
+    if (value === undefined) this.statement("DELETE FROM meta WHERE key = ?").run(key);
+    else this.statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
   }
 
-  /** The model that embedded this database, or undefined before the first vector. */
-  getEmbeddingInfo(): EmbeddingInfo | undefined {
-    const provider = this.getMeta("embedding_provider");
-    const model = this.getMeta("embedding_model");
-    const dimensions = this.getMeta("embedding_dimensions");
+  /**
+   * The keyword index is derived from the chunk text: when it was built by another analyzer
+   * version (or never), it is refilled in batches. Interrupted, it starts over on the next open.
+   */
+  private async refreshKeywordIndex(): Promise<void> {
+    if (this.metaValue("analyzer_version") === String(ANALYZER_VERSION)) return;
+    const chunks = (this.statement("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
+    if (chunks === 0) {
+      await this.write(() => this.setMetaValue("analyzer_version", String(ANALYZER_VERSION)));
+      return;
+    }
+    await this.write(() => this.db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')"));
+    let after = 0;
+    for (;;) {
+      const rows = this.statement(
+        `SELECT c.seq, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+         WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
+      ).all(after, REINDEX_BATCH) as { seq: number; text: string; heading: string | null; title: string | null }[];
+      if (rows.length === 0) break;
+      await this.write(() => {
+        for (const r of rows) this.indexChunk(r.seq, analyzeForIndex(r.title ?? ""), r.heading, r.text);
+      });
+      after = (rows[rows.length - 1] as { seq: number }).seq;
+    }
+    await this.write(() => this.setMetaValue("analyzer_version", String(ANALYZER_VERSION)));
+  }
+
+  private indexChunk(seq: number, titleTerms: string, heading: string | null, text: string): void {
+    const title = heading ? `${titleTerms} ${analyzeForIndex(heading)}` : titleTerms;
+    this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)").run(seq, title, analyzeForIndex(text));
+  }
+
+  async getEmbeddingInfo(): Promise<EmbeddingInfo | undefined> {
+    return this.embeddingInfo();
+  }
+
+  private embeddingInfo(): EmbeddingInfo | undefined {
+    const provider = this.metaValue("embedding_provider");
+    const model = this.metaValue("embedding_model");
+    const dimensions = this.metaValue("embedding_dimensions");
     if (provider === undefined || model === undefined || dimensions === undefined) return undefined;
     return { provider, model, dimensions: Number(dimensions) };
   }
 
-  /**
-   * Records the embedding model and creates the vector table of its dimension. With `replace`,
-   * every stored vector is dropped and every chunk marked pending (used to re-embed).
-   */
-  setEmbeddingInfo(info: EmbeddingInfo, options: { replace?: boolean } = {}): void {
-    if (!Number.isInteger(info.dimensions) || info.dimensions < 1 || info.dimensions > 8192) {
-      throw new RangeError(`invalid embedding dimensions ${info.dimensions}`);
+  async setEmbeddingInfo(info: EmbeddingInfo, options: { replace?: boolean } = {}): Promise<void> {
+    if (!Number.isInteger(info.dimensions) || info.dimensions < 1 || info.dimensions > SQLITE_CAPABILITIES.maxDimensions) {
+      throw new StoreError("INVALID_REQUEST", `invalid embedding dimensions ${info.dimensions}: use 1 to ${SQLITE_CAPABILITIES.maxDimensions}`);
     }
-    this.db.transaction(() => {
+    await this.write(() => {
+      const current = this.embeddingInfo();
       if (options.replace) {
         this.db.exec("DROP TABLE IF EXISTS chunks_vec");
         this.db.exec("UPDATE chunks SET embedded = 0 WHERE embedded = 1");
+      } else if (current && current.dimensions !== info.dimensions) {
+        throw new StoreError("CONFLICT", `the database holds ${current.dimensions}-dimension vectors; re-embed to change to ${info.dimensions}`);
       }
       this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(embedding float[${info.dimensions}] distance_metric=cosine)`);
-      this.setMeta("embedding_provider", info.provider);
-      this.setMeta("embedding_model", info.model);
-      this.setMeta("embedding_dimensions", String(info.dimensions));
-      if (this.getMeta("embedded_at") === undefined || options.replace) this.setMeta("embedded_at", new Date().toISOString());
-    })();
+      this.setMetaValue("embedding_provider", info.provider);
+      this.setMetaValue("embedding_model", info.model);
+      this.setMetaValue("embedding_dimensions", String(info.dimensions));
+      if (this.metaValue("embedded_at") === undefined || options.replace) this.setMetaValue("embedded_at", new Date().toISOString());
+    });
+    this.statements.clear();
   }
 
-  hasVectorTable(): boolean {
-    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get() !== undefined;
+  async getSetting(key: string): Promise<string | undefined> {
+    return this.metaValue(`setting:${key}`);
   }
 
-  /** Writes a document, its chunks and their keyword index in one transaction; returns chunk seqs. */
-  insertDocument(doc: NewDocument, chunks: NewChunk[]): number[] {
+  async setSetting(key: string, value: string | undefined): Promise<void> {
+    await this.write(() => this.setMetaValue(`setting:${key}`, value));
+  }
+
+  private hasVectorTable(): boolean {
+    return this.statement("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get() !== undefined;
+  }
+
+  private checkVector(vector: Float32Array, dimensions: number, what: string): void {
+    if (!(vector instanceof Float32Array) || vector.length !== dimensions) {
+      throw new StoreError("INVALID_REQUEST", `vector for ${what} has ${vector?.length} dimensions, the database holds ${dimensions}`);
+    }
+  }
+
+  async writeDocuments(writes: DocumentWrite[]): Promise<WriteResult[]> {
+    if (writes.length === 0) return [];
+    return this.write(() => {
+      const info = this.embeddingInfo();
+      const vectors = info !== undefined && this.hasVectorTable();
+      return writes.map((w) => this.writeOne(w, vectors ? info : undefined));
+    });
+  }
+
+  private writeOne(write: DocumentWrite, info: EmbeddingInfo | undefined): WriteResult {
+    const { document: doc, chunks } = write;
     const now = new Date().toISOString();
-    const insertDoc = this.db.prepare(
-      `INSERT INTO documents (id, source, title, content, content_hash, metadata, collection, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    const collection = write.file ? write.file.collection : (doc.collection ?? null);
+    const source = write.file ? write.file.record.path : (doc.source ?? null);
+    const replacedIds = new Set<string>();
+    let kept: { id: string; created_at: string } | undefined;
+    if (write.upsertByKey && doc.key) {
+      kept = this.statement("SELECT id, created_at FROM documents WHERE key = ?").get(doc.key) as typeof kept;
+      if (kept) replacedIds.add(kept.id);
+    }
+    if (write.file) {
+      const old = this.statement(
+        `SELECT doc_id FROM files WHERE collection = ? AND path = ? UNION SELECT id FROM documents WHERE collection = ? AND source = ?`,
+      )
+        .pluck()
+        .all(collection, source, collection, source) as string[];
+      for (const id of old) replacedIds.add(id);
+    }
+    // Vectors of replaced chunks whose embedding input did not change carry over.
+    const reusable = new Map<string, Buffer>();
+    if (info && replacedIds.size > 0 && chunks.some((c) => c.inputHash)) {
+      const rows = this.statement(
+        `SELECT c.input_hash AS hash, v.embedding AS embedding FROM chunks c JOIN chunks_vec v ON v.rowid = c.seq
+         WHERE c.doc_id IN (SELECT value FROM json_each(?)) AND c.embedded = 1 AND c.input_hash IS NOT NULL`,
+      ).all(JSON.stringify([...replacedIds])) as { hash: string; embedding: Buffer }[];
+      for (const r of rows) reusable.set(r.hash, r.embedding);
+    }
+    for (const id of replacedIds) this.deleteOne(id);
+
+    const docId = kept?.id ?? doc.id;
+    this.statement(
+      `INSERT INTO documents (id, key, source, title, content, content_hash, metadata, collection, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      docId,
+      doc.key ?? null,
+      source,
+      doc.title ?? null,
+      doc.content,
+      doc.contentHash,
+      JSON.stringify(doc.metadata),
+      collection,
+      kept?.created_at ?? now,
+      now,
     );
-    const insertChunk = this.db.prepare(
-      `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    const titleTerms = analyzeForIndex(doc.title ?? "");
+    const insertChunk = this.statement(
+      `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end, input_hash, embedded)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const insertFts = this.db.prepare("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)");
-    const titleWords = analyzeForIndex(doc.title ?? "");
-    return this.db.transaction(() => {
-      insertDoc.run(
-        doc.id,
-        doc.source ?? null,
-        doc.title ?? null,
-        doc.content,
-        doc.contentHash,
-        JSON.stringify(doc.metadata),
-        doc.collection ?? null,
-        now,
-        now,
+    let reused = 0;
+    for (const chunk of chunks) {
+      let vector: Buffer | undefined;
+      if (chunk.vector) {
+        if (!info) throw new StoreError("INVALID_REQUEST", "vectors given before an embedding model was recorded: call setEmbeddingInfo first");
+        this.checkVector(chunk.vector, info.dimensions, `chunk ${chunk.id}`);
+        vector = toVectorBlob(chunk.vector);
+      } else if (chunk.inputHash && reusable.has(chunk.inputHash)) {
+        vector = reusable.get(chunk.inputHash);
+        reused++;
+      }
+      const result = insertChunk.run(
+        chunk.id,
+        docId,
+        chunk.idx,
+        chunk.text,
+        chunk.start,
+        chunk.end,
+        chunk.heading ?? null,
+        chunk.lineStart ?? null,
+        chunk.lineEnd ?? null,
+        chunk.inputHash ?? null,
+        vector ? 1 : 0,
       );
-      const seqs: number[] = [];
-      for (const chunk of chunks) {
-        const result = insertChunk.run(
-          chunk.id,
-          doc.id,
-          chunk.idx,
-          chunk.text,
-          chunk.start,
-          chunk.end,
-          chunk.heading ?? null,
-          chunk.lineStart ?? null,
-          chunk.lineEnd ?? null,
-        );
-        const seq = Number(result.lastInsertRowid);
-        const title = chunk.heading ? `${titleWords} ${analyzeForIndex(chunk.heading)}` : titleWords;
-        insertFts.run(seq, title, analyzeForIndex(chunk.text));
-        seqs.push(seq);
-      }
-      return seqs;
-    })();
+      const seq = Number(result.lastInsertRowid);
+      this.indexChunk(seq, titleTerms, chunk.heading ?? null, chunk.text);
+      if (vector) this.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)").run(BigInt(seq), vector);
+    }
+    if (write.file) {
+      const f = write.file.record;
+      this.statement(
+        `INSERT INTO files (collection, path, size, mtime, content_hash, doc_id, chunking, imported_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(collection, path) DO UPDATE SET size = excluded.size, mtime = excluded.mtime,
+           content_hash = excluded.content_hash, doc_id = excluded.doc_id, chunking = excluded.chunking,
+           imported_at = excluded.imported_at`,
+      ).run(collection, f.path, f.size, f.mtime, f.contentHash, docId, f.chunking, now);
+    }
+    return { docId, replaced: replacedIds.size > 0, reusedVectors: reused };
   }
 
-  /** Stores vectors for chunks and marks them embedded, in one transaction. */
-  writeVectors(items: { seq: number; vector: Float32Array }[]): void {
-    const info = this.getEmbeddingInfo();
-    if (!info || !this.hasVectorTable()) throw new Error("no embedding model recorded: call setEmbeddingInfo first");
-    const remove = this.db.prepare("DELETE FROM chunks_vec WHERE rowid = ?");
-    const insert = this.db.prepare("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)");
-    const mark = this.db.prepare("UPDATE chunks SET embedded = 1 WHERE seq = ?");
-    const exists = this.db.prepare("SELECT 1 FROM chunks WHERE seq = ?");
-    this.db.transaction(() => {
-      for (const { seq, vector } of items) {
-        if (vector.length !== info.dimensions) {
-          throw new RangeError(`vector for chunk ${seq} has ${vector.length} dimensions, the database holds ${info.dimensions}`);
-        }
+  /** Removes one document with its chunks, vectors, keyword rows and file rows; -1 when absent. */
+  private deleteOne(id: string): number {
+    if (this.statement("SELECT 1 FROM documents WHERE id = ?").get(id) === undefined) return -1;
+    const seqs = this.statement("SELECT seq FROM chunks WHERE doc_id = ?").pluck().all(id) as number[];
+    const vectors = this.hasVectorTable();
+    for (const seq of seqs) {
+      this.statement("DELETE FROM chunks_fts WHERE rowid = ?").run(seq);
+      if (vectors) this.statement("DELETE FROM chunks_vec WHERE rowid = ?").run(BigInt(seq));
+    }
+    this.statement("DELETE FROM chunks WHERE doc_id = ?").run(id);
+    this.statement("DELETE FROM files WHERE doc_id = ?").run(id);
+    this.statement("DELETE FROM documents WHERE id = ?").run(id);
+    return seqs.length;
+  }
+
+  async writeVectors(items: { chunkId: string; vector: Float32Array }[]): Promise<number> {
+    if (items.length === 0) return 0;
+    return this.write(() => {
+      const info = this.embeddingInfo();
+      if (!info || !this.hasVectorTable()) {
+        throw new StoreError("INVALID_REQUEST", "no embedding model recorded: call setEmbeddingInfo before writing vectors");
+      }
+      let written = 0;
+      for (const { chunkId, vector } of items) {
+        this.checkVector(vector, info.dimensions, `chunk ${chunkId}`);
+        const seq = this.statement("SELECT seq FROM chunks WHERE id = ?").pluck().get(chunkId) as number | undefined;
         // A chunk deleted while its batch was being embedded is skipped, not resurrected.
-        if (exists.get(seq) === undefined) continue;
-        remove.run(BigInt(seq));
-        insert.run(BigInt(seq), toVectorBlob(vector));
-        mark.run(seq);
+        if (seq === undefined) continue;
+        this.statement("DELETE FROM chunks_vec WHERE rowid = ?").run(BigInt(seq));
+        this.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)").run(BigInt(seq), toVectorBlob(vector));
+        this.statement("UPDATE chunks SET embedded = 1 WHERE seq = ?").run(seq);
+        written++;
       }
-    })();
+      return written;
+    });
   }
 
-  /** Chunks waiting for a vector, in insertion order, after `afterSeq`. */
-  pendingChunks(limit: number, afterSeq = 0): EmbeddingSource[] {
-    return this.db
-      .prepare(
-        `SELECT c.seq, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
-         WHERE c.embedded = 0 AND c.seq > ? ORDER BY c.seq LIMIT ?`,
-      )
-      .all(afterSeq, limit) as EmbeddingSource[];
+  async pendingChunks(limit: number, afterChunkId = ""): Promise<PendingChunk[]> {
+    const rows = this.statement(
+      `SELECT c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+       WHERE c.embedded = 0 AND c.id > ? ORDER BY c.id LIMIT ?`,
+    ).all(afterChunkId, limit) as { id: string; text: string; heading: string | null; title: string | null }[];
+    return rows.map((r) => ({ chunkId: r.id, text: r.text, heading: r.heading, title: r.title }));
   }
 
-  /** Every chunk in order after `afterSeq` (for re-embedding). */
-  chunksAfter(limit: number, afterSeq = 0): EmbeddingSource[] {
-    return this.db
-      .prepare(
-        `SELECT c.seq, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
-      )
-      .all(afterSeq, limit) as EmbeddingSource[];
+  async getDocument(id: string): Promise<StoredDocument | undefined> {
+    const row = this.statement("SELECT * FROM documents WHERE id = ?").get(id) as Row | undefined;
+    return row ? toDocument(row) : undefined;
   }
 
-  getDocument(id: string): DocumentRow | undefined {
-    const row = this.db.prepare("SELECT * FROM documents WHERE id = ?").get(id) as
-      | (Omit<DocumentRow, "metadata"> & { metadata: string })
-      | undefined;
-    return row ? { ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> } : undefined;
+  async getDocumentByKey(key: string): Promise<StoredDocument | undefined> {
+    const row = this.statement("SELECT * FROM documents WHERE key = ?").get(key) as Row | undefined;
+    return row ? toDocument(row) : undefined;
   }
 
-  getChunksOf(docId: string): ChunkRow[] {
+  async getChunks(docId: string): Promise<StoredChunk[]> {
+    return (this.statement("SELECT * FROM chunks WHERE doc_id = ? ORDER BY idx").all(docId) as Row[]).map(toChunk);
+  }
+
+  async deleteDocuments(ids: string[]): Promise<RemovedCounts> {
+    const removed = { documents: 0, chunks: 0 };
+    for (let i = 0; i < ids.length; i += DELETE_BATCH) {
+      const batch = ids.slice(i, i + DELETE_BATCH);
+      await this.write(() => {
+        for (const id of batch) {
+          const chunks = this.deleteOne(id);
+          if (chunks < 0) continue;
+          removed.documents++;
+          removed.chunks += chunks;
+        }
+      });
+    }
+    return removed;
+  }
+
+  async listDocuments(options: { limit: number; offset?: number; filter?: Filter }): Promise<DocumentSummary[]> {
+    const { sql, params } = filterToSql(options.filter);
     const rows = this.db
       .prepare(
-        "SELECT seq, id, doc_id, idx, text, start, end, heading, line_start, line_end, embedded FROM chunks WHERE doc_id = ? ORDER BY idx",
-      )
-      .all(docId) as RawChunk[];
-    return rows.map((r) => ({ ...r, embedded: r.embedded === 1 }));
-  }
-
-  /** Removes a document with its chunks, vectors and index rows; returns the chunks removed, or -1 if absent. */
-  deleteDocument(id: string): number {
-    const hasVec = this.hasVectorTable();
-    return this.db.transaction(() => {
-      if (this.db.prepare("SELECT 1 FROM documents WHERE id = ?").get(id) === undefined) return -1;
-      const seqs = (this.db.prepare("SELECT seq FROM chunks WHERE doc_id = ?").all(id) as { seq: number }[]).map((r) => r.seq);
-      const deleteFts = this.db.prepare("DELETE FROM chunks_fts WHERE rowid = ?");
-      const deleteVec = hasVec ? this.db.prepare("DELETE FROM chunks_vec WHERE rowid = ?") : undefined;
-      for (const seq of seqs) {
-        deleteFts.run(seq);
-        deleteVec?.run(BigInt(seq));
-      }
-      this.db.prepare("DELETE FROM chunks WHERE doc_id = ?").run(id);
-      this.db.prepare("DELETE FROM documents WHERE id = ?").run(id);
-      return seqs.length;
-    })();
-  }
-
-  listDocuments(
-    options: { limit?: number; offset?: number; collection?: string } = {},
-  ): (Omit<DocumentRow, "content"> & { chunk_count: number; length: number })[] {
-    const where = options.collection !== undefined ? "WHERE d.collection = ?" : "";
-    const params: unknown[] = options.collection !== undefined ? [options.collection] : [];
-    const rows = this.db
-      .prepare(
-        `SELECT d.id, d.source, d.title, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at,
+        `SELECT d.id, d.key, d.source, d.title, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at,
                 length(d.content) AS length, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunk_count
-         FROM documents d ${where} ORDER BY d.created_at, d.id LIMIT ? OFFSET ?`,
+         FROM documents d WHERE ${sql} ORDER BY d.created_at, d.id LIMIT ? OFFSET ?`,
       )
-      .all(...params, options.limit ?? 100, options.offset ?? 0) as (Omit<DocumentRow, "content" | "metadata"> & {
-      metadata: string;
-      chunk_count: number;
-      length: number;
-    })[];
-    return rows.map((r) => ({ ...r, metadata: JSON.parse(r.metadata) as Record<string, unknown> }));
+      .all(...params, options.limit, options.offset ?? 0) as Row[];
+    return rows.map((r) => {
+      const { content: _content, ...rest } = toDocument({ ...r, content: "" });
+      return { ...rest, chunkCount: r.chunk_count as number, length: r.length as number };
+    });
   }
 
-  counts(): StoreCounts {
-    const one = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
+  async counts(): Promise<StoreCounts> {
+    const one = (sql: string) => (this.statement(sql).get() as { n: number }).n;
     return {
       documents: one("SELECT count(*) AS n FROM documents"),
       chunks: one("SELECT count(*) AS n FROM chunks"),
       embedded: one("SELECT count(*) AS n FROM chunks WHERE embedded = 1"),
       pending: one("SELECT count(*) AS n FROM chunks WHERE embedded = 0"),
-      ftsRows: one("SELECT count(*) AS n FROM chunks_fts"),
+      keywordRows: one("SELECT count(*) AS n FROM chunks_fts"),
       vectors: this.hasVectorTable() ? one("SELECT count(*) AS n FROM chunks_vec") : 0,
     };
   }
 
-  /**
-   * BM25 over the segmented index (title weighted 2:1), with a word-order bonus when given a
-   * KeywordQuery (see keyword-search.ts). A string is used as one MATCH expression. Higher is better.
-   */
-  keywordSearch(query: KeywordQuery | string, limit: number, filter?: SearchFilter): { seq: number; score: number }[] {
-    return keywordSearch(this.db, query, limit, filter);
+  private idsOf<T extends { seq: number }>(hits: T[]): (Omit<T, "seq"> & { chunkId: string })[] {
+    if (hits.length === 0) return [];
+    const ids = new Map(
+      (
+        this.statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))").all(JSON.stringify(hits.map((h) => h.seq))) as {
+          seq: number;
+          id: string;
+        }[]
+      ).map((r) => [r.seq, r.id]),
+    );
+    return hits.flatMap(({ seq, ...rest }) => {
+      const chunkId = ids.get(seq);
+      return chunkId === undefined ? [] : [{ ...rest, chunkId }];
+    });
+  }
+
+  async keywordSearch(query: KeywordQuery, options: SearchOptions): Promise<KeywordHit[]> {
+    return this.idsOf(keywordSearch(this.db, query, options.limit, options.filter));
+  }
+
+  async vectorSearch(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<VectorHit[]> {
+    const info = this.embeddingInfo();
+    if (!info || !this.hasVectorTable()) return [];
+    this.checkVector(vector, info.dimensions, "the query");
+    return this.idsOf(this.nearest(toVectorBlob(vector), options));
   }
 
   /**
-   * Nearest chunks by cosine distance. Unfiltered: sqlite-vec KNN. Filtered: exact distances
-   * over the matching chunks when they are few, otherwise KNN with a growing over-fetch.
+   * Unfiltered: sqlite-vec KNN (an exact scan). Filtered: exact distances over the matching
+   * chunks when they are few, otherwise KNN with a growing over-fetch until enough pass.
    */
-  vectorSearch(vector: Float32Array, limit: number, filter?: SearchFilter): { seq: number; distance: number }[] {
-    if (!this.hasVectorTable()) return [];
-    const blob = toVectorBlob(vector);
-    const knn = this.db.prepare("SELECT rowid AS seq, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance");
-    const { sql, params } = filterToSql(filter);
-    if (!sql) return knn.all(blob, limit) as { seq: number; distance: number }[];
+  private nearest(blob: Buffer, options: SearchOptions): { seq: number; distance: number }[] {
+    const { limit } = options;
+    const knn = this.statement("SELECT rowid AS seq, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance");
+    const { sql, params } = filterToSql(options.filter);
+    if (sql === "1") return knn.all(blob, limit) as { seq: number; distance: number }[];
 
     const candidates = (
-      this.db
-        .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
-        .get(...params) as { n: number }
+      this.db.prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`).get(...params) as {
+        n: number;
+      }
     ).n;
     if (candidates === 0) return [];
-    if (candidates <= 5000) {
+    if (candidates <= EXACT_FILTER_LIMIT) {
       return this.db
         .prepare(
           `SELECT c.seq AS seq, vec_distance_cosine(v.embedding, ?) AS distance
@@ -292,7 +512,7 @@ export class SqliteStore {
         )
         .all(blob, ...params, limit) as { seq: number; distance: number }[];
     }
-    const total = (this.db.prepare("SELECT count(*) AS n FROM chunks_vec").get() as { n: number }).n;
+    const total = (this.statement("SELECT count(*) AS n FROM chunks_vec").get() as { n: number }).n;
     const allowed = this.db.prepare(`SELECT 1 FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq = ? AND ${sql}`);
     for (let k = Math.max(limit * 4, 64); ; k *= 4) {
       const hits = knn.all(blob, Math.min(k, total)) as { seq: number; distance: number }[];
@@ -301,13 +521,145 @@ export class SqliteStore {
     }
   }
 
-  /** Chunks with their document fields, in the order of `seqs`. */
-  hits(seqs: number[]): ChunkHit[] {
-    if (seqs.length === 0) return [];
-    const rows = this.db
-      .prepare(`SELECT ${HIT_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(seqs)) as RawHit[];
-    const bySeq = new Map(rows.map((r) => [r.seq, toHit(r)]));
-    return seqs.map((s) => bySeq.get(s)).filter((h): h is ChunkHit => h !== undefined);
+  async chunkHits(chunkIds: string[]): Promise<ChunkHit[]> {
+    if (chunkIds.length === 0) return [];
+    const rows = this.statement(
+      `SELECT c.*, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
+       FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(chunkIds)) as Row[];
+    const byId = new Map(
+      rows.map((r) => [
+        r.id as string,
+        {
+          ...toChunk(r),
+          title: (r.title as string | null) ?? null,
+          source: (r.source as string | null) ?? null,
+          collection: (r.collection as string | null) ?? null,
+          metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
+          docUpdatedAt: r.doc_updated_at as string,
+        },
+      ]),
+    );
+    return chunkIds.flatMap((id) => {
+      const hit = byId.get(id);
+      return hit ? [hit] : [];
+    });
+  }
+
+  async listCollections(): Promise<CollectionRecord[]> {
+    return (this.statement("SELECT * FROM collections ORDER BY name").all() as Row[]).map(toCollection);
+  }
+
+  async getCollection(name: string): Promise<CollectionRecord | undefined> {
+    const row = this.statement("SELECT * FROM collections WHERE name = ?").get(name) as Row | undefined;
+    return row ? toCollection(row) : undefined;
+  }
+
+  async createCollection(input: { name: string; description: string; source: string; enabled: boolean }): Promise<CollectionRecord> {
+    const now = new Date().toISOString();
+    await this.write(() => {
+      if (this.statement("SELECT 1 FROM collections WHERE name = ?").get(input.name) !== undefined) {
+        throw new StoreError("CONFLICT", `collection "${input.name}" already exists`);
+      }
+      this.statement("INSERT INTO collections (name, description, source, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run(
+        input.name,
+        input.description,
+        input.source,
+        input.enabled ? 1 : 0,
+        now,
+        now,
+      );
+    });
+    return (await this.getCollection(input.name)) as CollectionRecord;
+  }
+
+  async updateCollection(name: string, patch: CollectionPatch): Promise<boolean> {
+    const values: Record<string, unknown> = {
+      description: patch.description,
+      source: patch.source,
+      enabled: patch.enabled === undefined ? undefined : patch.enabled ? 1 : 0,
+      settings: patch.settings === undefined ? undefined : JSON.stringify(patch.settings),
+      last_import_at: patch.lastImportAt,
+    };
+    const columns = Object.keys(values).filter((k) => values[k] !== undefined);
+    const sets = [...columns.map((c) => `${c} = ?`), "updated_at = ?"];
+    const params = [...columns.map((c) => values[c]), new Date().toISOString()];
+    // Recording an import is not a change to the collection itself.
+    if (columns.length === 1 && columns[0] === "last_import_at") sets.pop(), params.pop();
+    return this.write(() => this.db.prepare(`UPDATE collections SET ${sets.join(", ")} WHERE name = ?`).run(...params, name).changes > 0);
+  }
+
+  async clearCollection(name: string): Promise<RemovedCounts> {
+    const removed = { documents: 0, chunks: 0 };
+    for (;;) {
+      // One bounded batch per transaction, so a long clear never starves other writers.
+      const batch = await this.write(() => {
+        const ids = this.statement("SELECT id FROM documents WHERE collection = ? LIMIT ?").pluck().all(name, DELETE_BATCH) as string[];
+        for (const id of ids) {
+          removed.chunks += Math.max(0, this.deleteOne(id));
+          removed.documents++;
+        }
+        if (ids.length === 0) this.statement("DELETE FROM files WHERE collection = ?").run(name);
+        return ids.length;
+      });
+      if (batch === 0) return removed;
+    }
+  }
+
+  async deleteCollection(name: string): Promise<RemovedCounts> {
+    const removed = await this.clearCollection(name);
+    await this.write(() => this.statement("DELETE FROM collections WHERE name = ?").run(name));
+    return removed;
+  }
+
+  async collectionCounts(name: string): Promise<CollectionCounts> {
+    const row = this.statement(
+      `SELECT
+         (SELECT count(*) FROM documents WHERE collection = @c) AS documents,
+         (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.collection = @c) AS chunks,
+         (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.collection = @c AND c.embedded = 1) AS embedded,
+         (SELECT count(*) FROM files WHERE collection = @c) AS files`,
+    ).get({ c: name }) as Omit<CollectionCounts, "pending">;
+    return { ...row, pending: row.chunks - row.embedded };
+  }
+
+  async listFiles(collection: string): Promise<StoredFile[]> {
+    return (
+      this.statement(
+        `SELECT f.*, (SELECT count(*) FROM chunks c WHERE c.doc_id = f.doc_id) AS chunk_count
+         FROM files f WHERE f.collection = ? ORDER BY f.path`,
+      ).all(collection) as Row[]
+    ).map(toFile);
+  }
+
+  async filesOfDocuments(docIds: string[]): Promise<StoredFile[]> {
+    if (docIds.length === 0) return [];
+    return (
+      this.statement(
+        `SELECT f.*, (SELECT count(*) FROM chunks c WHERE c.doc_id = f.doc_id) AS chunk_count
+         FROM files f WHERE f.doc_id IN (SELECT value FROM json_each(?))`,
+      ).all(JSON.stringify(docIds)) as Row[]
+    ).map(toFile);
+  }
+
+  async touchFile(collection: string, path: string, size: number, mtime: number): Promise<void> {
+    await this.write(() => this.statement("UPDATE files SET size = ?, mtime = ? WHERE collection = ? AND path = ?").run(size, mtime, collection, path));
+  }
+
+  async removeFile(collection: string, path: string): Promise<number> {
+    return this.write(() => {
+      const docId = this.statement("SELECT doc_id FROM files WHERE collection = ? AND path = ?").pluck().get(collection, path) as string | undefined;
+      if (docId === undefined) return 0;
+      const chunks = Math.max(0, this.deleteOne(docId));
+      this.statement("DELETE FROM files WHERE collection = ? AND path = ?").run(collection, path);
+      return chunks;
+    });
+  }
+
+  async changeToken(): Promise<string> {
+    // data_version moves when another connection commits; total_changes when this one writes.
+    const version = this.db.pragma("data_version", { simple: true }) as number;
+    const own = this.statement("SELECT total_changes() AS n").get() as { n: number };
+    return `${version}:${own.n}`;
   }
 }

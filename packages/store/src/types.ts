@@ -137,7 +137,7 @@ export interface StoredDocument {
 
 export interface DocumentSummary extends Omit<StoredDocument, "content"> {
   chunkCount: number;
-  /** Length of the content in characters (UTF-16 code units, as JavaScript counts). */
+  /** Length of the content in characters (Unicode code points, as SQL's length() counts). */
   length: number;
 }
 

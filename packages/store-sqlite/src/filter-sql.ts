@@ -1,0 +1,106 @@
+import { type BuiltinField, type Filter, type FilterField, METADATA_PATH_SEGMENT, type Scalar, StoreError } from "@docdb/store";
+
+const COLUMNS: Record<BuiltinField, string> = {
+  doc_id: "d.id",
+  key: "d.key",
+  title: "d.title",
+  source: "d.source",
+  collection: "d.collection",
+  created_at: "d.created_at",
+  updated_at: "d.updated_at",
+};
+
+type Comparison = "eq" | "gt" | "gte" | "lt" | "lte" | "prefix";
+const OPERATORS = { gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
+
+class SqlBuilder {
+  readonly params: unknown[] = [];
+
+  add(value: unknown): string {
+    this.params.push(value);
+    return "?";
+  }
+
+  /** `filter` as an SQL boolean over `documents d` that is never NULL. */
+  condition(filter: Filter): string {
+    if ("and" in filter) return filter.and.length === 0 ? "1" : `(${filter.and.map((f) => this.condition(f)).join(" AND ")})`;
+    if ("or" in filter) return filter.or.length === 0 ? "0" : `(${filter.or.map((f) => this.condition(f)).join(" OR ")})`;
+    if ("not" in filter) return `(NOT ${this.condition(filter.not)})`;
+    switch (filter.op) {
+      case "eq":
+        return this.test(filter.field, "eq", filter.value);
+      case "ne":
+        return `(NOT ${this.test(filter.field, "eq", filter.value)})`;
+      case "in":
+        return filter.values.length === 0 ? "0" : `(${filter.values.map((v) => this.test(filter.field, "eq", v)).join(" OR ")})`;
+      case "nin":
+        return filter.values.length === 0 ? "1" : `(NOT (${filter.values.map((v) => this.test(filter.field, "eq", v)).join(" OR ")}))`;
+      case "exists":
+        return this.exists(filter.field, filter.value);
+      case "prefix":
+        return this.test(filter.field, "prefix", filter.value);
+      default:
+        return this.test(filter.field, filter.op, filter.value);
+    }
+  }
+
+  private exists(field: FilterField, value: boolean): string {
+    const present = "builtin" in field ? `${COLUMNS[field.builtin]} IS NOT NULL` : `json_type(d.metadata, ${this.add(jsonPath(field))}) IS NOT NULL`;
+    return value ? `(${present})` : `(NOT (${present}))`;
+  }
+
+  private test(field: FilterField, op: Comparison, value: Scalar): string {
+    if ("builtin" in field) return this.builtinTest(COLUMNS[field.builtin], op, value);
+    const path = jsonPath(field);
+    // json_each over a scalar yields the scalar itself, over an array its elements: one level
+    // of arrays is searched, as the contract says; an object is never a match.
+    const atom = new SqlBuilder();
+    const predicate = atom.atomTest(op, value);
+    if (predicate === "0") return "0";
+    const sql = `EXISTS (SELECT 1 FROM json_each(d.metadata, ${this.add(path)}) j WHERE json_type(d.metadata, ${this.add(path)}) <> 'object' AND ${predicate})`;
+    this.params.push(...atom.params);
+    return sql;
+  }
+
+  private builtinTest(column: string, op: Comparison, value: Scalar): string {
+    if (op === "eq") {
+      if (value === null) return `(${column} IS NULL)`;
+      return typeof value === "string" ? `(${column} IS NOT NULL AND ${column} = ${this.add(value)})` : "0";
+    }
+    if (typeof value !== "string") return "0";
+    if (op === "prefix") return `(${column} IS NOT NULL AND substr(${column}, 1, ${this.add([...value].length)}) = ${this.add(value)})`;
+    return `(${column} IS NOT NULL AND ${column} ${OPERATORS[op]} ${this.add(value)})`;
+  }
+
+  atomTest(op: Comparison, value: Scalar): string {
+    if (op === "prefix") {
+      return typeof value === "string" ? `(j.type = 'text' AND substr(j.atom, 1, ${this.add([...value].length)}) = ${this.add(value)})` : "0";
+    }
+    if (op === "eq") {
+      if (value === null) return "j.type = 'null'";
+      if (value === true) return "j.type = 'true'";
+      if (value === false) return "j.type = 'false'";
+    }
+    if (typeof value === "number") return `(j.type IN ('integer', 'real') AND j.atom ${op === "eq" ? "=" : OPERATORS[op]} ${this.add(value)})`;
+    if (typeof value === "string") return `(j.type = 'text' AND j.atom ${op === "eq" ? "=" : OPERATORS[op]} ${this.add(value)})`;
+    return "0";
+  }
+}
+
+function jsonPath(field: { metadata: string[] }): string {
+  if (field.metadata.length === 0) throw new StoreError("INVALID_REQUEST", "a metadata filter path needs at least one name");
+  for (const segment of field.metadata) {
+    if (!METADATA_PATH_SEGMENT.test(segment)) {
+      throw new StoreError("INVALID_REQUEST", `invalid metadata path segment "${segment}": use letters, digits, _ and -`);
+    }
+  }
+  return `$.${field.metadata.map((s) => `"${s}"`).join(".")}`;
+}
+
+/** SQL (over `documents d`) and its parameters for a filter; "1" when nothing filters. */
+export function filterToSql(filter: Filter | undefined): { sql: string; params: unknown[] } {
+  if (!filter) return { sql: "1", params: [] };
+  const builder = new SqlBuilder();
+  const sql = builder.condition(filter);
+  return { sql, params: builder.params };
+}

@@ -1,0 +1,546 @@
+import { buildKeywordQuery, type KeywordQuery } from "@docdb/analyzer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StoreError } from "../errors.js";
+import { type Filter, type FilterableDocument, matchesFilter } from "../filter.js";
+import type { Store, StoreEngine } from "../types.js";
+import { cosineDistance, makeDocument, random, randomUnit, testId, unit } from "./fixtures.js";
+
+export { cosineDistance, makeDocument, random, randomUnit, testId, unit } from "./fixtures.js";
+
+/** What a contract run needs from an engine's test setup. */
+export interface ContractTarget {
+  engine: StoreEngine;
+  /** A second engine on the same storage (another connection or pool), as another process would have. */
+  second: () => Promise<StoreEngine>;
+  cleanup?: () => Promise<void>;
+}
+
+const query = (text: string): KeywordQuery => {
+  const q = buildKeywordQuery(text);
+  if (!q) throw new Error(`no keyword query for ${text}`);
+  return q;
+};
+
+async function expectStoreError(promise: Promise<unknown>, code: string): Promise<StoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(StoreError.isInstance(error), `expected a StoreError ${code}, got ${String(error)}`).toBe(true);
+  expect((error as StoreError).code).toBe(code);
+  return error as StoreError;
+}
+
+/**
+ * The storage contract as tests: every engine runs this suite (SQLite in its package, PostgreSQL
+ * in its own). `setup` is called once; each test works in databases of its own.
+ */
+export function runStoreContract(engineName: string, setup: () => Promise<ContractTarget>): void {
+  describe(`Store contract: ${engineName}`, () => {
+    let target: ContractTarget;
+    let engine: StoreEngine;
+    const fresh = async (): Promise<Store> => engine.openDatabase(`t_${testId().toLowerCase()}`.slice(0, 60), { create: true });
+
+    beforeAll(async () => {
+      target = await setup();
+      engine = target.engine;
+    });
+    afterAll(async () => {
+      await engine?.close();
+      await target?.cleanup?.();
+    });
+
+    describe("databases", () => {
+      it("creates, lists, opens and drops named databases", async () => {
+        const name = `db_${testId().toLowerCase()}`.slice(0, 40);
+        expect(await engine.databaseExists(name)).toBe(false);
+        await expectStoreError(engine.openDatabase(name), "NOT_FOUND");
+        expect(await engine.databaseExists(name)).toBe(false);
+        const store = await engine.openDatabase(name, { create: true });
+        expect(store.name).toBe(name);
+        expect(store.location).not.toBe("");
+        expect(await engine.databaseExists(name)).toBe(true);
+        expect(await engine.listDatabases()).toContain(name);
+        const again = await engine.openDatabase(name);
+        expect((await again.counts()).documents).toBe(0);
+        expect(await engine.dropDatabase(name)).toBe(true);
+        expect(await engine.databaseExists(name)).toBe(false);
+        expect(await engine.listDatabases()).not.toContain(name);
+        expect(await engine.dropDatabase(name)).toBe(false);
+      });
+
+      it("keeps databases apart", async () => {
+        const a = await fresh();
+        const b = await fresh();
+        const doc = makeDocument(["only in a"]);
+        await a.writeDocuments([doc]);
+        expect((await a.counts()).documents).toBe(1);
+        expect((await b.counts()).documents).toBe(0);
+        expect(await b.getDocument(doc.document.id)).toBeUndefined();
+      });
+
+      it("declares its capabilities", () => {
+        expect(typeof engine.capabilities.approximateVectorSearch).toBe("boolean");
+        expect(typeof engine.capabilities.concurrentWriters).toBe("boolean");
+        expect(engine.capabilities.maxDimensions).toBeGreaterThanOrEqual(2000);
+      });
+    });
+
+    describe("documents and chunks", () => {
+      it("writes a document with its chunks in one unit and reads them back", async () => {
+        const store = await fresh();
+        const doc = makeDocument(["東京は日本の首都です。", "大阪は食べ物で有名です。"], {
+          metadata: { lang: "ja", nested: { n: 1 } },
+          source: "notes/cities.md",
+        });
+        doc.chunks[1] = { ...(doc.chunks[1] as (typeof doc.chunks)[number]), heading: "Cities > Osaka", lineStart: 2, lineEnd: 2 };
+        const [result] = await store.writeDocuments([doc]);
+        expect(result).toEqual({ docId: doc.document.id, replaced: false, reusedVectors: 0 });
+        const stored = await store.getDocument(doc.document.id);
+        expect(stored).toMatchObject({
+          id: doc.document.id,
+          key: null,
+          title: doc.document.title,
+          content: doc.document.content,
+          contentHash: doc.document.contentHash,
+          metadata: { lang: "ja", nested: { n: 1 } },
+          source: "notes/cities.md",
+          collection: null,
+        });
+        expect(new Date(stored?.createdAt as string).toISOString()).toBe(stored?.createdAt);
+        const chunks = await store.getChunks(doc.document.id);
+        expect(chunks.map((c) => c.text)).toEqual(["東京は日本の首都です。", "大阪は食べ物で有名です。"]);
+        expect(chunks[1]).toMatchObject({ idx: 1, heading: "Cities > Osaka", lineStart: 2, lineEnd: 2, embedded: false, docId: doc.document.id });
+        expect(chunks[0]).toMatchObject({ heading: null, lineStart: null, start: 0 });
+        expect(await store.counts()).toEqual({ documents: 1, chunks: 2, embedded: 0, pending: 2, keywordRows: 2, vectors: 0 });
+      });
+
+      it("keeps Unicode, emoji and a 100,000-character document exactly", async () => {
+        const store = await fresh();
+        const odd = "絵文字👩‍👩‍👧‍👦と結合文字が\u0301、右から左: שלום، 𠮷野家 \uFF21";
+        const long = "あ".repeat(50_000) + "🎌".repeat(25_000);
+        expect(long.length).toBe(100_000);
+        const a = makeDocument([odd], { title: "😀 タイトル", metadata: { "キー": "値🎉" } });
+        const b = makeDocument([long.slice(0, 50_000), long.slice(50_000)]);
+        b.document.content = long;
+        await store.writeDocuments([a, b]);
+        expect((await store.getDocument(a.document.id))?.content).toBe(odd);
+        expect((await store.getDocument(a.document.id))?.metadata).toEqual({ "キー": "値🎉" });
+        expect((await store.getDocument(b.document.id))?.content).toBe(long);
+        const list = await store.listDocuments({ limit: 10 });
+        expect(list.find((d) => d.id === b.document.id)?.length).toBe([...long].length);
+        const hits = await store.keywordSearch(query("絵文字"), { limit: 5 });
+        expect(hits[0]?.chunkId).toBe(a.chunks[0]?.id);
+      });
+
+      it("deletes a document with its chunks, vectors and keyword rows", async () => {
+        const store = await fresh();
+        await store.setEmbeddingInfo({ provider: "test", model: "m", dimensions: 3 });
+        const keep = makeDocument(["りんごの話"], {}, () => ({ vector: unit([1, 0, 0]) }));
+        const gone = makeDocument(["みかんの話", "みかんの続き"], {}, () => ({ vector: unit([0, 1, 0]) }));
+        await store.writeDocuments([keep, gone]);
+        expect(await store.counts()).toMatchObject({ documents: 2, chunks: 3, keywordRows: 3, vectors: 3, embedded: 3 });
+        expect(await store.deleteDocuments([gone.document.id, "unknown-id"])).toEqual({ documents: 1, chunks: 2 });
+        expect(await store.counts()).toEqual({ documents: 1, chunks: 1, embedded: 1, pending: 0, keywordRows: 1, vectors: 1 });
+        expect(await store.getDocument(gone.document.id)).toBeUndefined();
+        expect(await store.getChunks(gone.document.id)).toEqual([]);
+        expect(await store.keywordSearch(query("みかん"), { limit: 5 })).toEqual([]);
+        const near = await store.vectorSearch(unit([0, 1, 0]), { limit: 5 });
+        expect(near.map((h) => h.chunkId)).toEqual([keep.chunks[0]?.id]);
+        expect(await store.chunkHits(gone.chunks.map((c) => c.id))).toEqual([]);
+      });
+
+      it("rolls back a whole write when any part of it fails", async () => {
+        const store = await fresh();
+        await store.setEmbeddingInfo({ provider: "test", model: "m", dimensions: 3 });
+        const good = makeDocument(["正しい文書"]);
+        const bad = makeDocument(["壊れたベクトル"], {}, () => ({ vector: new Float32Array([1, 0]) }));
+        await expectStoreError(store.writeDocuments([good, bad]), "INVALID_REQUEST");
+        expect(await store.counts()).toEqual({ documents: 0, chunks: 0, embedded: 0, pending: 0, keywordRows: 0, vectors: 0 });
+        expect(await store.getDocument(good.document.id)).toBeUndefined();
+        // A duplicate chunk id fails inside the engine itself: still nothing is left behind.
+        const first = makeDocument(["一つ目"]);
+        const clash = makeDocument(["二つ目"]);
+        (clash.chunks[0] as { id: string }).id = first.chunks[0]?.id as string;
+        await expect(store.writeDocuments([first, clash])).rejects.toThrow();
+        expect((await store.counts()).documents).toBe(0);
+      });
+
+      it("replaces the document under a caller's key, keeping its id and creation time", async () => {
+        const store = await fresh();
+        const first = makeDocument(["古い本文 standup notes"], { key: "notes/2026-11-22-standup", metadata: { v: 1 } });
+        await store.writeDocuments([{ ...first, upsertByKey: true }]);
+        const created = (await store.getDocument(first.document.id))?.createdAt;
+        const second = makeDocument(["新しい本文 retro notes"], { key: "notes/2026-11-22-standup", metadata: { v: 2 } });
+        const [result] = await store.writeDocuments([{ ...second, upsertByKey: true }]);
+        expect(result).toMatchObject({ docId: first.document.id, replaced: true });
+        expect(await store.getDocument(second.document.id)).toBeUndefined();
+        const stored = await store.getDocumentByKey("notes/2026-11-22-standup");
+        expect(stored).toMatchObject({ id: first.document.id, createdAt: created, metadata: { v: 2 }, content: second.document.content });
+        expect((await store.counts()).documents).toBe(1);
+        expect(await store.keywordSearch(query("古い"), { limit: 5 })).toEqual([]);
+        expect((await store.keywordSearch(query("新しい"), { limit: 5 })).map((h) => h.chunkId)).toEqual([second.chunks[0]?.id]);
+        expect(await store.getDocumentByKey("no-such-key")).toBeUndefined();
+      });
+
+      it("hands vectors of unchanged chunks to the document that replaces theirs", async () => {
+        const store = await fresh();
+        await store.setEmbeddingInfo({ provider: "test", model: "m", dimensions: 2 });
+        const old = makeDocument(["same", "changed"], { key: "k" }, (i) => ({ inputHash: `h${i}` }));
+        await store.writeDocuments([{ ...old, upsertByKey: true }]);
+        await store.writeVectors(old.chunks.map((c, i) => ({ chunkId: c.id, vector: unit([1, i]) })));
+        const next = makeDocument(["same", "different", "new"], { key: "k" }, (i) => ({ inputHash: i === 0 ? "h0" : `x${i}` }));
+        const [result] = await store.writeDocuments([{ ...next, upsertByKey: true }]);
+        expect(result?.reusedVectors).toBe(1);
+        const chunks = await store.getChunks(result?.docId as string);
+        expect(chunks.map((c) => c.embedded)).toEqual([true, false, false]);
+        expect(await store.counts()).toMatchObject({ chunks: 3, embedded: 1, pending: 2, vectors: 1 });
+        const near = await store.vectorSearch(unit([1, 0]), { limit: 1, exact: true });
+        expect(near[0]?.chunkId).toBe(next.chunks[0]?.id);
+        expect(near[0]?.distance).toBeCloseTo(0, 5);
+      });
+    });
+
+    describe("embeddings", () => {
+      it("records the model, checks dimensions, and drops every vector on replace", async () => {
+        const store = await fresh();
+        expect(await store.getEmbeddingInfo()).toBeUndefined();
+        const doc = makeDocument(["a", "b"]);
+        await store.writeDocuments([doc]);
+        await expectStoreError(store.writeVectors([{ chunkId: doc.chunks[0]?.id as string, vector: unit([1, 0, 0]) }]), "INVALID_REQUEST");
+        await store.setEmbeddingInfo({ provider: "p", model: "m", dimensions: 3 });
+        expect(await store.getEmbeddingInfo()).toEqual({ provider: "p", model: "m", dimensions: 3 });
+        await expectStoreError(store.writeVectors([{ chunkId: doc.chunks[0]?.id as string, vector: unit([1, 0]) }]), "INVALID_REQUEST");
+        expect(await store.writeVectors(doc.chunks.map((c) => ({ chunkId: c.id, vector: unit([1, 1, 0]) })))).toBe(2);
+        expect(await store.counts()).toMatchObject({ embedded: 2, pending: 0, vectors: 2 });
+        await expectStoreError(store.vectorSearch(unit([1, 0]), { limit: 1 }), "INVALID_REQUEST");
+        await store.setEmbeddingInfo({ provider: "p2", model: "m2", dimensions: 2 }, { replace: true });
+        expect(await store.getEmbeddingInfo()).toEqual({ provider: "p2", model: "m2", dimensions: 2 });
+        expect(await store.counts()).toMatchObject({ embedded: 0, pending: 2, vectors: 0 });
+        expect(await store.vectorSearch(unit([1, 0]), { limit: 5 })).toEqual([]);
+      });
+
+      it("skips vectors for chunks deleted while they were being embedded", async () => {
+        const store = await fresh();
+        await store.setEmbeddingInfo({ provider: "p", model: "m", dimensions: 2 });
+        const doc = makeDocument(["x"]);
+        await store.writeDocuments([doc]);
+        await store.deleteDocuments([doc.document.id]);
+        expect(await store.writeVectors([{ chunkId: doc.chunks[0]?.id as string, vector: unit([1, 0]) }])).toBe(0);
+        expect(await store.counts()).toMatchObject({ chunks: 0, vectors: 0 });
+      });
+
+      it("pages through pending chunks in id order", async () => {
+        const store = await fresh();
+        const docs = Array.from({ length: 5 }, (_, i) => makeDocument([`chunk ${i} a`, `chunk ${i} b`], { title: `T${i}` }));
+        await store.writeDocuments(docs);
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.pendingChunks(3, after);
+          if (page.length === 0) break;
+          seen.push(...page.map((p) => p.chunkId));
+          after = page[page.length - 1]?.chunkId;
+        }
+        const all = docs.flatMap((d) => d.chunks.map((c) => c.id)).sort();
+        expect(seen).toEqual(all);
+        const [first] = await store.pendingChunks(1);
+        expect(first).toMatchObject({ text: "chunk 0 a", title: "T0", heading: null });
+      });
+
+      it("settings: set, read, remove", async () => {
+        const store = await fresh();
+        expect(await store.getSetting("reembed")).toBeUndefined();
+        await store.setSetting("reembed", "1");
+        expect(await store.getSetting("reembed")).toBe("1");
+        await store.setSetting("reembed", undefined);
+        expect(await store.getSetting("reembed")).toBeUndefined();
+      });
+    });
+
+    describe("search", () => {
+      it("vector search returns the exact nearest chunks, filtered before the limit", async () => {
+        const store = await fresh();
+        const dims = 16;
+        await store.setEmbeddingInfo({ provider: "p", model: "m", dimensions: dims });
+        const next = random(7);
+        const docs = Array.from({ length: 60 }, (_, i) =>
+          makeDocument([`v${i} a`, `v${i} b`], { metadata: { group: i % 3 === 0 ? "rare" : "common", i } }, () => ({
+            vector: randomUnit(next, dims),
+          })),
+        );
+        await store.writeDocuments(docs);
+        const vectors = new Map(docs.flatMap((d) => d.chunks.map((c) => [c.id, c.vector as Float32Array])));
+        const groupOf = new Map(docs.flatMap((d) => d.chunks.map((c) => [c.id, d.document.metadata.group])));
+        for (let q = 0; q < 5; q++) {
+          const probe = randomUnit(next, dims);
+          const truth = [...vectors].map(([id, v]) => ({ id, d: cosineDistance(probe, v) })).sort((a, b) => a.d - b.d);
+          const exact = await store.vectorSearch(probe, { limit: 10, exact: true });
+          expect(exact.map((h) => h.chunkId)).toEqual(truth.slice(0, 10).map((t) => t.id));
+          exact.forEach((h, i) => expect(h.distance).toBeCloseTo(truth[i]?.d as number, 4));
+          const filter: Filter = { op: "eq", field: { metadata: ["group"] }, value: "rare" };
+          const filtered = await store.vectorSearch(probe, { limit: 10, filter, exact: true });
+          expect(filtered.map((h) => h.chunkId)).toEqual(
+            truth
+              .filter((t) => groupOf.get(t.id) === "rare")
+              .slice(0, 10)
+              .map((t) => t.id),
+          );
+          const approximate = await store.vectorSearch(probe, { limit: 10, filter });
+          expect(approximate).toHaveLength(10);
+          for (const h of approximate) expect(groupOf.get(h.chunkId)).toBe("rare");
+        }
+      });
+
+      it("keyword search ranks analysed terms with BM25 and applies filters", async () => {
+        const store = await fresh();
+        const docs = [
+          makeDocument(["奈良の大仏は東大寺にある大きな仏像です。"], { metadata: { lang: "ja" } }),
+          makeDocument(["大仏の写真と奈良公園の鹿。"], { metadata: { lang: "ja" } }),
+          makeDocument(["The getUserName function reads the user's name."], { metadata: { lang: "en" } }),
+          makeDocument(["Nothing relevant here."], { metadata: { lang: "en" } }),
+        ];
+        await store.writeDocuments(docs);
+        const hits = await store.keywordSearch(query("奈良の大仏"), { limit: 10 });
+        expect(hits.map((h) => h.chunkId).slice(0, 2)).toEqual([docs[0]?.chunks[0]?.id, docs[1]?.chunks[0]?.id]);
+        expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score as number);
+        const code = await store.keywordSearch(query("get_user_name"), { limit: 10 });
+        expect(code.map((h) => h.chunkId)).toEqual([docs[2]?.chunks[0]?.id]);
+        const filtered = await store.keywordSearch(query("奈良 getUserName"), {
+          limit: 10,
+          filter: { op: "eq", field: { metadata: ["lang"] }, value: "en" },
+        });
+        expect(filtered.map((h) => h.chunkId)).toEqual([docs[2]?.chunks[0]?.id]);
+        expect(await store.keywordSearch({ any: [], phrases: [] }, { limit: 10 })).toEqual([]);
+        // Terms that look like query syntax are only words.
+        expect(await store.keywordSearch({ any: [['"', "OR", "NOT", "col:x", "*", "(", "NEAR"]], phrases: [] }, { limit: 3 })).toEqual([]);
+      });
+
+      it("keyword search counts the title double and rewards the query's word order", async () => {
+        const store = await fresh();
+        const inTitle = makeDocument(["本文には関係のない話。"], { title: "量子計算" });
+        const inBody = makeDocument(["量子計算の話をします。ほかの話もします。"], { title: "雑記" });
+        await store.writeDocuments([inTitle, inBody]);
+        const hits = await store.keywordSearch(query("量子計算"), { limit: 5 });
+        expect(hits[0]?.chunkId).toBe(inTitle.chunks[0]?.id);
+        const ordered = makeDocument(["production of pge2 was measured"]);
+        const scrambled = makeDocument(["pge2 measured; production was low"]);
+        await store.writeDocuments([scrambled, ordered]);
+        const phrase = await store.keywordSearch(query("production of PGE2"), { limit: 5 });
+        expect(phrase[0]?.chunkId).toBe(ordered.chunks[0]?.id);
+      });
+
+      it("returns chunk hits with their document fields, in the order asked", async () => {
+        const store = await fresh();
+        const a = makeDocument(["first", "second"], { metadata: { m: 1 }, source: "a.md", title: "A" });
+        await store.writeDocuments([a]);
+        const ids = [a.chunks[1]?.id as string, "missing", a.chunks[0]?.id as string];
+        const hits = await store.chunkHits(ids);
+        expect(hits.map((h) => h.text)).toEqual(["second", "first"]);
+        expect(hits[0]).toMatchObject({ title: "A", source: "a.md", metadata: { m: 1 }, docId: a.document.id, collection: null });
+      });
+    });
+
+    describe("filters", () => {
+      const docsMetadata: Record<string, unknown>[] = [
+        { lang: "ja", n: 1, tags: ["a", "b"], flag: true, author: { name: "Sato" } },
+        { lang: "en", n: 2.5, tags: ["b"], flag: false, author: { name: "Smith" } },
+        { lang: "ja", n: "1", tags: [], flag: 1, nothing: null },
+        { lang: "fr", n: 10, tags: "a", author: { name: "Sato", age: 40 } },
+        { n: -3, date: "2026-11-01T00:00:00.000Z", nested: { deep: { x: "y" } } },
+        { lang: "日本語", n: 0, date: "2025-01-01T00:00:00.000Z", tags: [1, "1", true, null] },
+        {},
+      ];
+      const filters: Filter[] = [
+        { op: "eq", field: { metadata: ["lang"] }, value: "ja" },
+        { op: "eq", field: { metadata: ["n"] }, value: 1 },
+        { op: "eq", field: { metadata: ["n"] }, value: "1" },
+        { op: "eq", field: { metadata: ["flag"] }, value: true },
+        { op: "eq", field: { metadata: ["flag"] }, value: 1 },
+        { op: "eq", field: { metadata: ["nothing"] }, value: null },
+        { op: "eq", field: { metadata: ["tags"] }, value: "a" },
+        { op: "eq", field: { metadata: ["tags"] }, value: 1 },
+        { op: "eq", field: { metadata: ["tags"] }, value: null },
+        { op: "eq", field: { metadata: ["author", "name"] }, value: "Sato" },
+        { op: "eq", field: { metadata: ["author"] }, value: "Sato" },
+        { op: "ne", field: { metadata: ["lang"] }, value: "ja" },
+        { op: "in", field: { metadata: ["lang"] }, values: ["en", "fr", "日本語"] },
+        { op: "in", field: { metadata: ["lang"] }, values: [] },
+        { op: "nin", field: { metadata: ["tags"] }, values: ["a", "b"] },
+        { op: "nin", field: { metadata: ["lang"] }, values: [] },
+        { op: "gt", field: { metadata: ["n"] }, value: 1 },
+        { op: "gte", field: { metadata: ["n"] }, value: 1 },
+        { op: "lt", field: { metadata: ["n"] }, value: 0 },
+        { op: "lte", field: { metadata: ["n"] }, value: 2.5 },
+        { op: "gt", field: { metadata: ["lang"] }, value: "en" },
+        { op: "gte", field: { metadata: ["date"] }, value: "2026-01-01" },
+        { op: "exists", field: { metadata: ["nothing"] }, value: true },
+        { op: "exists", field: { metadata: ["lang"] }, value: false },
+        { op: "exists", field: { metadata: ["nested", "deep", "x"] }, value: true },
+        { op: "prefix", field: { metadata: ["lang"] }, value: "j" },
+        { op: "prefix", field: { metadata: ["lang"] }, value: "日本" },
+        { and: [{ op: "eq", field: { metadata: ["lang"] }, value: "ja" }, { op: "eq", field: { metadata: ["flag"] }, value: true }] },
+        { or: [{ op: "eq", field: { metadata: ["lang"] }, value: "fr" }, { op: "lt", field: { metadata: ["n"] }, value: 0 }] },
+        { not: { op: "exists", field: { metadata: ["tags"] }, value: true } },
+        { and: [] },
+        { or: [] },
+        { op: "eq", field: { builtin: "source" }, value: "docs/a.md" },
+        { op: "eq", field: { builtin: "source" }, value: null },
+        { op: "prefix", field: { builtin: "source" }, value: "docs/" },
+        { op: "eq", field: { builtin: "collection" }, value: null },
+        { op: "eq", field: { builtin: "title" }, value: "T3" },
+        { op: "in", field: { builtin: "title" }, values: ["T1", "T5", "nope"] },
+        { op: "exists", field: { builtin: "key" }, value: true },
+        { op: "gte", field: { builtin: "created_at" }, value: "2000-01-01" },
+        { op: "lt", field: { builtin: "created_at" }, value: "2000-01-01" },
+        { op: "ne", field: { builtin: "source" }, value: "docs/a.md" },
+      ];
+
+      it("every operator means what the reference says, on every query path", async () => {
+        const store = await fresh();
+        await store.setEmbeddingInfo({ provider: "p", model: "m", dimensions: 2 });
+        const docs = docsMetadata.map((metadata, i) =>
+          makeDocument([`共通の言葉 common words ${i}`], {
+            metadata,
+            title: `T${i}`,
+            source: i % 2 === 0 ? `docs/${String.fromCharCode(97 + i)}.md` : null,
+            key: i === 3 ? "the-key" : null,
+          }, () => ({ vector: unit([1, i]) })),
+        );
+        for (const d of docs) await store.writeDocuments([{ ...d, upsertByKey: true }]);
+        const stored = await Promise.all(docs.map((d) => store.getDocument(d.document.id)));
+        const byChunk = new Map(docs.map((d) => [d.chunks[0]?.id as string, d.document.id]));
+        for (const filter of filters) {
+          const expected = stored
+            .filter((s) => matchesFilter(filter, s as FilterableDocument))
+            .map((s) => s?.id)
+            .sort();
+          const label = JSON.stringify(filter);
+          const listed = (await store.listDocuments({ limit: 100, filter })).map((d) => d.id).sort();
+          expect(listed, `listDocuments ${label}`).toEqual(expected);
+          const keyword = (await store.keywordSearch(query("共通"), { limit: 100, filter })).map((h) => byChunk.get(h.chunkId)).sort();
+          expect(keyword, `keywordSearch ${label}`).toEqual(expected);
+          const vector = (await store.vectorSearch(unit([1, 1]), { limit: 100, filter, exact: true })).map((h) => byChunk.get(h.chunkId)).sort();
+          expect(vector, `vectorSearch ${label}`).toEqual(expected);
+        }
+        // The reference itself is not vacuous: the filters above split the documents many ways.
+        const sizes = new Set(filters.map((f) => stored.filter((s) => matchesFilter(f, s as FilterableDocument)).length));
+        expect(sizes.size).toBeGreaterThan(4);
+      });
+
+      it("refuses a metadata path it cannot name safely", async () => {
+        const store = await fresh();
+        await expectStoreError(
+          store.listDocuments({ limit: 1, filter: { op: "eq", field: { metadata: ['a"b'] }, value: 1 } }),
+          "INVALID_REQUEST",
+        );
+        await expectStoreError(store.listDocuments({ limit: 1, filter: { op: "eq", field: { metadata: [] }, value: 1 } }), "INVALID_REQUEST");
+      });
+    });
+
+    describe("collections and files", () => {
+      const record = (path: string, hash = path) => ({ path, size: 10, mtime: 1_700_000_000_000, contentHash: hash, chunking: "v1:700:100" });
+
+      it("creates, updates, lists and refuses a taken name", async () => {
+        const store = await fresh();
+        const created = await store.createCollection({ name: "api", description: "API docs", source: "/tmp/api", enabled: true });
+        expect(created).toMatchObject({ name: "api", description: "API docs", source: "/tmp/api", enabled: true, settings: {}, lastImportAt: null });
+        await expectStoreError(store.createCollection({ name: "api", description: "x", source: "/x", enabled: true }), "CONFLICT");
+        expect(await store.updateCollection("api", { description: "new", enabled: false, settings: { chunk_size: 500 } })).toBe(true);
+        expect(await store.updateCollection("nope", { description: "x" })).toBe(false);
+        await store.updateCollection("api", { lastImportAt: "2026-11-22T00:00:00.000Z" });
+        expect(await store.getCollection("api")).toMatchObject({
+          description: "new",
+          enabled: false,
+          settings: { chunk_size: 500 },
+          lastImportAt: "2026-11-22T00:00:00.000Z",
+        });
+        await store.createCollection({ name: "blog", description: "Blog", source: "/tmp/blog", enabled: true });
+        expect((await store.listCollections()).map((c) => c.name)).toEqual(["api", "blog"]);
+        expect(await store.getCollection("missing")).toBeUndefined();
+      });
+
+      it("a file's document, chunks and row are replaced together; removeFile and touchFile", async () => {
+        const store = await fresh();
+        await store.createCollection({ name: "c", description: "d", source: "/tmp/c", enabled: true });
+        const v1 = makeDocument(["版1の本文"]);
+        const [first] = await store.writeDocuments([{ ...v1, file: { collection: "c", record: record("a.md", "h1") } }]);
+        expect(first).toMatchObject({ docId: v1.document.id, replaced: false });
+        const v2 = makeDocument(["版2の本文", "追加"]);
+        const [second] = await store.writeDocuments([{ ...v2, file: { collection: "c", record: record("a.md", "h2") } }]);
+        expect(second).toMatchObject({ docId: v2.document.id, replaced: true });
+        expect(await store.getDocument(v1.document.id)).toBeUndefined();
+        const files = await store.listFiles("c");
+        expect(files).toHaveLength(1);
+        expect(files[0]).toMatchObject({ collection: "c", path: "a.md", contentHash: "h2", docId: v2.document.id, chunkCount: 2, chunking: "v1:700:100" });
+        expect((await store.getDocument(v2.document.id))?.source).toBe("a.md");
+        expect((await store.getDocument(v2.document.id))?.collection).toBe("c");
+        await store.touchFile("c", "a.md", 99, 42);
+        expect((await store.listFiles("c"))[0]).toMatchObject({ size: 99, mtime: 42, contentHash: "h2" });
+        expect((await store.filesOfDocuments([v2.document.id, "x"])).map((f) => f.path)).toEqual(["a.md"]);
+        expect(await store.collectionCounts("c")).toEqual({ documents: 1, chunks: 2, embedded: 0, pending: 2, files: 1 });
+        expect(await store.removeFile("c", "a.md")).toBe(2);
+        expect(await store.removeFile("c", "a.md")).toBe(0);
+        expect(await store.counts()).toMatchObject({ documents: 0, chunks: 0, keywordRows: 0 });
+        expect(await store.listFiles("c")).toEqual([]);
+      });
+
+      it("deleting a document removes its file row", async () => {
+        const store = await fresh();
+        await store.createCollection({ name: "c", description: "d", source: "/tmp/c", enabled: true });
+        const doc = makeDocument(["x"]);
+        await store.writeDocuments([{ ...doc, file: { collection: "c", record: record("x.txt") } }]);
+        await store.deleteDocuments([doc.document.id]);
+        expect(await store.listFiles("c")).toEqual([]);
+      });
+
+      it("clears and deletes a large collection in batches, leaving other documents alone", async () => {
+        const store = await fresh();
+        await store.createCollection({ name: "big", description: "d", source: "/tmp/big", enabled: true });
+        const writes = Array.from({ length: 450 }, (_, i) => ({
+          ...makeDocument([`file ${i}`]),
+          file: { collection: "big", record: record(`f${i}.txt`) },
+        }));
+        for (let i = 0; i < writes.length; i += 100) await store.writeDocuments(writes.slice(i, i + 100));
+        const other = makeDocument(["unrelated"]);
+        await store.writeDocuments([other]);
+        expect((await store.collectionCounts("big")).files).toBe(450);
+        expect(await store.clearCollection("big")).toEqual({ documents: 450, chunks: 450 });
+        expect(await store.collectionCounts("big")).toEqual({ documents: 0, chunks: 0, embedded: 0, pending: 0, files: 0 });
+        expect(await store.getCollection("big")).toBeDefined();
+        await store.writeDocuments([{ ...makeDocument(["again"]), file: { collection: "big", record: record("g.txt") } }]);
+        expect(await store.deleteCollection("big")).toEqual({ documents: 1, chunks: 1 });
+        expect(await store.getCollection("big")).toBeUndefined();
+        expect(await store.counts()).toMatchObject({ documents: 1, chunks: 1, keywordRows: 1 });
+      });
+    });
+
+    describe("several writers", () => {
+      it("two connections writing at once both succeed, and each sees the other's writes", async () => {
+        const name = `cc_${testId().toLowerCase()}`.slice(0, 40);
+        const a = await engine.openDatabase(name, { create: true });
+        const otherEngine = await target.second();
+        try {
+          const b = await otherEngine.openDatabase(name);
+          const token = await a.changeToken();
+          const writer = (store: Store, tag: string) =>
+            Promise.all(
+              Array.from({ length: 40 }, async (_, i) => {
+                await store.writeDocuments([makeDocument([`${tag} ${i} 並行書き込み`])]);
+              }),
+            );
+          await Promise.all([writer(a, "a"), writer(b, "b"), a.createCollection({ name: "c", description: "d", source: "/c", enabled: true })]);
+          expect((await a.counts()).documents).toBe(80);
+          expect((await b.counts()).documents).toBe(80);
+          expect(await a.changeToken()).not.toBe(token);
+          const before = await a.changeToken();
+          await b.writeDocuments([makeDocument(["one more"])]);
+          expect(await a.changeToken()).not.toBe(before);
+          expect((await a.keywordSearch(query("並行書き込み"), { limit: 100 })).length).toBe(80);
+        } finally {
+          await otherEngine.close();
+        }
+      });
+    });
+  });
+}
