@@ -25,7 +25,7 @@ CREATE TABLE documents (
   title        TEXT COLLATE "C",
   content      TEXT NOT NULL,
   content_hash TEXT NOT NULL,                  -- sha256 of content
-  content_length INTEGER NOT NULL,             -- UTF-16 code units, as JavaScript counts
+  content_length INTEGER NOT NULL,             -- characters (code points), as SQLite's length() counts
   metadata     JSONB NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object'),
   collection   TEXT COLLATE "C",
   created_at   TEXT COLLATE "C" NOT NULL,

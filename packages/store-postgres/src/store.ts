@@ -52,6 +52,13 @@ function vectorText(vector: Float32Array, dimensions: number | undefined): strin
   return `${out}]`;
 }
 
+/** Characters as the contract counts them (code points, like SQLite's length()). */
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
 function toDocument(r: Row): StoredDocument {
   return {
     id: r.id as string,
@@ -272,6 +279,9 @@ export class PostgresStore implements Store {
   ): Promise<WriteResult> {
     const doc = w.document;
     const key = doc.key ?? null;
+    // A collection file's document belongs to that collection, under the file's path.
+    const collection = w.file ? w.file.collection : (doc.collection ?? null);
+    const source = w.file ? w.file.record.path : (doc.source ?? null);
     const s = this.s;
     const time = now();
     let id = doc.id;
@@ -291,12 +301,10 @@ export class PostgresStore implements Store {
       }
     }
     if (w.file) {
-      const { collection, record } = w.file;
-      const sources = [record.path, ...(doc.source ? [doc.source] : [])];
       const { rows } = await client.query<{ id: string }>(
         `SELECT doc_id AS id FROM ${s}.files WHERE collection = $1 AND path = $2
-         UNION SELECT id FROM ${s}.documents WHERE collection = $1 AND source = ANY($3::text[])`,
-        [collection, record.path, sources],
+         UNION SELECT id FROM ${s}.documents WHERE collection = $1 AND source = $2`,
+        [collection, source],
       );
       for (const r of rows) replaced.add(r.id);
     }
@@ -320,13 +328,13 @@ export class PostgresStore implements Store {
         [
           id,
           key,
-          doc.source ?? null,
+          source,
           doc.title ?? null,
           doc.content,
           doc.contentHash,
-          doc.content.length,
+          codePoints(doc.content),
           JSON.stringify(doc.metadata ?? {}),
-          doc.collection ?? null,
+          collection,
           createdAt,
           time,
         ],
@@ -419,7 +427,7 @@ export class PostgresStore implements Store {
     }
 
     if (w.file) {
-      const { collection, record } = w.file;
+      const { record } = w.file;
       try {
         await client.query(
           `INSERT INTO ${s}.files (collection, path, size, mtime, content_hash, doc_id, chunking, imported_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -503,12 +511,19 @@ export class PostgresStore implements Store {
   }
 
   async deleteDocuments(ids: string[]): Promise<RemovedCounts> {
-    if (ids.length === 0) return { documents: 0, chunks: 0 };
-    return this.db.transaction(async (client) => {
-      const removed = await this.deleteIn(client, [...new Set(ids)]);
-      if (removed.documents > 0) await this.bump(client);
-      return removed;
-    });
+    const unique = [...new Set(ids)];
+    const total = { documents: 0, chunks: 0 };
+    // Bounded batches, each its own transaction, so a long delete never holds up other writers.
+    for (let i = 0; i < unique.length; i += DELETE_BATCH) {
+      const removed = await this.db.transaction(async (client) => {
+        const removed = await this.deleteIn(client, unique.slice(i, i + DELETE_BATCH));
+        if (removed.documents > 0) await this.bump(client);
+        return removed;
+      });
+      total.documents += removed.documents;
+      total.chunks += removed.chunks;
+    }
+    return total;
   }
 
   async listDocuments(options: { limit: number; offset?: number; filter?: import("@docdb/store").Filter }): Promise<DocumentSummary[]> {
@@ -653,7 +668,16 @@ export class PostgresStore implements Store {
     if (patch.enabled !== undefined) sets.push(`enabled = ${params.add(patch.enabled)}`);
     if (patch.settings !== undefined) sets.push(`settings = ${params.add(JSON.stringify(patch.settings))}::jsonb`);
     if (patch.lastImportAt !== undefined) sets.push(`last_import_at = ${params.add(patch.lastImportAt)}`);
-    sets.push(`updated_at = ${params.add(now())}`);
+    // Recording an import is not a change to the collection itself.
+    if (
+      sets.length === 0 ||
+      patch.description !== undefined ||
+      patch.source !== undefined ||
+      patch.enabled !== undefined ||
+      patch.settings !== undefined
+    ) {
+      sets.push(`updated_at = ${params.add(now())}`);
+    }
     return this.db.transaction(async (client) => {
       const result = await client.query(`UPDATE ${this.s}.collections SET ${sets.join(", ")} WHERE name = $1`, params.values);
       if (!result.rowCount) return false;

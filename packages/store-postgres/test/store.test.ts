@@ -117,7 +117,7 @@ describeServers("postgres store", ({ engine, url }) => {
     expect(await store.getDocument("D2")).toBeUndefined();
     expect(await code(store.writeDocuments([{ document: doc("D3", { key: "k1" }), chunks: [] }]))).toBe("CONFLICT");
     const [summary] = await store.listDocuments({ limit: 10 });
-    expect(summary).toMatchObject({ id: "D1", chunkCount: 1, length: "new content ✓😀".length });
+    expect(summary).toMatchObject({ id: "D1", chunkCount: 1, length: [..."new content ✓😀"].length });
     expect(summary).not.toHaveProperty("content");
     expect(await store.counts()).toEqual({ documents: 1, chunks: 1, embedded: 0, pending: 1, keywordRows: 1, vectors: 0 });
     expect(await store.deleteDocuments(["D1", "nope"])).toEqual({ documents: 1, chunks: 1 });
