@@ -123,8 +123,10 @@ export function matchesFilter(filter: Filter, doc: FilterableDocument): boolean 
       return (metadataValue(doc, filter.field.metadata) !== MISSING) === filter.value;
     case "prefix":
       return candidates(doc, filter.field).some((v) => typeof v === "string" && v.startsWith(filter.value));
-    default:
-      return candidates(doc, filter.field).some((v) => compare(v, filter.value, filter.op));
+    default: {
+      const op = filter.op;
+      return candidates(doc, filter.field).some((v) => compare(v, filter.value, op));
+    }
   }
 }
 
