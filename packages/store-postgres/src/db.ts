@@ -79,6 +79,8 @@ export function pgCode(error: unknown): { code?: string; constraint?: string } {
   return { code: typeof code === "string" ? code : undefined, constraint: typeof constraint === "string" ? constraint : undefined };
 }
 
+const WATCHED = new WeakSet<pg.PoolClient>();
+
 export type Queryable = Pick<pg.PoolClient, "query">;
 
 /**
@@ -137,7 +139,14 @@ export class Database {
 
   private async connect(): Promise<pg.PoolClient> {
     try {
-      return await this.pool.connect();
+      const client = await this.pool.connect();
+      // A checked-out client whose server goes away between two statements emits 'error';
+      // its next statement then fails (and is handled there), so the event itself is dropped.
+      if (!WATCHED.has(client)) {
+        WATCHED.add(client);
+        client.on("error", () => {});
+      }
+      return client;
     } catch (error) {
       throw this.unavailable(error);
     }
