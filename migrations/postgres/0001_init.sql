@@ -9,12 +9,17 @@ CREATE TABLE meta (
   value TEXT NOT NULL
 );
 
--- Bumped by every transaction that changes anything: changeToken() reads it.
-CREATE TABLE change_counter (
+-- One row, updated last by every transaction that changes anything: `version` is what
+-- changeToken() reads; `chunks` and `terms` (the sum of chunks.kw_length) are the keyword
+-- statistics BM25 needs on every query (N and the average length), kept in step here rather
+-- than counted per query.
+CREATE TABLE counters (
   id      INTEGER PRIMARY KEY CHECK (id = 1),
-  version BIGINT NOT NULL
+  version BIGINT NOT NULL,
+  chunks  BIGINT NOT NULL,
+  terms   BIGINT NOT NULL
 );
-INSERT INTO change_counter (id, version) VALUES (1, 0);
+INSERT INTO counters (id, version, chunks, terms) VALUES (1, 0, 0, 0);
 -- Tells a database apart from one dropped and created again under the same name.
 INSERT INTO meta (key, value) VALUES ('instance', gen_random_uuid()::text);
 

@@ -97,13 +97,28 @@ function matchesSql(schema: string, terms: string[], params: Params): string {
 function bm25Sql(schema: string, list: string[][], params: Params, name: string): { ctes: string[]; union: string } {
   const ctes: string[] = [];
   const parts: string[] = [];
-  list.forEach((terms, i) => {
-    const m = `${name}${i}`;
-    ctes.push(`${m} AS MATERIALIZED (${matchesSql(schema, terms, params)})`);
-    parts.push(`SELECT m.seq, greatest(ln((stats.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
-        * (m.f * ${K1 + 1}) / (m.f + ${K1} * (${1 - B} + ${B} * m.length / stats.avglen)) AS score
-      FROM ${m} m CROSS JOIN stats CROSS JOIN (SELECT count(*)::float8 AS n FROM ${m}) AS df`);
-  });
+  const score = (m: string, df: string) =>
+    `greatest(ln((stats.n - ${df} + 0.5) / (${df} + 0.5)), 1e-6) * (${m}.f * ${K1 + 1}) / (${m}.f + ${K1} * (${1 - B} + ${B} * ${m}.length / stats.avglen))`;
+  // Single words (most of a query) in one scan of the index, their frequencies counted per term.
+  const singles = list.filter((terms) => terms.length === 1).map((terms) => terms[0] as string);
+  if (singles.length > 0) {
+    const w = `${name}w`;
+    ctes.push(
+      `${w} AS MATERIALIZED (SELECT term, seq, length, (${TITLE_WEIGHT} * cardinality(title_pos) + ${BODY_WEIGHT} * cardinality(body_pos))::float8 AS f
+        FROM ${schema}.postings WHERE term = ANY(${params.add(singles)}::text[]))`,
+    );
+    parts.push(`SELECT m.seq, ${score("m", "df.n")} AS score
+      FROM ${w} m JOIN (SELECT term, count(*)::float8 AS n FROM ${w} GROUP BY term) AS df ON df.term = m.term CROSS JOIN stats`);
+  }
+  list
+    .filter((terms) => terms.length > 1)
+    .forEach((terms, i) => {
+      const m = `${name}${i}`;
+      ctes.push(`${m} AS MATERIALIZED (${matchesSql(schema, terms, params)})`);
+      parts.push(
+        `SELECT m.seq, ${score("m", "df.n")} AS score FROM ${m} m CROSS JOIN stats CROSS JOIN (SELECT count(*)::float8 AS n FROM ${m}) AS df`,
+      );
+    });
   return { ctes, union: `SELECT seq, sum(score) AS score FROM (${parts.join(" UNION ALL ")}) AS u GROUP BY seq` };
 }
 
@@ -125,7 +140,7 @@ export function keywordSearchSql(
   const params = new Params();
   const main = bm25Sql(schema, any, params, "m");
   const ctes = [
-    `stats AS MATERIALIZED (SELECT count(*)::float8 AS n, greatest(COALESCE(avg(kw_length), 0), 1e-9)::float8 AS avglen FROM ${schema}.chunks)`,
+    `stats AS MATERIALIZED (SELECT chunks::float8 AS n, greatest(terms::float8 / greatest(chunks, 1), 1e-9) AS avglen FROM ${schema}.counters WHERE id = 1)`,
     ...main.ctes,
     `scored AS MATERIALIZED (${main.union})`,
   ];

@@ -119,6 +119,12 @@ function toFile(r: Row): StoredFile {
 const DOCUMENT_COLUMNS = "d.id, d.key, d.source, d.title, d.content, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at";
 const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.embedded`;
 
+/** A transaction's change to the keyword statistics. */
+interface KeywordDelta {
+  chunks: number;
+  terms: number;
+}
+
 /** A conflict on the key of a document another writer inserted meanwhile: the write runs again. */
 class KeyRace extends StoreError {}
 
@@ -157,8 +163,16 @@ export class PostgresStore implements Store {
     return this.db.read<R>(sql, params);
   }
 
-  private async bump(client: Queryable): Promise<void> {
-    await client.query(`UPDATE ${this.s}.change_counter SET version = version + 1 WHERE id = 1`);
+  /**
+   * Marks a change (changeToken) and applies the transaction's change to the keyword statistics
+   * (chunk count and total index terms, which BM25 needs on every query). Called last in a
+   * transaction, so the row it locks is held only briefly.
+   */
+  private async bump(client: Queryable, delta: KeywordDelta = { chunks: 0, terms: 0 }): Promise<void> {
+    await client.query(`UPDATE ${this.s}.counters SET version = version + 1, chunks = chunks + $1, terms = terms + $2 WHERE id = 1`, [
+      delta.chunks,
+      delta.terms,
+    ]);
   }
 
   async close(): Promise<void> {
@@ -262,9 +276,10 @@ export class PostgresStore implements Store {
     return this.db.transaction(
       async (client) => {
         const dims = await this.dimensions(client);
+        const delta: KeywordDelta = { chunks: 0, terms: 0 };
         const results: WriteResult[] = [];
-        for (const [i, w] of writes.entries()) results.push(await this.writeOne(client, w, postings[i] ?? [], dims));
-        await this.bump(client);
+        for (const [i, w] of writes.entries()) results.push(await this.writeOne(client, w, postings[i] ?? [], dims, delta));
+        await this.bump(client, delta);
         return results;
       },
       { retryOn: (error) => error instanceof KeyRace },
@@ -276,6 +291,7 @@ export class PostgresStore implements Store {
     w: DocumentWrite,
     postings: ReturnType<typeof chunkPostings>[],
     dims: number | undefined,
+    delta: KeywordDelta,
   ): Promise<WriteResult> {
     const doc = w.document;
     const key = doc.key ?? null;
@@ -319,7 +335,11 @@ export class PostgresStore implements Store {
       );
       for (const r of rows) if (!reusable.has(r.input_hash)) reusable.set(r.input_hash, r.embedding);
     }
-    if (replaced.size > 0) await client.query(`DELETE FROM ${s}.documents WHERE id = ANY($1::text[])`, [[...replaced]]);
+    if (replaced.size > 0) {
+      const removed = await this.deleteIn(client, [...replaced]);
+      delta.chunks += removed.delta.chunks;
+      delta.terms += removed.delta.terms;
+    }
 
     try {
       await client.query(
@@ -386,6 +406,8 @@ export class PostgresStore implements Store {
         ],
       );
       const seqByIdx = new Map(rows.map((r) => [r.idx, r.seq]));
+      delta.chunks += w.chunks.length;
+      for (const p of postings) delta.terms += p.length;
       const terms: string[] = [];
       const seqs: string[] = [];
       const lengths: number[] = [];
@@ -497,17 +519,22 @@ export class PostgresStore implements Store {
   }
 
   /** Deletes documents (cascading to chunks, postings, vectors and file rows) inside a transaction. */
-  private async deleteIn(client: Queryable, ids: string[]): Promise<RemovedCounts> {
-    if (ids.length === 0) return { documents: 0, chunks: 0 };
-    const { rows } = await client.query<{ documents: string; chunks: string }>(
+  private async deleteIn(client: Queryable, ids: string[]): Promise<RemovedCounts & { delta: KeywordDelta }> {
+    if (ids.length === 0) return { documents: 0, chunks: 0, delta: { chunks: 0, terms: 0 } };
+    const { rows } = await client.query<{ documents: string; chunks: string; terms: string | null }>(
       `WITH gone AS (DELETE FROM ${this.s}.documents WHERE id = ANY($1::text[]) RETURNING id)
-       SELECT (SELECT count(*) FROM gone) AS documents,
-              (SELECT count(*) FROM ${this.s}.chunks c WHERE c.doc_id IN (SELECT id FROM gone)) AS chunks`,
+       SELECT (SELECT count(*) FROM gone) AS documents, count(c.seq) AS chunks, sum(c.kw_length) AS terms
+       FROM ${this.s}.chunks c WHERE c.doc_id IN (SELECT id FROM gone)`,
       [ids],
     );
     // The data-modifying CTE's effects are not visible to the statement itself, so the chunks
     // counted above are the ones the delete cascades to.
-    return { documents: Number(rows[0]?.documents ?? 0), chunks: Number(rows[0]?.chunks ?? 0) };
+    const chunks = Number(rows[0]?.chunks ?? 0);
+    return {
+      documents: Number(rows[0]?.documents ?? 0),
+      chunks,
+      delta: { chunks: -chunks, terms: -Number(rows[0]?.terms ?? 0) },
+    };
   }
 
   async deleteDocuments(ids: string[]): Promise<RemovedCounts> {
@@ -516,8 +543,8 @@ export class PostgresStore implements Store {
     // Bounded batches, each its own transaction, so a long delete never holds up other writers.
     for (let i = 0; i < unique.length; i += DELETE_BATCH) {
       const removed = await this.db.transaction(async (client) => {
-        const removed = await this.deleteIn(client, unique.slice(i, i + DELETE_BATCH));
-        if (removed.documents > 0) await this.bump(client);
+        const { delta, ...removed } = await this.deleteIn(client, unique.slice(i, i + DELETE_BATCH));
+        if (removed.documents > 0) await this.bump(client, delta);
         return removed;
       });
       total.documents += removed.documents;
@@ -699,11 +726,11 @@ export class PostgresStore implements Store {
           if (files.rowCount) await this.bump(client);
           return undefined;
         }
-        const removed = await this.deleteIn(
+        const { delta, ...removed } = await this.deleteIn(
           client,
           rows.map((r) => r.id),
         );
-        await this.bump(client);
+        await this.bump(client, delta);
         return removed;
       });
       if (!done) return total;
@@ -767,18 +794,18 @@ export class PostgresStore implements Store {
         [collection, path],
       );
       if (rows.length === 0) return 0;
-      const removed = await this.deleteIn(
+      const { delta, chunks } = await this.deleteIn(
         client,
         rows.map((r) => r.doc_id),
       );
-      await this.bump(client);
-      return removed.chunks;
+      await this.bump(client, delta);
+      return chunks;
     });
   }
 
   async changeToken(): Promise<string> {
     const rows = await this.read<{ version: string; instance: string | null }>(
-      `SELECT c.version::text AS version, (SELECT value FROM ${this.s}.meta WHERE key = 'instance') AS instance FROM ${this.s}.change_counter c WHERE c.id = 1`,
+      `SELECT c.version::text AS version, (SELECT value FROM ${this.s}.meta WHERE key = 'instance') AS instance FROM ${this.s}.counters c WHERE c.id = 1`,
     );
     const r = rows[0];
     if (!r) throw new StoreError("INTERNAL", `database ${this.name} has no change counter`);

@@ -1,7 +1,7 @@
 import { buildKeywordQuery, words } from "@docdb/analyzer";
 import { type DocumentWrite, type Store, StoreError } from "@docdb/store";
 import { describe, expect, it } from "vitest";
-import { DELETE_BATCH, schemaNameFor } from "../src/index.js";
+import { DELETE_BATCH, type PostgresEngine, type PostgresStore, schemaNameFor } from "../src/index.js";
 import { describeServers, uniqueName } from "./support/servers.js";
 
 const doc = (id: string, extra: Partial<DocumentWrite["document"]> = {}): DocumentWrite["document"] => ({
@@ -354,6 +354,41 @@ describeServers("postgres store", ({ engine, url }) => {
     await b.setSetting("k", "v");
     expect(await a.changeToken()).not.toBe(t1);
     expect(url()).toContain("postgres");
+  });
+
+  it("keeps the keyword statistics (chunk count, total terms) in step through every kind of write", async () => {
+    const e = engine() as PostgresEngine;
+    const store = await e.openDatabase(uniqueName("stats"), { create: true });
+    const schema = (store as PostgresStore).schema;
+    const check = async () => {
+      const [counters] = await e.db.read(`SELECT chunks::int AS chunks, terms::int AS terms FROM "${schema}".counters`);
+      const [actual] = await e.db.read(`SELECT count(*)::int AS chunks, COALESCE(sum(kw_length), 0)::int AS terms FROM "${schema}".chunks`);
+      expect(counters).toEqual(actual);
+    };
+    await store.createCollection({ name: "c", description: "d", source: "/c", enabled: true });
+    const record = (path: string) => ({ path, size: 1, mtime: 1, contentHash: path, chunking: "v" });
+    await store.writeDocuments([
+      {
+        document: doc("S1", { key: "k", title: "Some title" }),
+        chunks: [chunk("S1a", 0, "alpha beta"), chunk("S1b", 1, "gamma", { heading: "H > I" })],
+      },
+      { document: doc("S2"), chunks: [chunk("S2a", 0, "delta epsilon zeta")], file: { collection: "c", record: record("a.md") } },
+      { document: doc("S3"), chunks: [chunk("S3a", 0, "eta")], file: { collection: "c", record: record("b.md") } },
+    ]);
+    await check();
+    await store.writeDocuments([
+      { document: doc("S4", { key: "k" }), chunks: [chunk("S4a", 0, "theta iota kappa lambda")], upsertByKey: true },
+    ]);
+    await store.writeDocuments([
+      { document: doc("S5"), chunks: [chunk("S5a", 0, "mu")], file: { collection: "c", record: record("a.md") } },
+    ]);
+    await check();
+    await store.removeFile("c", "b.md");
+    await store.deleteDocuments(["S1"]);
+    await check();
+    await store.clearCollection("c");
+    await check();
+    expect((await store.counts()).chunks).toBe(0);
   });
 
   it("pending chunks in id order after a cursor", async () => {
