@@ -147,9 +147,16 @@ export function keywordSearchSql(
   const where = filter ? `WHERE ${filterToSql(filter, params)}` : "";
   const join = filter ? `JOIN ${schema}.documents d ON d.id = c.doc_id` : "";
   const depth = phrases.length > 0 ? Math.max(limit, RERANK_DEPTH) : limit;
-  ctes.push(`top AS MATERIALIZED (SELECT c.id, c.seq, s.score, row_number() OVER (ORDER BY s.score DESC, c.seq) AS rank
+  if (filter) {
+    ctes.push(`top AS MATERIALIZED (SELECT c.id, c.seq, s.score, row_number() OVER (ORDER BY s.score DESC, c.seq) AS rank
       FROM scored s JOIN ${schema}.chunks c ON c.seq = s.seq ${join} ${where}
       ORDER BY s.score DESC, c.seq LIMIT ${params.add(depth)})`);
+  } else {
+    // No filter: cut to the best first, then look up only their chunk ids.
+    ctes.push(`best AS MATERIALIZED (SELECT s.seq, s.score, row_number() OVER (ORDER BY s.score DESC, s.seq) AS rank
+      FROM scored s ORDER BY s.score DESC, s.seq LIMIT ${params.add(depth)})`);
+    ctes.push(`top AS MATERIALIZED (SELECT c.id, b.seq, b.score, b.rank FROM best b JOIN ${schema}.chunks c ON c.seq = b.seq)`);
+  }
   if (phrases.length === 0) {
     return { sql: `WITH ${ctes.join(",\n")} SELECT id, score FROM top ORDER BY rank LIMIT ${params.add(limit)}`, params: params.values };
   }
