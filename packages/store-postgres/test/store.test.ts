@@ -391,6 +391,14 @@ describeServers("postgres store", ({ engine, url }) => {
     expect((await store.counts()).chunks).toBe(0);
   });
 
+  it("a store whose database another process dropped answers NOT_FOUND", async () => {
+    const name = uniqueName("dropped");
+    const store = await engine().openDatabase(name, { create: true });
+    expect(await engine().dropDatabase(name)).toBe(true);
+    expect(await code(store.counts())).toBe("NOT_FOUND");
+    expect(await code(store.writeDocuments([{ document: doc("X"), chunks: [] }]))).toBe("NOT_FOUND");
+  });
+
   it("pending chunks in id order after a cursor", async () => {
     const store = await engine().openDatabase(uniqueName("pending"), { create: true });
     await store.writeDocuments([
