@@ -521,6 +521,11 @@ export class PostgresStore implements Store {
   /** Deletes documents (cascading to chunks, postings, vectors and file rows) inside a transaction. */
   private async deleteIn(client: Queryable, ids: string[]): Promise<RemovedCounts & { delta: KeywordDelta }> {
     if (ids.length === 0) return { documents: 0, chunks: 0, delta: { chunks: 0, terms: 0 } };
+    // Postings carry no foreign key (a per-row check made bulk inserts a third slower): every
+    // chunk deletion goes through here and removes them first.
+    await client.query(`DELETE FROM ${this.s}.postings p USING ${this.s}.chunks c WHERE p.seq = c.seq AND c.doc_id = ANY($1::text[])`, [
+      ids,
+    ]);
     const { rows } = await client.query<{ documents: string; chunks: string; terms: string | null }>(
       `WITH gone AS (DELETE FROM ${this.s}.documents WHERE id = ANY($1::text[]) RETURNING id)
        SELECT (SELECT count(*) FROM gone) AS documents, count(c.seq) AS chunks, sum(c.kw_length) AS terms

@@ -364,6 +364,10 @@ describeServers("postgres store", ({ engine, url }) => {
       const [counters] = await e.db.read(`SELECT chunks::int AS chunks, terms::int AS terms FROM "${schema}".counters`);
       const [actual] = await e.db.read(`SELECT count(*)::int AS chunks, COALESCE(sum(kw_length), 0)::int AS terms FROM "${schema}".chunks`);
       expect(counters).toEqual(actual);
+      const [orphans] = await e.db.read(
+        `SELECT count(*)::int AS n FROM "${schema}".postings p WHERE NOT EXISTS (SELECT 1 FROM "${schema}".chunks c WHERE c.seq = p.seq)`,
+      );
+      expect(orphans).toEqual({ n: 0 });
     };
     await store.createCollection({ name: "c", description: "d", source: "/c", enabled: true });
     const record = (path: string) => ({ path, size: 1, mtime: 1, contentHash: path, chunking: "v" });

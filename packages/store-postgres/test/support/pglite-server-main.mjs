@@ -8,7 +8,7 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 const port = Number(process.argv[2] ?? 0);
 const dataDir = process.argv[3] || undefined;
 const db = await PGlite.create({ dataDir, extensions: { vector } });
-const server = new PGLiteSocketServer({ db, port, host: "127.0.0.1", maxConnections: 16 });
+const server = new PGLiteSocketServer({ db, port, host: "127.0.0.1", maxConnections: 100 });
 server.addEventListener("listening", (event) => {
   process.stdout.write(`listening ${event.detail.port}\n`);
 });

@@ -42,8 +42,10 @@ function start(port: number, dataDir: string | undefined): Promise<{ child: Chil
     child.stderr?.on("data", (data: Buffer) => {
       err += data.toString();
     });
-    child.on("exit", (code) => {
+    child.on("exit", (code, signal) => {
       clearTimeout(timer);
+      // A server that dies on its own (not killed by a test) says why.
+      if (signal === null && code !== 0) process.stderr.write(`PGlite server exited (${code}): ${err}\n`);
       reject(new Error(`PGlite server exited (${code}): ${err}`));
     });
   });
