@@ -1,6 +1,8 @@
 // Find latency through Database.findSimilar (query embedding excluded: the query vectors are
 // precomputed), next to sqlite-vec's own KNN on the same table, so docdb's overhead over the
 // vector index is a ratio from the same run on the same machine state.
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { clusteredVectors, queries } from "./data.mjs";
 import { PrecomputedEmbeddings } from "./model.mjs";
 import { percentile } from "./stats.mjs";
@@ -18,18 +20,19 @@ export async function findLatency(core, { dataDir, name, dims, seed, count }) {
   model.modelId = `clustered-${dims}`;
   const docdb = core.openDocDB({ dataDir, embedding: model, logger: core.silentLogger() });
   try {
-    const db = docdb.database(name);
+    const db = await docdb.database(name);
     const warm = texts.slice(0, WARMUP);
     const measured = texts.slice(WARMUP);
-    const knn = db.store.db.prepare("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance");
+    const raw = openRaw(join(dataDir, `${name}.db`));
+    const knn = raw.prepare("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance");
     const blob = (t) => {
       const v = byText.get(t);
       return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
     };
     const operations = {
-      keyword: (t) => db.findSimilar({ query: t, mode: "keyword", topK: TOP_K }),
-      vector: (t) => db.findSimilar({ query: t, mode: "vector", topK: TOP_K }),
-      hybrid: (t) => db.findSimilar({ query: t, mode: "hybrid", topK: TOP_K }),
+      keyword: (t) => db.findSimilar({ query: t, mode: "keyword", top_k: TOP_K }),
+      vector: (t) => db.findSimilar({ query: t, mode: "vector", top_k: TOP_K }),
+      hybrid: (t) => db.findSimilar({ query: t, mode: "hybrid", top_k: TOP_K }),
       rawKnn: async (t) => knn.all(blob(t), TOP_K),
     };
     const names = Object.keys(operations);
@@ -49,8 +52,18 @@ export async function findLatency(core, { dataDir, name, dims, seed, count }) {
     }
     const result = Object.fromEntries(names.map((n) => [n, { p50: percentile(times[n], 50), p95: percentile(times[n], 95) }]));
     result.vector.empty = empty;
+    raw.close();
     return result;
   } finally {
     await docdb.close();
   }
+}
+
+/** The database file opened directly with better-sqlite3 and sqlite-vec: the baseline docdb adds to. */
+function openRaw(path) {
+  const require = createRequire(new URL("../../packages/store-sqlite/package.json", import.meta.url));
+  const Database = require("better-sqlite3");
+  const db = new Database(path, { readonly: true });
+  require("sqlite-vec").load(db);
+  return db;
 }

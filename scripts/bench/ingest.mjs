@@ -15,7 +15,7 @@ export async function ingest(core, { dataDir, name, chunks, dims, seed }) {
   const model = new PrecomputedEmbeddings(vectors);
   const docdb = core.openDocDB({ dataDir, embedding: model, logger: core.silentLogger() });
   try {
-    const db = docdb.database(name, { create: true });
+    const db = await docdb.database(name, { create: true });
     let stored = 0;
     let docs = 0;
     const started = performance.now();
@@ -45,7 +45,7 @@ export async function reembedCopy(core, { dataDir, from, name, dims, seed, chunk
   const docdb = core.openDocDB({ dataDir, embedding: new PrecomputedEmbeddings(vectors), logger: core.silentLogger() });
   try {
     const started = performance.now();
-    const result = await docdb.database(name).reembed({ batchSize: 256 });
+    const result = await (await docdb.database(name)).reembed({ batch_size: 256 });
     if (result.remaining !== 0) throw new Error(`${result.remaining} chunks left without vectors`);
     const seconds = (performance.now() - started) / 1000;
     return { name, dims, chunks: result.embedded, seconds, chunksPerSecond: result.embedded / seconds };

@@ -1,8 +1,20 @@
-import { createLogger, type DocDB, DocDBError, type EmbeddingConfig, openDocDB, parseProviderName, toDocDBError } from "@docdb/core";
+import {
+  createLogger,
+  type DocDB,
+  DocDBError,
+  type EmbeddingConfig,
+  explicitEmbeddingConfig,
+  type LoadedConfig,
+  loadConfig,
+  openDocDB,
+  parseProviderName,
+  toDocDBError,
+} from "@docdb/core";
 import type { Command } from "commander";
 
 export interface GlobalOptions {
   dataDir?: string;
+  store?: string;
   verbose?: boolean;
   embedding?: string;
   embeddingModel?: string;
@@ -19,14 +31,40 @@ export function embeddingFromFlags(command: Command): EmbeddingConfig {
   };
 }
 
-/** Opens docdb from the global flags (flags over environment over defaults). */
+/**
+ * The effective settings: flags > docdb.config.json (project, then user) > environment > defaults.
+ * A command's --db and --top-k left at their defaults take the configured values.
+ */
+export function configFromCommand(command: Command): LoadedConfig {
+  const config = loadConfig({
+    flags: {
+      dataDir: command.optsWithGlobals<GlobalOptions>().dataDir,
+      store: command.optsWithGlobals<GlobalOptions>().store,
+      embedding: embeddingFromFlags(command),
+    },
+  });
+  for (const [option, key] of [
+    ["db", "db"],
+    ["topK", "topK"],
+  ] as const) {
+    if (command.getOptionValueSource(option) === "default" && config.settings[key].source !== "default") {
+      command.setOptionValueWithSource(option, String(config.values[key]), "config");
+    }
+  }
+  return config;
+}
+
+/** Opens docdb from the global flags and the configuration (see configFromCommand). */
 export function openFromCommand(command: Command): DocDB {
   const globals = command.optsWithGlobals<GlobalOptions>();
   const level = globals.verbose ? "debug" : (process.env.DOCDB_LOG_LEVEL ?? "warn");
+  const config = configFromCommand(command);
   return openDocDB({
-    dataDir: globals.dataDir ?? process.env.DOCDB_DATA_DIR ?? "data",
+    store: config.values.store,
+    dataDir: config.values.dataDir,
     logger: createLogger({ level }),
-    embedding: embeddingFromFlags(command),
+    embedding: explicitEmbeddingConfig(config),
+    chunkOptions: { size: config.values.chunkSize, overlap: config.values.chunkOverlap },
   });
 }
 

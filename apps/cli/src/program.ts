@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { collectionCommand } from "./commands/collection.js";
+import { configCommand } from "./commands/config.js";
 import { dbCommand } from "./commands/db.js";
 import { deleteCommand } from "./commands/delete.js";
 import { embedCommand, reembedCommand } from "./commands/embed.js";
@@ -8,6 +9,7 @@ import { findCommand } from "./commands/find.js";
 import { getCommand } from "./commands/get.js";
 import { importCommand } from "./commands/import.js";
 import { insertCommand } from "./commands/insert.js";
+import { installCommand, uninstallCommand } from "./commands/install.js";
 import { listCommand } from "./commands/list.js";
 import { modelsCommand } from "./commands/models.js";
 import { serveCommand } from "./commands/serve.js";
@@ -16,9 +18,13 @@ import { watchCommand } from "./commands/watch.js";
 
 export function buildProgram(): Command {
   const program = new Command("docdb")
-    .description("docdb: a local document database for AI agents (SQLite + sqlite-vec + FTS5)")
+    .description("docdb: a local document database for AI agents (SQLite by default, PostgreSQL + pgvector when shared)")
     .version("0.1.0")
-    .option("--data-dir <dir>", "folder holding the databases (env DOCDB_DATA_DIR, default ./data)")
+    .option("--data-dir <dir>", "folder holding the SQLite databases (docdb.config.json dataDir, env DOCDB_DATA_DIR, default ./data)")
+    .option(
+      "--store <url>",
+      "a postgres://user:pass@host:5432/db URL to keep the databases on PostgreSQL (docdb.config.json store, env DOCDB_STORE_URL)",
+    )
     .option("-v, --verbose", "log timings and provider calls to stderr")
     .option("--embedding <provider>", "local, openai, ollama or none (env DOCDB_EMBEDDING; default openai with OPENAI_API_KEY, else local)")
     .option("--embedding-model <id>", "model for that provider (env DOCDB_EMBEDDING_MODEL)")
@@ -44,6 +50,9 @@ export function buildProgram(): Command {
     watchCommand(),
     serveCommand(),
     evalCommand(),
+    installCommand(),
+    uninstallCommand(),
+    configCommand(),
   ]) {
     program.addCommand(command);
   }

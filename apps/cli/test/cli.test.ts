@@ -105,7 +105,7 @@ describe("docdb CLI (built binary)", () => {
 
   it("db create/list, stdin insert, bad --meta and unknown --mode", async () => {
     const created = await docdb("db", "create", "notes", "--json");
-    expect(JSON.parse(created.stdout)).toEqual({ success: true, db_path: join(dataDir, "notes.db") });
+    expect(JSON.parse(created.stdout)).toEqual({ success: true, location: join(dataDir, "notes.db"), created: true });
     const piped = await runCli(["--data-dir", dataDir, "insert", "-", "--db", "notes", "--json"], { input: "標準入力からの文書です。" });
     expect(piped.code).toBe(0);
     const list = JSON.parse((await docdb("db", "list", "--json")).stdout) as { name: string; documents: number; pending: number }[];

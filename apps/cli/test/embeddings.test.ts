@@ -68,7 +68,7 @@ const DOCS = [
 async function seed(texts: string[], embedding: EmbeddingConfig, db = "vectors"): Promise<void> {
   const docdb = openDocDB({ dataDir, embedding, logger: silentLogger() });
   try {
-    const database = docdb.database(db, { create: true });
+    const database = await docdb.database(db, { create: true });
     for (const text of texts) await database.insertDocument({ text });
   } finally {
     await docdb.close();

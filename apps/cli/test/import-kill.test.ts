@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteStore } from "@docdb/store";
+import Database from "better-sqlite3";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { generateCorpus } from "../../../scripts/generate-corpus.mjs";
 import { CLI, runCli } from "./run-cli.js";
@@ -28,29 +28,32 @@ async function cli(dataDir: string, ...args: string[]): Promise<string> {
 /** Files recorded so far, read from the database file while another process writes it. */
 function importedFiles(dbPath: string): number {
   if (!existsSync(dbPath)) return 0;
-  const store = SqliteStore.open(dbPath, { readonly: true });
+  let db: Database.Database | undefined;
   try {
-    return (store.db.prepare("SELECT count(*) AS n FROM files").get() as { n: number }).n;
+    db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    return (db.prepare("SELECT count(*) AS n FROM files").get() as { n: number }).n;
   } catch {
     return 0; // schema not there yet
   } finally {
-    store.close();
+    db?.close();
   }
 }
 
 /** Rows of every table that must agree with each other after any interruption. */
 function integrity(dbPath: string) {
-  const store = SqliteStore.open(dbPath, { readonly: true });
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    const one = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
+    const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
     return {
-      ...store.counts(),
+      documents: one("SELECT count(*) AS n FROM documents"),
+      chunks: one("SELECT count(*) AS n FROM chunks"),
+      keywordRows: one("SELECT count(*) AS n FROM chunks_fts"),
       filesWithoutDocument: one("SELECT count(*) AS n FROM files f LEFT JOIN documents d ON d.id = f.doc_id WHERE d.id IS NULL"),
       documentsWithoutFile: one("SELECT count(*) AS n FROM documents d LEFT JOIN files f ON f.doc_id = d.id WHERE f.doc_id IS NULL"),
       documentsWithoutChunks: one("SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)"),
     };
   } finally {
-    store.close();
+    db.close();
   }
 }
 
@@ -85,7 +88,7 @@ describe("an import killed with SIGKILL midway", () => {
     expect(afterKill.documents).toBeGreaterThan(0);
     expect(afterKill.documents).toBeLessThan(FILES);
     expect(afterKill).toMatchObject({ filesWithoutDocument: 0, documentsWithoutFile: 0, documentsWithoutChunks: 0 });
-    expect(afterKill.ftsRows).toBe(afterKill.chunks);
+    expect(afterKill.keywordRows).toBe(afterKill.chunks);
 
     const summary = JSON.parse(await cli(killed, "import", "-n", "corpus", "--mode", "update", "--json")) as {
       added: number;
@@ -104,6 +107,6 @@ describe("an import killed with SIGKILL midway", () => {
     const shape = (files: CollectionStatusJson["files"]) => files.map((f) => ({ path: f.path, chunks: f.chunks }));
     expect(shape(resumed.files)).toEqual(shape(expected.files));
     const final = integrity(dbPath);
-    expect(final.ftsRows).toBe(final.chunks);
+    expect(final.keywordRows).toBe(final.chunks);
   });
 });

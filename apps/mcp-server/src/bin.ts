@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { createLogger, DocDBError, openDocDB, toDocDBError } from "@docdb/core";
+import { createLogger, DocDBError, explicitEmbeddingConfig, loadConfig, openDocDB, toDocDBError } from "@docdb/core";
+import { withConfigFiles } from "./options.js";
 import { runServer } from "./run.js";
 import { SERVER_VERSION } from "./server.js";
 
@@ -9,7 +10,10 @@ const USAGE = `Usage: docdb-mcp [options]
 Serves docdb's tools to AI agents over MCP: stdio by default, Streamable HTTP with --http.
 
 Options:
-  --data-dir <dir>       folder holding the databases (env DOCDB_DATA_DIR, default ./data)
+  --data-dir <dir>       folder holding the SQLite databases (docdb.config.json dataDir, env DOCDB_DATA_DIR,
+                         default ./data)
+  --store <url>          keep the databases on PostgreSQL: postgres://user:pass@host:5432/db
+                         (docdb.config.json store, env DOCDB_STORE_URL)
   --db <name>            database for calls without db_name (default vectors)
   --http                 serve Streamable HTTP on /mcp instead of stdio
   --host <host>          HTTP host (env DOCDB_HTTP_HOST, default 127.0.0.1; others need a token)
@@ -32,24 +36,36 @@ async function main(): Promise<void> {
   }
   if (values.help) return void process.stdout.write(USAGE);
   if (values.version) return void process.stdout.write(`${SERVER_VERSION}\n`);
+  // Flags > docdb.config.json (project, then user) > environment > defaults.
+  const config = loadConfig({ flags: { dataDir: values["data-dir"], store: values.store } });
   const docdb = openDocDB({
-    dataDir: values["data-dir"] ?? process.env.DOCDB_DATA_DIR ?? "data",
+    store: config.values.store,
+    dataDir: config.values.dataDir,
     logger: createLogger({ name: "docdb-mcp" }),
+    embedding: explicitEmbeddingConfig(config),
+    chunkOptions: { size: config.values.chunkSize, overlap: config.values.chunkOverlap },
   });
-  await runServer(docdb, {
-    http: values.http,
-    host: values.host,
-    port: values.port,
-    token: values.token,
-    allowedOrigins: values["allow-origin"],
-    defaultDb: values.db,
-  });
+  await runServer(
+    docdb,
+    withConfigFiles(
+      {
+        http: values.http,
+        host: values.host,
+        port: values.port,
+        token: values.token,
+        allowedOrigins: values["allow-origin"],
+        defaultDb: values.db,
+      },
+      config,
+    ),
+  );
 }
 
 function parse() {
   return parseArgs({
     options: {
       "data-dir": { type: "string" },
+      store: { type: "string" },
       db: { type: "string" },
       http: { type: "boolean" },
       host: { type: "string" },

@@ -10,7 +10,7 @@ export {
 } from "./collections/index.js";
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, type HttpHandle, type HttpOptions, serveHttp } from "./http.js";
 export { isLoopbackHost } from "./http-guard.js";
-export { type ResolvedServeOptions, resolveServeOptions, type ServeOptions } from "./options.js";
+export { type ResolvedServeOptions, resolveServeOptions, type ServeOptions, withConfigFiles } from "./options.js";
 export { ToolRegistry } from "./registry.js";
 export { invalidRequest, RequestError } from "./request-error.js";
 export { runServer } from "./run.js";

@@ -1,4 +1,4 @@
-import { DocDBError } from "@docdb/core";
+import { type ConfigKey, DocDBError, type LoadedConfig } from "@docdb/core";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from "./http-defaults.js";
 
 /** How to serve, as given by flags; unset fields fall back to the environment, then defaults. */
@@ -56,5 +56,17 @@ export function resolveServeOptions(options: ServeOptions, env: NodeJS.ProcessEn
     defaultDb: options.defaultDb,
     watch: options.watch ?? false,
     watchDebounceMs: options.watchDebounceMs,
+  };
+}
+
+/** Fills what the flags left unset from docdb.config.json files, which rank above the environment. */
+export function withConfigFiles(options: ServeOptions, config: LoadedConfig): ServeOptions {
+  const file = (key: ConfigKey) => (config.settings[key].source === "file" ? config.settings[key].value : undefined);
+  return {
+    ...options,
+    host: options.host ?? (file("http.host") as string | undefined),
+    port: options.port ?? (file("http.port") as number | undefined),
+    token: options.token ?? (file("http.token") as string | undefined),
+    defaultDb: options.defaultDb ?? (file("db") as string | undefined),
   };
 }

@@ -47,14 +47,14 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
         allowedOrigins: resolved.allowedOrigins,
       });
       process.stderr.write(
-        `docdb MCP server listening on ${handle.url} (data ${docdb.dataDir}${resolved.token ? ", bearer token required" : ""})\n`,
+        `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""})\n`,
       );
       await signal.promise;
       await handle.close();
     } else {
       const { serveStdio } = await import("./stdio.js");
       const handle = await serveStdio({ registry, logger: docdb.logger });
-      process.stderr.write(`docdb MCP server on stdio (data ${docdb.dataDir})\n`);
+      process.stderr.write(`docdb MCP server on stdio (store ${await docdb.location()})\n`);
       await Promise.race([handle.done, signal.promise]);
       await handle.close();
     }

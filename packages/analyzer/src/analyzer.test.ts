@@ -78,8 +78,8 @@ describe("buildKeywordQuery", () => {
 
   it("searches a snake_case identifier joined or as a phrase of its parts, camelCase parts one by one", () => {
     expect(matchTerms("NODE_MODULES path")).toEqual(["nodemodul", "node modul", "path"]);
-    expect(matchTerms("user_name field")).toEqual(["username", "user name", "field"]);
-    expect(matchTerms("getUserName")).toEqual(["getusername", "get", "user", "name"]);
+    expect(matchTerms("user_name field")).toEqual(["usernam", "user name", "field"]);
+    expect(matchTerms("getUserName")).toEqual(["getusernam", "get", "user", "name"]);
     expect(matchTerms("mRNA levels")).toEqual(["mrna", "rna", "level"]);
   });
 

@@ -85,7 +85,12 @@ const STEMMABLE = /^[a-z]{3,}$/;
 
 /** Accents off Latin letters (not off kana: が stays が), then Porter for plain English words. */
 function finalTerm(text: string): string {
-  const folded = LATIN_WITH_MARKS.test(text) ? text.normalize("NFD").replace(/(?<=[A-Za-z])\p{M}+/gu, "").normalize("NFC") : text;
+  const folded = LATIN_WITH_MARKS.test(text)
+    ? text
+        .normalize("NFD")
+        .replace(/(?<=[A-Za-z])\p{M}+/gu, "")
+        .normalize("NFC")
+    : text;
   return STEMMABLE.test(folded) ? stemmer(folded) : folded;
 }
 
@@ -234,8 +239,7 @@ export function buildKeywordQuery(query: string): KeywordQuery | null {
   // (the index holds them right after the joined form, whatever the naming convention), as
   // Elasticsearch's word_delimiter_graph does at query time. Its parts one by one would match
   // every passage using one of its words (every "node" for NODE_MODULES).
-  const alternatives = (t: Term): string[][] =>
-    t.parts ? [[finalTerm(t.text)], t.parts.map(finalTerm)] : [[finalTerm(t.text)]];
+  const alternatives = (t: Term): string[][] => (t.parts ? [[finalTerm(t.text)], t.parts.map(finalTerm)] : [[finalTerm(t.text)]]);
   // Parts are searched alone only when they say something: not snake_case parts (see above),
   // not single letters (the "m" of mRNA).
   const searchable = all.filter((t) => !(t.added && (t.parts || [...t.text].length < 2)));

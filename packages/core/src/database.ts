@@ -1,17 +1,35 @@
+import { buildKeywordQuery } from "@docdb/analyzer";
 import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/chunker";
 import { EmbeddingError, type EmbeddingModel, embedMany } from "@docdb/embed";
-import { buildKeywordQuery, type ChunkHit, FilterError, type SearchFilter, type SqliteStore } from "@docdb/store";
+import { allOf, type ChunkHit, type Filter, type Store } from "@docdb/store";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
-import { DocDBError } from "./errors.js";
+import { DocDBError, fromStoreError } from "./errors.js";
+import { parseFilter } from "./filter.js";
 import type { Logger } from "./logger.js";
 import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
-import type { DatabaseStatus, DocumentView, FindInput, FindResult, InsertInput, InsertResult, SearchMode, SearchResult } from "./types.js";
+import type {
+  DatabaseStatus,
+  DocumentListing,
+  DocumentView,
+  EmbedOptions,
+  EmbedResult,
+  FindInput,
+  FindResult,
+  InsertInput,
+  InsertResult,
+  SearchMode,
+  SearchResult,
+} from "./types.js";
 import { SEARCH_MODES } from "./types.js";
-import { MAX_QUERY_LENGTH, validateId, validateMetadata, validateText, validateTopK } from "./validate.js";
+import { MAX_QUERY_LENGTH, validateId, validateKey, validateMetadata, validateText, validateTopK } from "./validate.js";
 
+/** The k of reciprocal-rank fusion (Cormack et al. 2009): a rank r counts 1 / (k + r). */
 const RRF_K = 60;
+/** The largest fused score: first in both rankings. Hybrid scores are divided by it. */
+const RRF_MAX = 2 / (RRF_K + 1);
 
+/** What a database needs from the DocDB that opened it. */
 export interface DatabaseContext {
   embedding: EmbeddingModel | null;
   /** Why `embedding` is null, when it is (shown in warnings). */
@@ -19,11 +37,8 @@ export interface DatabaseContext {
   logger: Logger;
   maxTextLength: number;
   chunkOptions: ChunkOptions;
-}
-
-export interface EmbedProgress {
-  done: number;
-  total: number;
+  /** Engine kind for status ("sqlite", "postgres"). */
+  engine: string;
 }
 
 function describeEmbeddingFailure(error: unknown): string {
@@ -32,33 +47,39 @@ function describeEmbeddingFailure(error: unknown): string {
   return `EMBEDDING_UNAVAILABLE: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** One named database: documents in, passages out. */
+/** One named database: documents in, passages out. Every method that touches storage is async. */
 export class Database {
+  /** Named document sets imported from folders (add, import, status, watch). */
+  readonly collections: Collections;
+
+  /** @internal Opened by `DocDB.database`; not constructed directly. */
   constructor(
     readonly name: string,
-    readonly store: SqliteStore,
+    private readonly store: Store,
     private readonly context: DatabaseContext,
-  ) {}
-
-  get path(): string {
-    return this.store.path;
-  }
-
-  private collectionsApi?: Collections;
-
-  /** Named document sets imported from folders (add, import, status, watch). */
-  get collections(): Collections {
-    this.collectionsApi ??= new Collections(this, {
-      logger: this.context.logger,
-      chunkOptions: this.context.chunkOptions,
-      embedding: this.context.embedding,
+  ) {
+    this.collections = new Collections(name, store, {
+      logger: context.logger,
+      chunkOptions: context.chunkOptions,
+      embedding: context.embedding,
+      embedPending: (options) => this.embedPending(options),
+      pendingCount: async () => (await this.store.counts()).pending,
+      model: async () => (await this.status()).model,
     });
-    return this.collectionsApi;
   }
 
-  private pendingWarning(): string {
-    const why = this.context.embeddingProblem ?? "no embedding provider is configured";
-    return `stored without vectors (${why}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it once a provider is available`;
+  /** Where the database lives (a file path, or host/database/schema; never a password). */
+  get location(): string {
+    return this.store.location;
+  }
+
+  /** Runs a storage call, turning engine errors into DocDBErrors. */
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw fromStoreError(error);
+    }
   }
 
   private chunk(input: InsertInput, text: string): Chunk[] {
@@ -66,57 +87,83 @@ export class Database {
     return markdown ? chunkMarkdown(text, this.context.chunkOptions) : chunkText(text, this.context.chunkOptions);
   }
 
+  private pendingWarning(reason: string): string {
+    return `stored without vectors (${reason}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`;
+  }
+
+  /**
+   * Stores a document: chunks it, writes document, chunks and keyword index in one unit, then
+   * embeds the chunks. When the embedding provider fails, the document stays stored and keyword
+   * searchable, its chunks pending (`embedded: false` and a warning). With a `key` already in
+   * use, that document is replaced (same doc_id; unchanged chunks keep their vectors).
+   */
   async insertDocument(input: InsertInput): Promise<InsertResult> {
     const started = performance.now();
     if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
     const text = validateText(input.text, this.context.maxTextLength);
     const metadata = validateMetadata(input.metadata);
+    const key = input.key === undefined ? undefined : validateKey(input.key);
     if (input.title !== undefined && (typeof input.title !== "string" || input.title.length > 1000)) {
       throw new DocDBError("INVALID_REQUEST", "title must be a string of at most 1000 characters");
     }
     const model = this.context.embedding;
-    if (model) assertSameModel(this.store, model, this.name);
+    if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
 
-    const chunks = this.chunk(input, text);
-    const docId = newId();
-    const seqs = this.store.insertDocument(
-      {
-        id: docId,
-        source: input.source ?? null,
-        title: input.title ?? null,
-        content: text,
-        contentHash: contentHash(text),
-        metadata,
-        collection: input.collection ?? null,
-      },
-      toStoredChunks(text, chunks),
+    const title = input.title ?? null;
+    const chunks = toStoredChunks(text, this.chunk(input, text), title);
+    const [written] = await this.call(() =>
+      this.store.writeDocuments([
+        {
+          document: {
+            id: newId(),
+            key: key ?? null,
+            source: input.source ?? null,
+            title,
+            content: text,
+            contentHash: contentHash(text),
+            metadata,
+            collection: input.collection ?? null,
+          },
+          chunks,
+          upsertByKey: key !== undefined,
+        },
+      ]),
     );
+    const { docId, replaced, reusedVectors } = written as { docId: string; replaced: boolean; reusedVectors: number };
 
     const warnings: string[] = [];
-    let embedded = false;
-    if (!model) warnings.push(this.pendingWarning());
-    else {
+    const missing = chunks.length - reusedVectors;
+    let embedded = missing === 0;
+    if (!model && !embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
+    else if (model && !embedded) {
       try {
-        const inputs = chunks.map((c) => embeddingInput({ text: c.text, heading: c.headingPath?.join(" > "), title: input.title }));
-        const vectors = await this.embed(model, inputs, "document");
-        if (!this.store.getEmbeddingInfo())
-          this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions });
-        this.store.writeVectors(seqs.map((seq, i) => ({ seq, vector: vectors[i] as Float32Array })));
+        const pending = (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
+        const vectors = await this.embed(
+          model,
+          pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title })),
+          "document",
+        );
+        await this.recordModel(model);
+        await this.call(() => this.store.writeVectors(pending.map((c, i) => ({ chunkId: c.id, vector: vectors[i] as Float32Array }))));
         embedded = true;
       } catch (error) {
         const reason = describeEmbeddingFailure(error);
         // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
         this.context.logger.info({ db: this.name, doc_id: docId, err: reason }, "embedding failed; document stored as pending");
-        warnings.push(
-          `stored without vectors (${reason}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`,
-        );
+        warnings.push(this.pendingWarning(reason));
       }
     }
     this.context.logger.info(
-      { db: this.name, doc_id: docId, chunks: chunks.length, embedded, ms: Math.round(performance.now() - started) },
+      { db: this.name, doc_id: docId, chunks: chunks.length, replaced, embedded, ms: Math.round(performance.now() - started) },
       "insert",
     );
-    return { doc_id: docId, chunk_count: chunks.length, embedded, warnings };
+    return { doc_id: docId, chunk_count: chunks.length, embedded, replaced, reused_vectors: reusedVectors, warnings };
+  }
+
+  /** The model is recorded with its first vectors, so a model that never embedded anything binds nothing. */
+  private async recordModel(model: EmbeddingModel): Promise<void> {
+    if (await this.call(() => this.store.getEmbeddingInfo())) return;
+    await this.call(() => this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions }));
   }
 
   private async embed(model: EmbeddingModel, texts: string[], kind: "query" | "document", signal?: AbortSignal): Promise<Float32Array[]> {
@@ -134,82 +181,102 @@ export class Database {
     });
   }
 
-  async findSimilar(input: FindInput): Promise<FindResult> {
-    const started = performance.now();
-    if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "find needs an object with a query");
-    const query = validateText(input.query, MAX_QUERY_LENGTH, "query");
-    const topK = validateTopK(input.topK);
-    const mode: SearchMode = input.mode ?? "hybrid";
-    if (!SEARCH_MODES.includes(mode))
-      throw new DocDBError("INVALID_REQUEST", `mode must be one of ${SEARCH_MODES.join(", ")}, got "${String(mode)}"`);
-    if (input.threshold !== undefined && (typeof input.threshold !== "number" || !Number.isFinite(input.threshold))) {
-      throw new DocDBError("INVALID_REQUEST", "threshold must be a number");
-    }
+  private async searchFilter(input: FindInput): Promise<Filter | undefined> {
     if (input.filter !== undefined && (typeof input.filter !== "object" || input.filter === null || Array.isArray(input.filter))) {
       throw new DocDBError("INVALID_REQUEST", 'filter must be a JSON object of metadata paths and values, e.g. {"lang":"ja"}');
     }
-    if (input.collection !== undefined) this.collections.get(input.collection);
-    const filter: SearchFilter = {
-      metadata: input.filter,
-      sourcePrefix: input.pathPrefix,
-      collection: input.collection,
-      docIds: input.docIds,
-    };
+    if (input.path_prefix !== undefined && typeof input.path_prefix !== "string") {
+      throw new DocDBError("INVALID_REQUEST", "path_prefix must be a string");
+    }
+    if (input.doc_ids !== undefined && (!Array.isArray(input.doc_ids) || input.doc_ids.some((id) => typeof id !== "string"))) {
+      throw new DocDBError("INVALID_REQUEST", "doc_ids must be an array of document ids");
+    }
+    if (input.collection !== undefined) {
+      const collection = await this.collections.get(input.collection);
+      if (!collection.enabled) {
+        throw new DocDBError(
+          "NOT_FOUND",
+          `collection "${collection.name}" is disabled; enable it with \`docdb collection enable -n ${collection.name}\` or search another`,
+        );
+      }
+    }
+    return allOf([
+      parseFilter(input.filter),
+      input.path_prefix !== undefined ? { op: "prefix", field: { builtin: "source" }, value: input.path_prefix } : undefined,
+      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : undefined,
+      input.doc_ids !== undefined ? { op: "in", field: { builtin: "doc_id" }, values: input.doc_ids } : undefined,
+    ]);
+  }
+
+  /**
+   * Finds the passages that answer a query: by keywords, by meaning (vectors), or both fused
+   * (`hybrid`, the default). Filters apply before `top_k` is cut; scores are 0–1 in every mode.
+   * Without a usable model, hybrid falls back to keywords with a warning; vector mode fails.
+   */
+  async findSimilar(input: FindInput, limits?: { /** @internal evaluation only */ maxTopK: number }): Promise<FindResult> {
+    const started = performance.now();
+    if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "find needs an object with a query");
+    const query = validateText(input.query, MAX_QUERY_LENGTH, "query");
+    const topK = validateTopK(input.top_k, limits?.maxTopK);
+    const mode: SearchMode = input.mode ?? "hybrid";
+    if (!SEARCH_MODES.includes(mode))
+      throw new DocDBError("INVALID_REQUEST", `mode must be one of ${SEARCH_MODES.join(", ")}, got "${String(mode)}"`);
+    if (input.threshold !== undefined && (typeof input.threshold !== "number" || !(input.threshold >= 0 && input.threshold <= 1))) {
+      throw new DocDBError("INVALID_REQUEST", "threshold must be a number from 0 to 1 (scores are 0–1, higher is better)");
+    }
+    const filter = await this.searchFilter(input);
     const warnings: string[] = [];
-    // Fetch more than topK when a threshold or fusion may drop some.
+    // Fetch more than top_k when fusion or a threshold may drop some.
     const fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : topK;
 
-    let keyword: { seq: number; score: number }[] = [];
-    let vector: { seq: number; distance: number }[] = [];
-    try {
-      if (mode !== "vector") {
-        const match = buildKeywordQuery(query);
-        keyword = match ? this.store.keywordSearch(match, fetch, filter) : [];
-      }
-      if (mode !== "keyword") {
-        const model = this.context.embedding;
-        const info = this.store.getEmbeddingInfo();
-        if (!model) {
-          const why = this.context.embeddingProblem ?? "no embedding provider is configured";
-          if (mode === "vector") {
-            throw new DocDBError(
-              "EMBEDDING_UNAVAILABLE",
-              `vector search needs an embedding model (${why}): configure one, or use --mode keyword`,
-            );
-          }
-          warnings.push(`keyword results only: ${why}`);
-        } else if (!info) {
-          warnings.push(
-            `database "${this.name}" has no vectors yet; ${mode === "hybrid" ? "keyword results only" : "nothing to compare with"}`,
+    let keyword: { chunkId: string; score: number }[] = [];
+    let vector: { chunkId: string; distance: number }[] = [];
+    if (mode !== "vector") {
+      const keywordQuery = buildKeywordQuery(query);
+      keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: fetch, filter })) : [];
+    }
+    if (mode !== "keyword") {
+      const model = this.context.embedding;
+      const info = await this.call(() => this.store.getEmbeddingInfo());
+      if (!model) {
+        const why = this.context.embeddingProblem ?? "no embedding provider is configured";
+        if (mode === "vector") {
+          throw new DocDBError(
+            "EMBEDDING_UNAVAILABLE",
+            `vector search needs an embedding model (${why}): configure one, or use --mode keyword`,
           );
-        } else {
-          assertSameModel(this.store, model, this.name);
-          try {
-            const [queryVector] = await this.embed(model, [query], "query");
-            vector = this.store.vectorSearch(queryVector as Float32Array, fetch, filter);
-          } catch (error) {
-            if (mode === "vector" || DocDBError.isInstance(error)) {
-              throw DocDBError.isInstance(error)
-                ? error
-                : new DocDBError("EMBEDDING_UNAVAILABLE", `could not embed the query: ${describeEmbeddingFailure(error)}`, {
-                    cause: error,
-                  });
-            }
-            warnings.push(`keyword results only: could not embed the query (${describeEmbeddingFailure(error)})`);
+        }
+        warnings.push(`keyword results only: ${why}`);
+      } else if (!info) {
+        warnings.push(
+          `database "${this.name}" has no vectors yet; ${mode === "hybrid" ? "keyword results only" : "nothing to compare with"}`,
+        );
+      } else {
+        assertSameModel(info, model, this.name);
+        let queryVector: Float32Array | undefined;
+        try {
+          [queryVector] = await this.embed(model, [query], "query");
+        } catch (error) {
+          if (mode === "vector" || DocDBError.isInstance(error)) {
+            throw DocDBError.isInstance(error)
+              ? error
+              : new DocDBError("EMBEDDING_UNAVAILABLE", `could not embed the query: ${describeEmbeddingFailure(error)}`, { cause: error });
           }
+          warnings.push(`keyword results only: could not embed the query (${describeEmbeddingFailure(error)})`);
+        }
+        if (queryVector) {
+          const probe = queryVector;
+          vector = await this.call(() => this.store.vectorSearch(probe, { limit: fetch, filter, exact: input.exact === true }));
         }
       }
-    } catch (error) {
-      if (error instanceof FilterError) throw new DocDBError("INVALID_REQUEST", error.message);
-      throw error;
     }
 
-    const ranked = this.rank(mode, keyword, vector);
+    const ranked = rank(mode, keyword, vector);
     const kept = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold).slice(0, topK);
-    const hits = new Map(this.store.hits(kept.map((r) => r.seq)).map((h) => [h.seq, h]));
-    const results = this.collections.markStale(
+    const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
+    const results = await this.collections.markStale(
       kept.flatMap((r) => {
-        const hit = hits.get(r.seq);
+        const hit = hits.get(r.chunkId);
         return hit ? [toResult(hit, r.score, r.distance)] : [];
       }),
     );
@@ -220,82 +287,82 @@ export class Database {
     return { results, mode, warnings };
   }
 
-  private rank(
-    mode: SearchMode,
-    keyword: { seq: number; score: number }[],
-    vector: { seq: number; distance: number }[],
-  ): { seq: number; score: number; distance?: number }[] {
-    if (mode === "keyword") return keyword;
-    if (mode === "vector") return vector.map((v) => ({ seq: v.seq, score: 1 - v.distance, distance: v.distance }));
-    const fused = new Map<number, { seq: number; score: number; distance?: number }>();
-    keyword.forEach((k, rank) => {
-      fused.set(k.seq, { seq: k.seq, score: 1 / (RRF_K + rank + 1) });
-    });
-    vector.forEach((v, rank) => {
-      const entry = fused.get(v.seq) ?? { seq: v.seq, score: 0 };
-      entry.score += 1 / (RRF_K + rank + 1);
-      entry.distance = v.distance;
-      fused.set(v.seq, entry);
-    });
-    return [...fused.values()].sort((a, b) => b.score - a.score);
-  }
-
-  getDocument(id: string): DocumentView {
+  /** A document with its text and chunk layout; NOT_FOUND for an unknown id. */
+  async getDocument(id: string): Promise<DocumentView> {
     validateId(id);
-    const doc = this.store.getDocument(id);
+    const doc = await this.call(() => this.store.getDocument(id));
     if (!doc) throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${this.name}"`);
+    const chunks = await this.call(() => this.store.getChunks(id));
     return {
       doc_id: doc.id,
+      key: doc.key,
       title: doc.title,
       source: doc.source,
       text: doc.content,
       metadata: doc.metadata,
       collection: doc.collection,
-      created_at: doc.created_at,
-      updated_at: doc.updated_at,
-      chunks: this.store.getChunksOf(id).map((c) => ({
+      created_at: doc.createdAt,
+      updated_at: doc.updatedAt,
+      chunks: chunks.map((c) => ({
         chunk_id: c.id,
         index: c.idx,
         start: c.start,
         end: c.end,
         embedded: c.embedded,
-        ...(c.line_start !== null ? { line_start: c.line_start } : {}),
-        ...(c.line_end !== null ? { line_end: c.line_end } : {}),
+        ...(c.lineStart !== null ? { line_start: c.lineStart } : {}),
+        ...(c.lineEnd !== null ? { line_end: c.lineEnd } : {}),
       })),
     };
   }
 
-  deleteDocument(id: string): { deleted_chunks: number } {
+  /** Deletes a document with its chunks, vectors and keyword rows; NOT_FOUND for an unknown id. */
+  async deleteDocument(id: string): Promise<{ deleted_chunks: number }> {
     const started = performance.now();
     validateId(id);
-    const deleted = this.store.deleteDocument(id);
-    if (deleted < 0) throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${this.name}"; nothing was deleted`);
-    this.context.logger.info({ db: this.name, doc_id: id, chunks: deleted, ms: Math.round(performance.now() - started) }, "delete");
-    return { deleted_chunks: deleted };
+    const removed = await this.call(() => this.store.deleteDocuments([id]));
+    if (removed.documents === 0) {
+      throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${this.name}"; nothing was deleted`);
+    }
+    this.context.logger.info({ db: this.name, doc_id: id, chunks: removed.chunks, ms: Math.round(performance.now() - started) }, "delete");
+    return { deleted_chunks: removed.chunks };
   }
 
-  listDocuments(options: { limit?: number; offset?: number; collection?: string } = {}) {
+  /** Documents in creation order, optionally of one collection or matching a filter. */
+  async listDocuments(
+    options: { limit?: number; offset?: number; collection?: string; filter?: Record<string, unknown> } = {},
+  ): Promise<DocumentListing[]> {
     const limit = options.limit ?? 100;
+    const offset = options.offset ?? 0;
     if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
       throw new DocDBError("INVALID_REQUEST", "limit must be an integer from 1 to 10000");
-    return this.store.listDocuments({ ...options, limit }).map((d) => ({
+    if (!Number.isInteger(offset) || offset < 0) throw new DocDBError("INVALID_REQUEST", "offset must be a whole number, 0 or more");
+    const filter = allOf([
+      parseFilter(options.filter),
+      options.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: options.collection } : undefined,
+    ]);
+    const rows = await this.call(() => this.store.listDocuments({ limit, offset, filter }));
+    return rows.map((d) => ({
       doc_id: d.id,
+      key: d.key,
       title: d.title,
       source: d.source,
       metadata: d.metadata,
       collection: d.collection,
-      chunk_count: d.chunk_count,
+      chunk_count: d.chunkCount,
       length: d.length,
-      created_at: d.created_at,
+      created_at: d.createdAt,
+      updated_at: d.updatedAt,
     }));
   }
 
-  status(): DatabaseStatus {
-    const counts = this.store.counts();
-    const info = this.store.getEmbeddingInfo();
+  /** Counts and the embedding model of this database. */
+  async status(): Promise<DatabaseStatus> {
+    const counts = await this.call(() => this.store.counts());
+    const info = await this.call(() => this.store.getEmbeddingInfo());
     return {
       name: this.name,
-      path: this.path,
+      engine: this.context.engine,
+      location: this.location,
       documents: counts.documents,
       chunks: counts.chunks,
       embedded: counts.embedded,
@@ -308,10 +375,8 @@ export class Database {
    * Embeds every pending chunk in batches, committing each batch, so an interrupted run
    * loses at most one batch and the next run carries on.
    */
-  async embedPending(
-    options: { batchSize?: number; signal?: AbortSignal; onProgress?: (p: EmbedProgress) => void } = {},
-  ): Promise<{ embedded: number; remaining: number }> {
-    return this.embedChunks("pending", options);
+  async embedPending(options: EmbedOptions = {}): Promise<EmbedResult> {
+    return this.embedChunks(options);
   }
 
   /**
@@ -319,9 +384,7 @@ export class Database {
    * change). Resumable: chunks are marked pending first, so an interrupted run is finished by
    * `embedPending` or another `reembed`.
    */
-  async reembed(
-    options: { batchSize?: number; signal?: AbortSignal; onProgress?: (p: EmbedProgress) => void } = {},
-  ): Promise<{ embedded: number; remaining: number }> {
+  async reembed(options: EmbedOptions = {}): Promise<EmbedResult> {
     const model = this.requireModel();
     // Prove the model works before any vector is dropped: a model that cannot load must not
     // leave the database with no vectors at all.
@@ -332,17 +395,17 @@ export class Database {
       const reason = error instanceof Error ? error.message : String(error);
       throw new DocDBError("EMBEDDING_UNAVAILABLE", `cannot re-embed, the stored vectors are unchanged: ${reason}`, { cause: error });
     }
-    const info = this.store.getEmbeddingInfo();
+    const info = await this.call(() => this.store.getEmbeddingInfo());
+    const target = { provider: model.provider, model: model.modelId, dimensions: model.dimensions };
     const sameModel = info && info.provider === model.provider && info.model === model.modelId && info.dimensions === model.dimensions;
-    if (!sameModel)
-      this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions }, { replace: true });
-    else if (this.store.counts().pending === 0 && this.store.getMeta("reembed_in_progress") !== "1") {
-      // Same model: re-embedding everything is what was asked; mark all pending.
-      this.store.setEmbeddingInfo(info, { replace: true });
+    const inProgress = (await this.call(() => this.store.getSetting("reembed_in_progress"))) === "1";
+    if (!sameModel || !inProgress) {
+      // Another model, or a fresh request to re-embed everything: drop the vectors, all pending.
+      await this.call(() => this.store.setEmbeddingInfo(target, { replace: true }));
     }
-    this.store.setMeta("reembed_in_progress", "1");
-    const result = await this.embedChunks("pending", options);
-    if (result.remaining === 0) this.store.db.prepare("DELETE FROM meta WHERE key = 'reembed_in_progress'").run();
+    await this.call(() => this.store.setSetting("reembed_in_progress", "1"));
+    const result = await this.embedChunks(options);
+    if (result.remaining === 0) await this.call(() => this.store.setSetting("reembed_in_progress", undefined));
     return result;
   }
 
@@ -358,19 +421,18 @@ export class Database {
     return model;
   }
 
-  private async embedChunks(
-    _which: "pending",
-    options: { batchSize?: number; signal?: AbortSignal; onProgress?: (p: EmbedProgress) => void },
-  ): Promise<{ embedded: number; remaining: number }> {
+  private async embedChunks(options: EmbedOptions): Promise<EmbedResult> {
     const model = this.requireModel();
-    assertSameModel(this.store, model, this.name);
-    const batchSize = options.batchSize ?? Math.max(model.maxBatchSize, 32);
-    const total = this.store.counts().pending;
+    assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
+    const batchSize = options.batch_size ?? Math.max(model.maxBatchSize, 32);
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new DocDBError("INVALID_REQUEST", "batch_size must be a positive integer");
+    const total = (await this.call(() => this.store.counts())).pending;
     let done = 0;
-    let after = 0;
+    let after: string | undefined;
     for (;;) {
       options.signal?.throwIfAborted();
-      const batch = this.store.pendingChunks(batchSize, after);
+      const cursor = after;
+      const batch = await this.call(() => this.store.pendingChunks(batchSize, cursor));
       if (batch.length === 0) break;
       let vectors: Float32Array[];
       try {
@@ -383,23 +445,44 @@ export class Database {
           { cause: error },
         );
       }
-      // The model is recorded with its first vectors, not before: a run that fails at once
-      // must not bind the database to a model that never embedded anything.
-      if (!this.store.getEmbeddingInfo())
-        this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions });
-      this.store.writeVectors(batch.map((c, i) => ({ seq: c.seq, vector: vectors[i] as Float32Array })));
+      await this.recordModel(model);
+      await this.call(() => this.store.writeVectors(batch.map((c, i) => ({ chunkId: c.chunkId, vector: vectors[i] as Float32Array }))));
       done += batch.length;
-      after = (batch[batch.length - 1] as { seq: number }).seq;
+      after = batch[batch.length - 1]?.chunkId;
       options.onProgress?.({ done, total });
     }
-    return { embedded: done, remaining: this.store.counts().pending };
+    return { embedded: done, remaining: (await this.call(() => this.store.counts())).pending };
   }
+}
+
+/** Orders candidates by mode and puts every score on a 0–1 scale (see SearchResult.score). */
+function rank(
+  mode: SearchMode,
+  keyword: { chunkId: string; score: number }[],
+  vector: { chunkId: string; distance: number }[],
+): { chunkId: string; score: number; distance?: number }[] {
+  if (mode === "keyword") {
+    const best = keyword[0]?.score ?? 0;
+    return keyword.map((k) => ({ chunkId: k.chunkId, score: best > 0 ? k.score / best : 0 }));
+  }
+  if (mode === "vector") return vector.map((v) => ({ chunkId: v.chunkId, score: Math.max(0, 1 - v.distance), distance: v.distance }));
+  const fused = new Map<string, { chunkId: string; score: number; distance?: number }>();
+  keyword.forEach((k, r) => {
+    fused.set(k.chunkId, { chunkId: k.chunkId, score: 1 / (RRF_K + r + 1) });
+  });
+  vector.forEach((v, r) => {
+    const entry = fused.get(v.chunkId) ?? { chunkId: v.chunkId, score: 0 };
+    entry.score += 1 / (RRF_K + r + 1);
+    entry.distance = v.distance;
+    fused.set(v.chunkId, entry);
+  });
+  return [...fused.values()].map((e) => ({ ...e, score: e.score / RRF_MAX })).sort((a, b) => b.score - a.score);
 }
 
 function toResult(hit: ChunkHit, score: number, distance: number | undefined): SearchResult {
   return {
     chunk_id: hit.id,
-    doc_id: hit.doc_id,
+    doc_id: hit.docId,
     text: hit.text,
     score,
     ...(distance !== undefined ? { distance } : {}),
@@ -410,7 +493,7 @@ function toResult(hit: ChunkHit, score: number, distance: number | undefined): S
     ...(hit.source ? { source: hit.source } : {}),
     ...(hit.collection ? { collection: hit.collection } : {}),
     ...(hit.heading ? { heading: hit.heading } : {}),
-    ...(hit.line_start !== null ? { line_start: hit.line_start } : {}),
-    ...(hit.line_end !== null ? { line_end: hit.line_end } : {}),
+    ...(hit.lineStart !== null ? { line_start: hit.lineStart } : {}),
+    ...(hit.lineEnd !== null ? { line_end: hit.lineEnd } : {}),
   };
 }

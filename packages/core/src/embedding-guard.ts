@@ -1,13 +1,12 @@
 import type { EmbeddingModel } from "@docdb/embed";
-import type { SqliteStore } from "@docdb/store";
+import type { EmbeddingInfo } from "@docdb/store";
 import { DocDBError } from "./errors.js";
 
 /**
  * Throws DIMENSION_MISMATCH or MODEL_MISMATCH when `model` is not the model that embedded the
  * database, so vectors from two models never meet. A database with no vectors accepts any model.
  */
-export function assertSameModel(store: SqliteStore, model: EmbeddingModel, dbName: string): void {
-  const info = store.getEmbeddingInfo();
+export function assertSameModel(info: EmbeddingInfo | undefined, model: EmbeddingModel, dbName: string): void {
   if (!info) return;
   const fix = `run \`docdb reembed --db ${dbName}\` to rebuild its vectors with the current model, or configure ${info.provider}/${info.model} again`;
   if (info.dimensions !== model.dimensions) {

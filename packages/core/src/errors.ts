@@ -1,3 +1,5 @@
+import { StoreError } from "@docdb/store";
+
 export type ErrorCode =
   | "INVALID_REQUEST"
   | "NOT_FOUND"
@@ -5,6 +7,7 @@ export type ErrorCode =
   | "EMBEDDING_UNAVAILABLE"
   | "MODEL_MISMATCH"
   | "DIMENSION_MISMATCH"
+  | "STORE_UNAVAILABLE"
   | "INTERNAL";
 
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -14,6 +17,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "EMBEDDING_UNAVAILABLE",
   "MODEL_MISMATCH",
   "DIMENSION_MISMATCH",
+  "STORE_UNAVAILABLE",
   "INTERNAL",
 ];
 
@@ -37,6 +41,16 @@ export class DocDBError extends Error {
   toJSON(): { code: ErrorCode; message: string } {
     return { code: this.code, message: this.message };
   }
+}
+
+/**
+ * An engine's error in core's words: StoreErrors keep their code (UNAVAILABLE, a server that
+ * cannot be reached, becomes STORE_UNAVAILABLE); anything else passes through unchanged.
+ */
+export function fromStoreError(error: unknown): unknown {
+  if (!StoreError.isInstance(error)) return error;
+  const code: ErrorCode = error.code === "UNAVAILABLE" ? "STORE_UNAVAILABLE" : error.code;
+  return new DocDBError(code, error.message, { cause: error });
 }
 
 /** Any thrown value as a DocDBError (unknown failures become INTERNAL). */

@@ -19,8 +19,9 @@ export {
   type WatchEvent,
   type WatchOptions,
 } from "./collections/index.js";
-export { Database, type EmbedProgress } from "./database.js";
-export { DocDB, type OpenDocDBOptions, openDocDB } from "./docdb.js";
+export * from "./config.js";
+export { Database } from "./database.js";
+export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
 export {
   type EvalMetrics,
@@ -32,6 +33,7 @@ export {
   queryMetrics,
   type RankedDocument,
 } from "./eval/index.js";
+export { parseFilter } from "./filter.js";
 export { createLogger, type Logger, silentLogger } from "./logger.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
 export {
@@ -46,7 +48,11 @@ export {
 } from "./provider.js";
 export type {
   DatabaseStatus,
+  DocumentListing,
   DocumentView,
+  EmbedOptions,
+  EmbedProgress,
+  EmbedResult,
   FindInput,
   FindResult,
   InsertInput,
@@ -55,4 +61,4 @@ export type {
   SearchResult,
 } from "./types.js";
 export { SEARCH_MODES } from "./types.js";
-export { DB_NAME_PATTERN, DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, validateDbName } from "./validate.js";
+export { DB_NAME_PATTERN, DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, MAX_TOP_K, validateDbName } from "./validate.js";

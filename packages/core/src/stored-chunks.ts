@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Chunk } from "@docdb/chunker";
 import type { NewChunk } from "@docdb/store";
 import { monotonicFactory } from "ulid";
+import { embeddingInput } from "./embedding-guard.js";
 import { lineIndex } from "./lines.js";
 
 /** ULIDs that sort in creation order even within one millisecond. */
@@ -11,17 +12,24 @@ export function contentHash(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/** Chunker output as store rows: fresh ids, heading paths joined, 1-based line ranges. */
-export function toStoredChunks(text: string, chunks: Chunk[]): NewChunk[] {
+/**
+ * Chunker output as store rows: fresh ids, heading paths joined, 1-based line ranges, and the
+ * hash of each chunk's embedding input (so a replaced document's unchanged chunks keep vectors).
+ */
+export function toStoredChunks(text: string, chunks: Chunk[], title: string | null = null): NewChunk[] {
   const lineOf = lineIndex(text);
-  return chunks.map((c) => ({
-    id: newId(),
-    idx: c.index,
-    text: c.text,
-    start: c.start,
-    end: c.end,
-    heading: c.headingPath && c.headingPath.length > 0 ? c.headingPath.join(" > ") : null,
-    lineStart: lineOf(c.start),
-    lineEnd: lineOf(Math.max(c.start, c.end - 1)),
-  }));
+  return chunks.map((c) => {
+    const heading = c.headingPath && c.headingPath.length > 0 ? c.headingPath.join(" > ") : null;
+    return {
+      id: newId(),
+      idx: c.index,
+      text: c.text,
+      start: c.start,
+      end: c.end,
+      heading,
+      lineStart: lineOf(c.start),
+      lineEnd: lineOf(Math.max(c.start, c.end - 1)),
+      inputHash: contentHash(embeddingInput({ text: c.text, heading, title })),
+    };
+  });
 }

@@ -1,5 +1,3 @@
-import type { SearchFilter } from "@docdb/store";
-
 export type SearchMode = "hybrid" | "vector" | "keyword";
 export const SEARCH_MODES: readonly SearchMode[] = ["hybrid", "vector", "keyword"];
 
@@ -12,11 +10,20 @@ export interface InsertInput {
   /** `markdown` splits by headings; default `text`, or `markdown` when source ends in .md. */
   format?: "text" | "markdown";
   collection?: string;
+  /**
+   * The caller's own unique key (e.g. "notes/2026-11-22-standup"): inserting again under the
+   * same key replaces that document atomically and keeps its doc_id.
+   */
+  key?: string;
 }
 
 export interface InsertResult {
   doc_id: string;
   chunk_count: number;
+  /** True when a document with the same key was replaced. */
+  replaced: boolean;
+  /** Chunks of the replaced document whose vectors were kept because their text did not change. */
+  reused_vectors: number;
   /** False when the chunks are stored but wait for an embedding (keyword search still finds them). */
   embedded: boolean;
   warnings: string[];
@@ -24,23 +31,33 @@ export interface InsertResult {
 
 export interface FindInput {
   query: string;
-  topK?: number;
+  /** How many results, 1 to 100 (default 10). */
+  top_k?: number;
   mode?: SearchMode;
-  /** Metadata equality on JSON paths, e.g. `{"lang": "ja", "author.name": "Sato"}`. */
+  /**
+   * MongoDB-style filter on metadata paths and document fields, e.g.
+   * `{"lang": "ja", "year": {"$gte": 2020}, "source": {"$prefix": "docs/"}}` (see filter.ts).
+   */
   filter?: Record<string, unknown>;
-  /** Only results with score >= threshold. */
+  /** Only results with score >= threshold, on the 0–1 scale of `SearchResult.score`. */
   threshold?: number;
   /** Only documents whose source path starts with this. */
-  pathPrefix?: string;
+  path_prefix?: string;
   collection?: string;
-  docIds?: string[];
+  doc_ids?: string[];
+  /** Exact vector search even where an approximate index exists. */
+  exact?: boolean;
 }
 
 export interface SearchResult {
   chunk_id: string;
   doc_id: string;
   text: string;
-  /** Higher is better. vector: 1 - cosine distance; keyword: -BM25; hybrid: reciprocal-rank fusion. */
+  /**
+   * 0 to 1, higher is better, in every mode. vector: cosine similarity (below 0 counts as 0).
+   * keyword: BM25 relative to this query's best match (the best is 1). hybrid: reciprocal-rank
+   * fusion relative to its maximum (1 = first in both the keyword and the vector ranking).
+   */
   score: number;
   /** Cosine distance, when a vector produced the result. */
   distance?: number;
@@ -67,6 +84,7 @@ export interface FindResult {
 
 export interface DocumentView {
   doc_id: string;
+  key: string | null;
   title: string | null;
   source: string | null;
   text: string;
@@ -79,7 +97,10 @@ export interface DocumentView {
 
 export interface DatabaseStatus {
   name: string;
-  path: string;
+  /** Engine kind ("sqlite", "postgres"). */
+  engine: string;
+  /** Where the database lives: a file path, or host/database/schema (never a password). */
+  location: string;
   documents: number;
   chunks: number;
   embedded: number;
@@ -87,4 +108,32 @@ export interface DatabaseStatus {
   model: { provider: string; model: string; dimensions: number } | null;
 }
 
-export type { SearchFilter };
+export interface DocumentListing {
+  doc_id: string;
+  key: string | null;
+  title: string | null;
+  source: string | null;
+  metadata: Record<string, unknown>;
+  collection: string | null;
+  chunk_count: number;
+  length: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EmbedOptions {
+  /** Chunks per provider call batch (default: the provider's batch size, at least 32). */
+  batch_size?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: EmbedProgress) => void;
+}
+
+export interface EmbedProgress {
+  done: number;
+  total: number;
+}
+
+export interface EmbedResult {
+  embedded: number;
+  remaining: number;
+}

@@ -4,7 +4,8 @@ export const DB_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_DB_NAME = "vectors";
 export const DEFAULT_MAX_TEXT_LENGTH = 100_000;
 export const MAX_QUERY_LENGTH = 10_000;
-export const MAX_TOP_K = 1000;
+/** The most results one search returns, on every surface (CLI, MCP, core). */
+export const MAX_TOP_K = 100;
 
 export function validateDbName(name: unknown): string {
   if (typeof name !== "string" || !DB_NAME_PATTERN.test(name)) {
@@ -17,6 +18,7 @@ export function validateDbName(name: unknown): string {
 export function validateText(text: unknown, maxLength: number, what = "text"): string {
   if (typeof text !== "string") throw new DocDBError("INVALID_REQUEST", `${what} must be a string`);
   if (text.trim() === "") throw new DocDBError("INVALID_REQUEST", `${what} is empty: send the document's text`);
+  if (text.includes("\u0000")) throw new DocDBError("INVALID_REQUEST", `${what} contains a NUL character (binary data?): send text`);
   if (text.length > maxLength) {
     throw new DocDBError(
       "INVALID_REQUEST",
@@ -70,6 +72,17 @@ export function validateTopK(topK: unknown, max = MAX_TOP_K): number {
     throw new DocDBError("INVALID_REQUEST", `top_k must be an integer from 1 to ${max}, got ${String(topK)}`);
   }
   return topK;
+}
+
+/** A caller's document key: 1-512 characters, no control characters. */
+export function validateKey(key: unknown): string {
+  if (typeof key !== "string" || key.trim() === "" || key.length > 512 || /[\u0000-\u001f\u007f]/.test(key)) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      'key must be a non-empty string of at most 512 characters without control characters, e.g. "notes/2026-11-22-standup"',
+    );
+  }
+  return key;
 }
 
 export function validateId(id: unknown, what = "doc_id"): string {

@@ -43,9 +43,9 @@ function imported(collection: string, reason: string, after = 0) {
 
 describe("CollectionWatcher", () => {
   it("catches up at start, re-imports a burst of edits after the debounce, and follows collections being added and disabled", async () => {
-    const db = docdb.database("vectors", { create: true });
+    const db = await docdb.database("vectors", { create: true });
     const docs = copyFixture("ja-docs");
-    db.collections.add({ name: "docs", description: "API docs", source: docs });
+    await db.collections.add({ name: "docs", description: "API docs", source: docs });
     watcher = db.collections.watch({ debounceMs: 150, pollMs: 50, onEvent: (e) => events.push(e) });
     await watcher.start();
     expect(watcher.names).toEqual(["docs"]);
@@ -67,14 +67,19 @@ describe("CollectionWatcher", () => {
     );
     expect(total).toEqual({ a: 1, u: 1, r: 1 });
     expect(change.summary.unchanged).toBeLessThanOrEqual(2);
-    expect(db.collections.files("docs").map((f) => f.path)).toEqual(["faq.txt", "guide/auth.md", "guide/errors.md", "guide/new.md"]);
+    expect((await db.collections.files("docs")).map((f) => f.path)).toEqual([
+      "faq.txt",
+      "guide/auth.md",
+      "guide/errors.md",
+      "guide/new.md",
+    ]);
 
     // A collection added while watching is picked up (and caught up); a disabled one is dropped.
     const code = copyFixture("ts-py-project");
-    db.collections.add({ name: "code", description: "source", source: code });
+    await db.collections.add({ name: "code", description: "source", source: code });
     await until(imported("code", "start"), "catch-up of the new collection");
     expect(watcher.names).toEqual(["code", "docs"]);
-    db.collections.setEnabled("docs", false);
+    await db.collections.setEnabled("docs", false);
     await until(() => events.find((e) => e.type === "unwatched" && e.collection === "docs"), "docs unwatched");
     expect(watcher.names).toEqual(["code"]);
 

@@ -17,10 +17,12 @@ afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function database(options: { embedding?: { provider: "openai"; apiKey: string; baseURL: string; dimensions: number } } = {}): Database {
+async function database(
+  options: { embedding?: { provider: "openai"; apiKey: string; baseURL: string; dimensions: number } } = {},
+): Promise<Database> {
   const docdb = openDocDB({ dataDir, embedding: options.embedding ?? null, logger: silentLogger() });
   open.push(docdb);
-  return docdb.database("vectors", { create: true });
+  return await docdb.database("vectors", { create: true });
 }
 
 async function codeOf(run: () => unknown): Promise<string | undefined> {
@@ -33,22 +35,21 @@ async function codeOf(run: () => unknown): Promise<string | undefined> {
 }
 
 /** path → doc_id of every document in the collection. */
-function docIds(db: Database, collection: string): Map<string, string> {
-  return new Map(db.collections.files(collection).map((f) => [f.path, f.doc_id]));
+async function docIds(db: Database, collection: string): Promise<Map<string, string>> {
+  return new Map((await db.collections.files(collection)).map((f) => [f.path, f.doc_id]));
 }
 
-function allText(db: Database, collection: string): string {
-  return db
-    .listDocuments({ collection, limit: 10_000 })
-    .map((d) => db.getDocument(d.doc_id).text)
-    .join("\n");
+async function allText(db: Database, collection: string): Promise<string> {
+  const texts: string[] = [];
+  for (const d of await db.listDocuments({ collection, limit: 10_000 })) texts.push((await db.getDocument(d.doc_id)).text);
+  return texts.join("\n");
 }
 
 describe("collections", () => {
   it("add, update, enable, disable, list and delete, with clear errors", async () => {
-    const db = database();
+    const db = await database();
     const folder = copyFixture("ja-docs");
-    const added = db.collections.add({ name: "api_docs", description: "社内APIの認証とエラー処理のドキュメント", source: folder });
+    const added = await db.collections.add({ name: "api_docs", description: "社内APIの認証とエラー処理のドキュメント", source: folder });
     expect(added).toMatchObject({ name: "api_docs", enabled: true, source: folder, last_import_at: null });
 
     expect(await codeOf(() => db.collections.add({ name: "api_docs", description: "again", source: folder }))).toBe("CONFLICT");
@@ -62,29 +63,29 @@ describe("collections", () => {
     expect(await codeOf(() => db.collections.get("nope"))).toBe("NOT_FOUND");
     expect(await codeOf(() => db.collections.update("api_docs", {}))).toBe("INVALID_REQUEST");
 
-    expect(db.collections.update("api_docs", { description: "Internal API docs" }).description).toBe("Internal API docs");
-    expect(db.collections.setEnabled("api_docs", false).enabled).toBe(false);
-    expect(db.collections.list({ all: false })).toEqual([]);
-    expect(db.collections.list().map((c) => c.name)).toEqual(["api_docs"]);
-    db.collections.setEnabled("api_docs", true);
+    expect((await db.collections.update("api_docs", { description: "Internal API docs" })).description).toBe("Internal API docs");
+    expect((await db.collections.setEnabled("api_docs", false)).enabled).toBe(false);
+    expect(await db.collections.list({ all: false })).toEqual([]);
+    expect((await db.collections.list()).map((c) => c.name)).toEqual(["api_docs"]);
+    await db.collections.setEnabled("api_docs", true);
 
     await db.collections.import("api_docs");
-    const before = db.status().documents;
+    const before = (await db.status()).documents;
     expect(before).toBe(4);
-    expect(db.collections.delete("api_docs")).toMatchObject({ documents: 4 });
-    expect(db.status()).toMatchObject({ documents: 0, chunks: 0 });
-    expect(db.collections.list()).toEqual([]);
+    expect(await db.collections.delete("api_docs")).toMatchObject({ documents: 4 });
+    expect(await db.status()).toMatchObject({ documents: 0, chunks: 0 });
+    expect(await db.collections.list()).toEqual([]);
   });
 
   it("imports Japanese Markdown by headings with line ranges, and finds a passage by collection and path", async () => {
-    const db = database();
-    db.collections.add({ name: "api_docs", description: "社内APIの認証とエラー処理", source: copyFixture("ja-docs") });
+    const db = await database();
+    await db.collections.add({ name: "api_docs", description: "社内APIの認証とエラー処理", source: copyFixture("ja-docs") });
     const summary = await db.collections.import("api_docs", { mode: "new" });
     expect(summary).toMatchObject({ files: 4, added: 4, updated: 0, removed: 0, unchanged: 0 });
     expect(summary.chunks).toBe(summary.total_chunks);
     expect(summary.chunks).toBeGreaterThanOrEqual(4);
 
-    const found = await db.findSimilar({ query: "アクセストークンの有効期限", mode: "keyword", collection: "api_docs", topK: 3 });
+    const found = await db.findSimilar({ query: "アクセストークンの有効期限", mode: "keyword", collection: "api_docs", top_k: 3 });
     const top = found.results[0];
     expect(top).toMatchObject({ source: "guide/auth.md", collection: "api_docs" });
     expect(top?.text).toContain("有効期限は24時間");
@@ -94,33 +95,33 @@ describe("collections", () => {
     expect(top?.line_end).toBeGreaterThanOrEqual(8);
     expect(top?.stale).toBeUndefined();
 
-    const scoped = await db.findSimilar({ query: "再試行", mode: "keyword", collection: "api_docs", pathPrefix: "guide/errors" });
+    const scoped = await db.findSimilar({ query: "再試行", mode: "keyword", collection: "api_docs", path_prefix: "guide/errors" });
     expect(scoped.results.length).toBeGreaterThan(0);
     expect(new Set(scoped.results.map((r) => r.source))).toEqual(new Set(["guide/errors.md"]));
     expect(await codeOf(() => db.findSimilar({ query: "x", collection: "unknown" }))).toBe("NOT_FOUND");
 
-    const doc = db.getDocument(top!.doc_id);
+    const doc = await db.getDocument(top!.doc_id);
     expect(doc.metadata).toEqual({ path: "guide/auth.md", kind: "markdown", language: "markdown" });
     expect(doc.chunks.every((c) => c.line_start !== undefined && c.line_end !== undefined)).toBe(true);
   });
 
   it("honours .gitignore and skips dependencies, build output, binaries, oversized files and outside links", async () => {
-    const db = database();
+    const db = await database();
     const folder = copyFixture("ts-py-project");
     addNoise(folder);
-    db.collections.add({ name: "billing", description: "Billing service source", source: folder });
+    await db.collections.add({ name: "billing", description: "Billing service source", source: folder });
     const summary = await db.collections.import("billing");
-    expect(db.collections.files("billing").map((f) => f.path)).toEqual(TS_PY_FILES);
+    expect((await db.collections.files("billing")).map((f) => f.path)).toEqual(TS_PY_FILES);
     // Found: the kept files, the empty one and the binary one (the oversized file and the link never qualify).
     expect(summary).toMatchObject({ files: TS_PY_FILES.length + 2, added: TS_PY_FILES.length });
     expect(summary.skipped).toEqual({ too_large: 1, binary: 1, empty: 1, symlink_outside: 1 });
-    const text = allText(db, "billing");
+    const text = await allText(db, "billing");
     for (const marker of NOISE_MARKERS) expect(text).not.toContain(marker);
     for (const marker of NOISE_MARKERS) {
       expect((await db.findSimilar({ query: marker, mode: "keyword" })).results).toEqual([]);
     }
 
-    const kinds = Object.fromEntries(db.listDocuments({ collection: "billing" }).map((d) => [d.source, d.metadata.language]));
+    const kinds = Object.fromEntries((await db.listDocuments({ collection: "billing" })).map((d) => [d.source, d.metadata.language]));
     expect(kinds).toMatchObject({
       "src/tokens.ts": "typescript",
       "app/billing.py": "python",
@@ -129,20 +130,20 @@ describe("collections", () => {
     });
 
     // Code is cut at declarations: the rotate method's passage names its class and lines.
-    const hit = (await db.findSimilar({ query: "rotate token", mode: "keyword", collection: "billing", pathPrefix: "src/" })).results[0];
+    const hit = (await db.findSimilar({ query: "rotate token", mode: "keyword", collection: "billing", path_prefix: "src/" })).results[0];
     expect(hit?.source).toBe("src/tokens.ts");
     expect(hit?.text).toContain("rotate(user: string)");
     expect(hit?.line_start).toBeGreaterThanOrEqual(1);
   });
 
   it("update touches exactly the edited, deleted and added files", async () => {
-    const db = database();
+    const db = await database();
     const folder = copyFixture("ts-py-project");
-    db.collections.add({ name: "billing", description: "Billing service source", source: folder });
-    await db.collections.import("billing", { chunkSize: 200, chunkOverlap: 20 });
-    const before = docIds(db, "billing");
-    const chunksBefore = db.collections.status("billing")[0]!.chunks;
-    const chunksOf = new Map(db.collections.files("billing").map((f) => [f.path, f.chunks]));
+    await db.collections.add({ name: "billing", description: "Billing service source", source: folder });
+    await db.collections.import("billing", { chunk_size: 200, chunk_overlap: 20 });
+    const before = await docIds(db, "billing");
+    const chunksBefore = (await db.collections.status("billing"))[0]!.chunks;
+    const chunksOf = new Map((await db.collections.files("billing")).map((f) => [f.path, f.chunks]));
 
     appendFileSync(join(folder, "src/config.ts"), "\nexport const RETRY_LIMIT = 5; // EDITED_MARKER\n");
     unlinkSync(join(folder, "docs/notes.txt"));
@@ -157,7 +158,7 @@ describe("collections", () => {
     expect(summary.changed).toEqual({ added: ["src/refunds.ts"], updated: ["src/config.ts"], removed: ["docs/notes.txt"] });
     expect(summary).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: before.size - 2 });
 
-    const after = docIds(db, "billing");
+    const after = await docIds(db, "billing");
     expect([...after.keys()].sort()).toEqual(
       [...before.keys()]
         .filter((p) => p !== "docs/notes.txt")
@@ -168,41 +169,41 @@ describe("collections", () => {
       if (path === "src/config.ts" || path === "src/refunds.ts") expect(before.get(path)).not.toBe(id);
       else expect(before.get(path)).toBe(id);
     }
-    const status = db.collections.status("billing")[0]!;
+    const status = (await db.collections.status("billing"))[0]!;
     expect(status.documents).toBe(after.size);
     expect(status.chunks).toBe(chunksBefore - chunksOf.get("docs/notes.txt")! - chunksOf.get("src/config.ts")! + summary.chunks);
-    expect(allText(db, "billing")).toContain("EDITED_MARKER");
+    expect(await allText(db, "billing")).toContain("EDITED_MARKER");
 
     const again = await db.collections.import("billing");
     expect(again).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: after.size, chunks: 0 });
 
     // Other chunk settings re-chunk every file.
-    const rechunked = await db.collections.import("billing", { chunkSize: 400, chunkOverlap: 40 });
+    const rechunked = await db.collections.import("billing", { chunk_size: 400, chunk_overlap: 40 });
     expect(rechunked.updated).toBe(after.size);
   });
 
   it("replace rebuilds every document; new on a non-empty collection is a CONFLICT", async () => {
-    const db = database();
-    db.collections.add({ name: "api_docs", description: "API docs", source: copyFixture("ja-docs") });
+    const db = await database();
+    await db.collections.add({ name: "api_docs", description: "API docs", source: copyFixture("ja-docs") });
     await db.collections.import("api_docs", { mode: "new" });
-    const before = docIds(db, "api_docs");
-    const counts = db.collections.status("api_docs")[0]!;
+    const before = await docIds(db, "api_docs");
+    const counts = (await db.collections.status("api_docs"))[0]!;
 
     expect(await codeOf(() => db.collections.import("api_docs", { mode: "new" }))).toBe("CONFLICT");
 
     const replaced = await db.collections.import("api_docs", { mode: "replace" });
     expect(replaced).toMatchObject({ added: before.size, updated: 0, removed: 0, unchanged: 0 });
-    const after = docIds(db, "api_docs");
+    const after = await docIds(db, "api_docs");
     expect([...after.keys()]).toEqual([...before.keys()]);
     for (const [path, id] of after) expect(before.get(path)).not.toBe(id);
-    expect(db.collections.status("api_docs")[0]).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
-    expect(db.status().documents).toBe(counts.documents);
+    expect((await db.collections.status("api_docs"))[0]).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
+    expect((await db.status()).documents).toBe(counts.documents);
   });
 
   it("marks results from files changed after the import as stale", async () => {
-    const db = database();
+    const db = await database();
     const folder = copyFixture("ja-docs");
-    db.collections.add({ name: "api_docs", description: "API docs", source: folder });
+    await db.collections.add({ name: "api_docs", description: "API docs", source: folder });
     await db.collections.import("api_docs");
     const query = { query: "リフレッシュトークン", mode: "keyword" as const, collection: "api_docs" };
     expect((await db.findSimilar(query)).results[0]?.stale).toBeUndefined();
@@ -228,9 +229,9 @@ describe("collections with an embedding model (fake OpenAI server)", () => {
   afterAll(async () => server.close());
 
   it("embeds imported chunks, and leaves them pending (still keyword-searchable) when the provider is down", async () => {
-    const db = database({ embedding: { provider: "openai", apiKey: "sk-test", baseURL: server.url, dimensions: 64 } });
+    const db = await database({ embedding: { provider: "openai", apiKey: "sk-test", baseURL: server.url, dimensions: 64 } });
     const folder = copyFixture("ja-docs");
-    db.collections.add({ name: "api_docs", description: "API docs", source: folder });
+    await db.collections.add({ name: "api_docs", description: "API docs", source: folder });
     const summary = await db.collections.import("api_docs");
     expect(summary.embedded).toBe(summary.chunks);
     expect(summary.pending).toBe(0);

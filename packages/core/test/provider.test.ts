@@ -101,7 +101,7 @@ describe("core with the local provider", () => {
     });
     try {
       expect(docdb.embedding).toBe(null);
-      const result = await docdb.database("vectors", { create: true }).insertDocument({ text: "東京" });
+      const result = await (await docdb.database("vectors", { create: true })).insertDocument({ text: "東京" });
       expect(result.embedded).toBe(false);
       expect(result.warnings[0]).toMatch(/unknown local model "someone\/unknown"/);
     } finally {
@@ -116,14 +116,14 @@ describe("core with the local provider", () => {
       logger: silentLogger(),
     });
     try {
-      const db = docdb.database("vectors", { create: true });
+      const db = await docdb.database("vectors", { create: true });
       const a = await db.insertDocument({ text: "東京は日本の首都です。" });
       await db.insertDocument({ text: "Ollama runs models locally." });
       expect(a.embedded).toBe(true);
-      const found = await db.findSimilar({ query: "東京は日本の首都です。", mode: "vector", topK: 2 });
+      const found = await db.findSimilar({ query: "東京は日本の首都です。", mode: "vector", top_k: 2 });
       expect(found.results[0]?.doc_id).toBe(a.doc_id);
       expect(found.results[0]?.distance).toBeLessThan(1e-4);
-      expect(db.status()).toMatchObject({ pending: 0, model: { provider: "local", model: "tiny-bert", dimensions: 32 } });
+      expect(await db.status()).toMatchObject({ pending: 0, model: { provider: "local", model: "tiny-bert", dimensions: 32 } });
     } finally {
       await docdb.close();
     }
@@ -136,11 +136,11 @@ describe("core with the local provider", () => {
     symlinkSync(tinyModelDir(), join(root, "Xenova", "multilingual-e5-small"));
     const docdb = openDocDB({ dataDir: join(scratch, "e5"), embedding: { provider: "local", modelDir: root }, logger: silentLogger() });
     try {
-      const db = docdb.database("vectors", { create: true });
+      const db = await docdb.database("vectors", { create: true });
       const text = "東京は日本の首都です。";
       await db.insertDocument({ text });
       const found = await db.findSimilar({ query: text, mode: "vector" });
-      expect(db.status().model).toMatchObject({ model: "Xenova/multilingual-e5-small" });
+      expect((await db.status()).model).toMatchObject({ model: "Xenova/multilingual-e5-small" });
       // The same words as "query: …" and as "passage: …" are different inputs, so not distance 0.
       expect(found.results[0]?.distance).toBeGreaterThan(1e-3);
     } finally {

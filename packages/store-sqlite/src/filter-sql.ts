@@ -45,7 +45,8 @@ class SqlBuilder {
   }
 
   private exists(field: FilterField, value: boolean): string {
-    const present = "builtin" in field ? `${COLUMNS[field.builtin]} IS NOT NULL` : `json_type(d.metadata, ${this.add(jsonPath(field))}) IS NOT NULL`;
+    const present =
+      "builtin" in field ? `${COLUMNS[field.builtin]} IS NOT NULL` : `json_type(d.metadata, ${this.add(jsonPath(field))}) IS NOT NULL`;
     return value ? `(${present})` : `(NOT (${present}))`;
   }
 
@@ -74,14 +75,17 @@ class SqlBuilder {
 
   atomTest(op: Comparison, value: Scalar): string {
     if (op === "prefix") {
-      return typeof value === "string" ? `(j.type = 'text' AND substr(j.atom, 1, ${this.add([...value].length)}) = ${this.add(value)})` : "0";
+      return typeof value === "string"
+        ? `(j.type = 'text' AND substr(j.atom, 1, ${this.add([...value].length)}) = ${this.add(value)})`
+        : "0";
     }
     if (op === "eq") {
       if (value === null) return "j.type = 'null'";
       if (value === true) return "j.type = 'true'";
       if (value === false) return "j.type = 'false'";
     }
-    if (typeof value === "number") return `(j.type IN ('integer', 'real') AND j.atom ${op === "eq" ? "=" : OPERATORS[op]} ${this.add(value)})`;
+    if (typeof value === "number")
+      return `(j.type IN ('integer', 'real') AND j.atom ${op === "eq" ? "=" : OPERATORS[op]} ${this.add(value)})`;
     if (typeof value === "string") return `(j.type = 'text' AND j.atom ${op === "eq" ? "=" : OPERATORS[op]} ${this.add(value)})`;
     return "0";
   }

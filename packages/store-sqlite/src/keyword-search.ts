@@ -40,7 +40,12 @@ export function toMatchExpression(sequences: string[][]): string {
  * BM25 so passages that keep the query's word order rise. Filters apply to the candidates.
  * Returns chunk seqs (the store maps them to chunk ids).
  */
-export function keywordSearch(db: Database.Database, query: KeywordQuery, limit: number, filter?: Filter): { seq: number; score: number }[] {
+export function keywordSearch(
+  db: Database.Database,
+  query: KeywordQuery,
+  limit: number,
+  filter?: Filter,
+): { seq: number; score: number }[] {
   if (query.any.length === 0) return [];
   const { sql, params } = filterToSql(filter);
   const filtered = sql !== "1";
@@ -57,7 +62,9 @@ export function keywordSearch(db: Database.Database, query: KeywordQuery, limit:
   // Phrases are rare, so scoring all their matches is cheaper than probing each candidate
   // (a rowid-restricted MATCH recomputes the phrase statistics on every probe).
   const phraseScores = new Map<number, number>();
-  for (const r of db.prepare(`SELECT rowid AS seq, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?`).iterate(proximity) as Iterable<{
+  for (const r of db
+    .prepare(`SELECT rowid AS seq, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?`)
+    .iterate(proximity) as Iterable<{
     seq: number;
     rank: number;
   }>) {

@@ -171,7 +171,8 @@ export class SqliteStore implements Store {
 
   private setMetaValue(key: string, value: string | undefined): void {
     if (value === undefined) this.statement("DELETE FROM meta WHERE key = ?").run(key);
-    else this.statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+    else
+      this.statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
   }
 
   /**
@@ -220,7 +221,10 @@ export class SqliteStore implements Store {
 
   async setEmbeddingInfo(info: EmbeddingInfo, options: { replace?: boolean } = {}): Promise<void> {
     if (!Number.isInteger(info.dimensions) || info.dimensions < 1 || info.dimensions > SQLITE_CAPABILITIES.maxDimensions) {
-      throw new StoreError("INVALID_REQUEST", `invalid embedding dimensions ${info.dimensions}: use 1 to ${SQLITE_CAPABILITIES.maxDimensions}`);
+      throw new StoreError(
+        "INVALID_REQUEST",
+        `invalid embedding dimensions ${info.dimensions}: use 1 to ${SQLITE_CAPABILITIES.maxDimensions}`,
+      );
     }
     await this.write(() => {
       const current = this.embeddingInfo();
@@ -228,7 +232,10 @@ export class SqliteStore implements Store {
         this.db.exec("DROP TABLE IF EXISTS chunks_vec");
         this.db.exec("UPDATE chunks SET embedded = 0 WHERE embedded = 1");
       } else if (current && current.dimensions !== info.dimensions) {
-        throw new StoreError("CONFLICT", `the database holds ${current.dimensions}-dimension vectors; re-embed to change to ${info.dimensions}`);
+        throw new StoreError(
+          "CONFLICT",
+          `the database holds ${current.dimensions}-dimension vectors; re-embed to change to ${info.dimensions}`,
+        );
       }
       this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(embedding float[${info.dimensions}] distance_metric=cosine)`);
       this.setMetaValue("embedding_provider", info.provider);
@@ -321,7 +328,8 @@ export class SqliteStore implements Store {
     for (const chunk of chunks) {
       let vector: Buffer | undefined;
       if (chunk.vector) {
-        if (!info) throw new StoreError("INVALID_REQUEST", "vectors given before an embedding model was recorded: call setEmbeddingInfo first");
+        if (!info)
+          throw new StoreError("INVALID_REQUEST", "vectors given before an embedding model was recorded: call setEmbeddingInfo first");
         this.checkVector(chunk.vector, info.dimensions, `chunk ${chunk.id}`);
         vector = toVectorBlob(chunk.vector);
       } else if (chunk.inputHash && reusable.has(chunk.inputHash)) {
@@ -464,7 +472,9 @@ export class SqliteStore implements Store {
     if (hits.length === 0) return [];
     const ids = new Map(
       (
-        this.statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))").all(JSON.stringify(hits.map((h) => h.seq))) as {
+        this.statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))").all(
+          JSON.stringify(hits.map((h) => h.seq)),
+        ) as {
           seq: number;
           id: string;
         }[]
@@ -498,7 +508,9 @@ export class SqliteStore implements Store {
     if (sql === "1") return knn.all(blob, limit) as { seq: number; distance: number }[];
 
     const candidates = (
-      this.db.prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`).get(...params) as {
+      this.db
+        .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
+        .get(...params) as {
         n: number;
       }
     ).n;
@@ -585,7 +597,10 @@ export class SqliteStore implements Store {
     const sets = [...columns.map((c) => `${c} = ?`), "updated_at = ?"];
     const params = [...columns.map((c) => values[c]), new Date().toISOString()];
     // Recording an import is not a change to the collection itself.
-    if (columns.length === 1 && columns[0] === "last_import_at") sets.pop(), params.pop();
+    if (columns.length === 1 && columns[0] === "last_import_at") {
+      sets.pop();
+      params.pop();
+    }
     return this.write(() => this.db.prepare(`UPDATE collections SET ${sets.join(", ")} WHERE name = ?`).run(...params, name).changes > 0);
   }
 
@@ -643,12 +658,16 @@ export class SqliteStore implements Store {
   }
 
   async touchFile(collection: string, path: string, size: number, mtime: number): Promise<void> {
-    await this.write(() => this.statement("UPDATE files SET size = ?, mtime = ? WHERE collection = ? AND path = ?").run(size, mtime, collection, path));
+    await this.write(() =>
+      this.statement("UPDATE files SET size = ?, mtime = ? WHERE collection = ? AND path = ?").run(size, mtime, collection, path),
+    );
   }
 
   async removeFile(collection: string, path: string): Promise<number> {
     return this.write(() => {
-      const docId = this.statement("SELECT doc_id FROM files WHERE collection = ? AND path = ?").pluck().get(collection, path) as string | undefined;
+      const docId = this.statement("SELECT doc_id FROM files WHERE collection = ? AND path = ?").pluck().get(collection, path) as
+        | string
+        | undefined;
       if (docId === undefined) return 0;
       const chunks = Math.max(0, this.deleteOne(docId));
       this.statement("DELETE FROM files WHERE collection = ? AND path = ?").run(collection, path);

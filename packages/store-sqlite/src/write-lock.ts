@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import type Database from "better-sqlite3";
 import { StoreError } from "@docdb/store";
+import type Database from "better-sqlite3";
 
 /**
  * How long one attempt waits inside SQLite for the write lock. Short, because better-sqlite3

@@ -29,10 +29,10 @@ export type {
   SearchOptions,
   Store,
   StoreCounts,
-  StoreEngine,
   StoredChunk,
   StoredDocument,
   StoredFile,
+  StoreEngine,
   VectorHit,
   WriteResult,
 } from "./types.js";

@@ -7,13 +7,12 @@ function modelName(model: CollectionStatus["model"]): string {
 }
 
 /** Collections of the given databases, each tagged with its database (for `docdb status`). */
-export function collectionsOf(docdb: DocDB, databases: string[]): (CollectionStatus & { db: string })[] {
-  return databases.flatMap((db) =>
-    docdb
-      .database(db)
-      .collections.status()
-      .map((c) => ({ db, ...c })),
-  );
+export async function collectionsOf(docdb: DocDB, databases: string[]): Promise<(CollectionStatus & { db: string })[]> {
+  const all: (CollectionStatus & { db: string })[] = [];
+  for (const db of databases) {
+    for (const c of await (await docdb.database(db)).collections.status()) all.push({ db, ...c });
+  }
+  return all;
 }
 
 export function printCollectionsTable(list: (CollectionStatus & { db: string })[]): void {
@@ -35,10 +34,10 @@ export function printCollectionsTable(list: (CollectionStatus & { db: string })[
 }
 
 /** `docdb status -n NAME`: one collection and its files with their chunk counts. */
-export function printCollectionStatus(docdb: DocDB, dbName: string, name: string, json?: boolean): void {
-  const collections = docdb.database(dbName).collections;
-  const [status] = collections.status(name);
-  const files = collections.files(name);
+export async function printCollectionStatus(docdb: DocDB, dbName: string, name: string, json?: boolean): Promise<void> {
+  const collections = (await docdb.database(dbName)).collections;
+  const [status] = await collections.status(name);
+  const files = await collections.files(name);
   if (json) {
     printJson({ db: dbName, collection: status, files });
     return;

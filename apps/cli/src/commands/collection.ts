@@ -51,18 +51,20 @@ export function collectionCommand(): Command {
     .option("--json", "print JSON")
     .addHelpText("after", '\nExample:\n  docdb collection add -n api_docs -d "API documentation for user authentication" -s ./docs/api')
     .action(
-      action((docdb, options: { name: string; description: string; source: string; disabled?: boolean; db: string; json?: boolean }) => {
-        const db = docdb.database(options.db, { create: true });
-        const info = db.collections.add({
-          name: options.name,
-          description: options.description,
-          source: resolve(options.source),
-          enabled: !options.disabled,
-        });
-        show(info, "added", options.json);
-        if (!options.json)
-          process.stdout.write(`next: docdb import -n ${info.name}${options.db !== "vectors" ? ` --db ${options.db}` : ""}\n`);
-      }),
+      action(
+        async (docdb, options: { name: string; description: string; source: string; disabled?: boolean; db: string; json?: boolean }) => {
+          const db = await docdb.database(options.db, { create: true });
+          const info = await db.collections.add({
+            name: options.name,
+            description: options.description,
+            source: resolve(options.source),
+            enabled: !options.disabled,
+          });
+          show(info, "added", options.json);
+          if (!options.json)
+            process.stdout.write(`next: docdb import -n ${info.name}${options.db !== "vectors" ? ` --db ${options.db}` : ""}\n`);
+        },
+      ),
     );
 
   named(collection.command("update"))
@@ -70,8 +72,8 @@ export function collectionCommand(): Command {
     .option("-d, --description <text>", "new description")
     .option("-s, --source <dir>", "new source folder")
     .action(
-      action((docdb, positional: string | undefined, options: NameOptions & { description?: string; source?: string }) => {
-        const info = docdb.database(options.db).collections.update(nameOf(positional, options), {
+      action(async (docdb, positional: string | undefined, options: NameOptions & { description?: string; source?: string }) => {
+        const info = await (await docdb.database(options.db)).collections.update(nameOf(positional, options), {
           description: options.description,
           source: options.source !== undefined ? resolve(options.source) : undefined,
         });
@@ -90,8 +92,8 @@ export function collectionCommand(): Command {
           : "hide the collection from agents and the watcher; keeps its documents",
       )
       .action(
-        action((docdb, positional: string | undefined, options: NameOptions) => {
-          const info = docdb.database(options.db).collections.setEnabled(nameOf(positional, options), enabled);
+        action(async (docdb, positional: string | undefined, options: NameOptions) => {
+          const info = await (await docdb.database(options.db)).collections.setEnabled(nameOf(positional, options), enabled);
           show(info, `${verb}d`, options.json);
         }),
       );
@@ -103,9 +105,9 @@ export function collectionCommand(): Command {
     .option("-y, --yes", "do not ask")
     .action(
       action(async (docdb, positional: string | undefined, options: NameOptions & { yes?: boolean }) => {
-        const db = docdb.database(options.db);
+        const db = await docdb.database(options.db);
         const name = nameOf(positional, options);
-        const [status] = db.collections.status(name);
+        const [status] = await db.collections.status(name);
         if (!options.yes) {
           const ok = await confirm(`delete collection ${name} and its ${status?.documents ?? 0} document(s) from "${options.db}"?`);
           if (!ok) {
@@ -114,7 +116,7 @@ export function collectionCommand(): Command {
             return;
           }
         }
-        const removed = db.collections.delete(name);
+        const removed = await db.collections.delete(name);
         if (options.json) printJson({ deleted: name, ...removed });
         else process.stdout.write(`deleted collection ${name}: ${removed.documents} document(s), ${removed.chunks} chunk(s)\n`);
       }),
@@ -128,16 +130,13 @@ export function collectionCommand(): Command {
     .option("--db <name>", "database", "vectors")
     .option("--json", "print JSON")
     .action(
-      action((docdb, options: { all?: boolean; db: string; json?: boolean }) => {
-        if (!docdb.exists(options.db)) {
+      action(async (docdb, options: { all?: boolean; db: string; json?: boolean }) => {
+        if (!(await docdb.exists(options.db))) {
           if (options.json) return printJson([]);
           process.stdout.write(`no collections: database "${options.db}" does not exist yet (docdb collection add creates it)\n`);
           return;
         }
-        const list = docdb
-          .database(options.db)
-          .collections.status()
-          .filter((c) => options.all || c.enabled);
+        const list = (await (await docdb.database(options.db)).collections.status()).filter((c) => options.all || c.enabled);
         if (options.json) return printJson(list);
         if (list.length === 0) {
           process.stdout.write(options.all ? "no collections yet\n" : "no enabled collections (--all shows disabled ones)\n");

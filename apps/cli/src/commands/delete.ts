@@ -9,8 +9,8 @@ export function deleteCommand(): Command {
     .option("--db <name>", "database", "vectors")
     .option("--json", "print JSON")
     .action(
-      action((docdb, docId: string, options: { db: string; json?: boolean }) => {
-        const result = docdb.database(options.db).deleteDocument(docId);
+      action(async (docdb, docId: string, options: { db: string; json?: boolean }) => {
+        const result = await (await docdb.database(options.db)).deleteDocument(docId);
         if (options.json) printJson(result);
         else process.stdout.write(`deleted ${docId} (${result.deleted_chunks} chunk(s))\n`);
       }),

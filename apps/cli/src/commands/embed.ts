@@ -29,11 +29,11 @@ export function embedCommand(): Command {
     .action(
       action(async (docdb, options: { pending?: boolean; db: string; batchSize?: string; json?: boolean }) => {
         if (!options.pending) throw new DocDBError("INVALID_REQUEST", "say what to embed: `docdb embed --pending`");
-        const db = docdb.database(options.db);
+        const db = await docdb.database(options.db);
         const batchSize = options.batchSize ? parseInteger(options.batchSize, "--batch-size") : undefined;
         const progress = createProgress("embedding", { quiet: options.json });
         const result = await interruptible((signal) =>
-          db.embedPending({ batchSize, signal, onProgress: ({ done, total }) => progress.update(done, total) }),
+          db.embedPending({ batch_size: batchSize, signal, onProgress: ({ done, total }) => progress.update(done, total) }),
         ).finally(() => progress.finish());
         if (options.json) printJson(result);
         else process.stdout.write(`embedded ${result.embedded} chunk(s); ${result.remaining} pending\n`);
@@ -49,11 +49,11 @@ export function reembedCommand(): Command {
     .option("--json", "print JSON")
     .action(
       action(async (docdb, options: { db: string; batchSize?: string; json?: boolean }) => {
-        const db = docdb.database(options.db);
+        const db = await docdb.database(options.db);
         const batchSize = options.batchSize ? parseInteger(options.batchSize, "--batch-size") : undefined;
         const progress = createProgress("re-embedding", { quiet: options.json });
         const result = await interruptible((signal) =>
-          db.reembed({ batchSize, signal, onProgress: ({ done, total }) => progress.update(done, total) }),
+          db.reembed({ batch_size: batchSize, signal, onProgress: ({ done, total }) => progress.update(done, total) }),
         ).finally(() => progress.finish());
         if (options.json) printJson(result);
         else process.stdout.write(`re-embedded ${result.embedded} chunk(s); ${result.remaining} pending\n`);

@@ -93,6 +93,7 @@ export function evalCommand(): Command {
           modes,
           limitQueries,
           embedding: embeddingFromFlags(command),
+          store: globals.store ?? (process.env.DOCDB_STORE_URL || undefined),
           logger: createLogger({ level }),
           onProgress: (p) => progress.update(p),
         });

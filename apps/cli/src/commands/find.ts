@@ -18,12 +18,16 @@ export function findCommand(): Command {
     .description("find the passages that best answer a query")
     .argument("<query>", "what to look for, in any language")
     .option("--db <name>", "database", "vectors")
-    .option("-k, --top-k <n>", "how many results (1-1000)", "10")
+    .option("-k, --top-k <n>", "how many results (1-100)", "10")
     .option("--mode <mode>", `hybrid (meaning + keywords), vector or keyword`, "hybrid")
-    .option("--filter <json>", 'metadata filter, e.g. \'{"lang":"ja"}\' (dots reach nested keys)')
-    .option("--threshold <x>", "drop results scoring below x")
+    .option(
+      "--filter <json>",
+      'filter on metadata and document fields, e.g. \'{"lang":"ja","year":{"$gte":2020}}\' (dots reach nested keys; $eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $and $or $not)',
+    )
+    .option("--threshold <x>", "drop results scoring below x (scores are 0-1 in every mode, higher is better)")
     .option("--path <prefix>", "only documents whose source path starts with this")
     .option("--collection <name>", "only documents of this collection (see `docdb collection ls`)")
+    .option("--exact", "exact vector search even where an approximate index exists")
     .option("--json", "print JSON")
     .addHelpText(
       "after",
@@ -42,21 +46,23 @@ export function findCommand(): Command {
             threshold?: string;
             path?: string;
             collection?: string;
+            exact?: boolean;
             json?: boolean;
           },
         ) => {
           if (!SEARCH_MODES.includes(options.mode as SearchMode)) {
             throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${SEARCH_MODES.join(", ")}, got "${options.mode}"`);
           }
-          const db = docdb.database(options.db);
+          const db = await docdb.database(options.db);
           const found = await db.findSimilar({
             query,
-            topK: parseInteger(options.topK, "--top-k"),
+            top_k: parseInteger(options.topK, "--top-k"),
             mode: options.mode as SearchMode,
             filter: parseJsonOption(options.filter, "--filter"),
             threshold: options.threshold !== undefined ? parseNumber(options.threshold, "--threshold") : undefined,
-            pathPrefix: options.path,
+            path_prefix: options.path,
             collection: options.collection,
+            exact: options.exact === true,
           });
           warn(found.warnings);
           if (options.json) return printJson(found.results);

@@ -8,13 +8,14 @@ export function getCommand(): Command {
     .option("--db <name>", "database", "vectors")
     .option("--json", "print JSON")
     .action(
-      action((docdb, docId: string, options: { db: string; json?: boolean }) => {
-        const doc = docdb.database(options.db).getDocument(docId);
+      action(async (docdb, docId: string, options: { db: string; json?: boolean }) => {
+        const doc = await (await docdb.database(options.db)).getDocument(docId);
         if (options.json) return printJson(doc);
         const pending = doc.chunks.filter((c) => !c.embedded).length;
         process.stdout.write(
           [
             `id:        ${doc.doc_id}`,
+            ...(doc.key ? [`key:       ${doc.key}`] : []),
             ...(doc.title ? [`title:     ${doc.title}`] : []),
             ...(doc.source ? [`source:    ${doc.source}`] : []),
             `metadata:  ${JSON.stringify(doc.metadata)}`,

@@ -39,7 +39,7 @@ export function importCommand(): Command {
           if (!IMPORT_MODES.includes(options.mode as ImportMode)) {
             throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${IMPORT_MODES.join(", ")}, got "${options.mode}"`);
           }
-          const db = docdb.database(options.db);
+          const db = await docdb.database(options.db);
           const progress = createImportProgress(options.name, { quiet: options.json && !process.stderr.isTTY });
           const controller = new AbortController();
           const onSignal = () => controller.abort();
@@ -49,9 +49,9 @@ export function importCommand(): Command {
           try {
             summary = await db.collections.import(options.name, {
               mode: options.mode as ImportMode,
-              chunkSize: options.chunkSize !== undefined ? parseInteger(options.chunkSize, "--chunk-size") : undefined,
-              chunkOverlap: options.chunkOverlap !== undefined ? parseInteger(options.chunkOverlap, "--chunk-overlap") : undefined,
-              maxFileSize: options.maxFileSize !== undefined ? parseInteger(options.maxFileSize, "--max-file-size") : undefined,
+              chunk_size: options.chunkSize !== undefined ? parseInteger(options.chunkSize, "--chunk-size") : undefined,
+              chunk_overlap: options.chunkOverlap !== undefined ? parseInteger(options.chunkOverlap, "--chunk-overlap") : undefined,
+              max_file_size: options.maxFileSize !== undefined ? parseInteger(options.maxFileSize, "--max-file-size") : undefined,
               signal: controller.signal,
               onProgress: (p) => progress.update(p),
             });

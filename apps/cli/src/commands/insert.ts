@@ -30,6 +30,7 @@ export function insertCommand(): Command {
     .option("--db <name>", "database (created when missing)", "vectors")
     .option("--meta <json>", 'metadata as a JSON object, e.g. \'{"lang":"ja"}\'')
     .option("--title <title>", "document title (weighted higher in keyword search)")
+    .option("--key <key>", "your own unique key: inserting again with the same key replaces that document (same doc_id)")
     .option("--format <format>", "text or markdown (default: markdown for .md files)")
     .option("--json", "print JSON")
     .addHelpText(
@@ -41,18 +42,19 @@ export function insertCommand(): Command {
         async (
           docdb,
           file: string | undefined,
-          options: { text?: string; db: string; meta?: string; title?: string; format?: string; json?: boolean },
+          options: { text?: string; db: string; meta?: string; title?: string; key?: string; format?: string; json?: boolean },
         ) => {
           const metadata = parseJsonOption(options.meta, "--meta");
           if (options.format !== undefined && options.format !== "text" && options.format !== "markdown") {
             throw new DocDBError("INVALID_REQUEST", `--format must be text or markdown, got "${options.format}"`);
           }
-          const db = docdb.database(options.db, { create: true });
+          const db = await docdb.database(options.db, { create: true });
           const text = await readInput(file, options.text);
           const result = await db.insertDocument({
             text,
             metadata,
             title: options.title,
+            key: options.key,
             source: file !== undefined && file !== "-" ? file : undefined,
             format: options.format as "text" | "markdown" | undefined,
           });
@@ -61,7 +63,7 @@ export function insertCommand(): Command {
           if (options.json) printJson(shown);
           else
             process.stdout.write(
-              `inserted ${result.doc_id}: ${result.chunk_count} chunk(s), ${result.embedded ? "embedded" : "pending embedding"}\n`,
+              `${result.replaced ? "replaced" : "inserted"} ${result.doc_id}: ${result.chunk_count} chunk(s), ${result.embedded ? "embedded" : "pending embedding"}${result.reused_vectors > 0 ? ` (${result.reused_vectors} vector(s) kept)` : ""}\n`,
             );
         },
       ),

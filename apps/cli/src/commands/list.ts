@@ -11,10 +11,11 @@ export function listCommand(): Command {
     .option("--offset <n>", "skip this many", "0")
     .option("--json", "print JSON")
     .action(
-      action((docdb, options: { db: string; limit: string; offset: string; json?: boolean }) => {
-        const docs = docdb
-          .database(options.db)
-          .listDocuments({ limit: parseInteger(options.limit, "--limit"), offset: parseInteger(options.offset, "--offset") });
+      action(async (docdb, options: { db: string; limit: string; offset: string; json?: boolean }) => {
+        const docs = await (await docdb.database(options.db)).listDocuments({
+          limit: parseInteger(options.limit, "--limit"),
+          offset: parseInteger(options.offset, "--offset"),
+        });
         if (options.json) return printJson(docs);
         printTable(
           ["DOC_ID", "CHUNKS", "CHARS", "TITLE/SOURCE"],

@@ -13,7 +13,7 @@ export function modelsCommand(): Command {
     .option("--json", "print JSON")
     .addHelpText("after", `\n${FOLDER_HELP}`)
     .action(
-      action((docdb, options: { json?: boolean }, command: Command) => {
+      action(async (docdb, options: { json?: boolean }, command: Command) => {
         const report = listLocalModels(resolveEmbeddingConfig(embeddingFromFlags(command)));
         const model = docdb.embedding;
         const current = model ? { provider: model.provider, model: model.modelId, dimensions: model.dimensions } : null;

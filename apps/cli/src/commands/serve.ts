@@ -1,6 +1,6 @@
-import { runServer } from "@docdb/mcp-server";
+import { runServer, withConfigFiles } from "@docdb/mcp-server";
 import { Command } from "commander";
-import { openFromCommand, parseInteger, reportError } from "../context.js";
+import { configFromCommand, openFromCommand, parseInteger, reportError } from "../context.js";
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -37,16 +37,23 @@ export function serveCommand(): Command {
       ) => {
         try {
           // The server owns the DocDB from here and closes it when it stops.
-          await runServer(openFromCommand(command), {
-            http: options.http,
-            host: options.host,
-            port: options.port,
-            token: options.token,
-            allowedOrigins: options.allowOrigin,
-            defaultDb: options.db,
-            watch: options.watch,
-            watchDebounceMs: parseInteger(options.debounce, "--debounce"),
-          });
+          const docdb = openFromCommand(command);
+          await runServer(
+            docdb,
+            withConfigFiles(
+              {
+                http: options.http,
+                host: options.host,
+                port: options.port,
+                token: options.token,
+                allowedOrigins: options.allowOrigin,
+                defaultDb: options.db,
+                watch: options.watch,
+                watchDebounceMs: parseInteger(options.debounce, "--debounce"),
+              },
+              configFromCommand(command),
+            ),
+          );
         } catch (error) {
           reportError(error);
         }

@@ -10,16 +10,18 @@ export function statusCommand(): Command {
     .option("-n, --name <collection>", "one collection and its files (in --db, default vectors)")
     .option("--json", "print JSON")
     .action(
-      action((docdb, options: { db?: string; name?: string; json?: boolean }) => {
+      action(async (docdb, options: { db?: string; name?: string; json?: boolean }) => {
         if (options.name !== undefined) return printCollectionStatus(docdb, options.db ?? "vectors", options.name, options.json);
-        const list = options.db ? [docdb.database(options.db).status()] : docdb.listDatabases();
-        const collections = collectionsOf(
+        const list = options.db ? [await (await docdb.database(options.db)).status()] : await docdb.listDatabases();
+        const collections = await collectionsOf(
           docdb,
           list.map((d) => d.name),
         );
+        const location = await docdb.location();
+        const engine = (await docdb.engine()).kind;
         const model = docdb.embedding ? `${docdb.embedding.provider}/${docdb.embedding.modelId} (${docdb.embedding.dimensions})` : null;
-        if (options.json) return printJson({ data_dir: docdb.dataDir, current_model: model, databases: list, collections });
-        process.stdout.write(`data dir: ${docdb.dataDir}\ncurrent embedding model: ${model ?? "none (keyword search only)"}\n\n`);
+        if (options.json) return printJson({ store: { engine, location }, current_model: model, databases: list, collections });
+        process.stdout.write(`store: ${engine} ${location}\ncurrent embedding model: ${model ?? "none (keyword search only)"}\n\n`);
         printTable(
           ["NAME", "DOCUMENTS", "CHUNKS", "PENDING", "MODEL"],
           list.map((d) => [

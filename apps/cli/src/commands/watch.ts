@@ -10,7 +10,7 @@ export function watchCommand(): Command {
     .option("--json", "print one JSON object per event")
     .action(
       action(async (docdb, options: { db: string; debounce: string; json?: boolean }) => {
-        const db = docdb.database(options.db);
+        const db = await docdb.database(options.db);
         const watcher = db.collections.watch({
           debounceMs: parseInteger(options.debounce, "--debounce"),
           onEvent: (event) => printWatchEvent(event, options.json),

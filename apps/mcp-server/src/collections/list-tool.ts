@@ -29,20 +29,17 @@ export function listCollectionsTool(docdb: DocDB, dbName: string) {
       ),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: () => ({
-      collections: docdb
-        .database(dbName)
-        .collections.status()
-        .map((c) => ({
-          name: c.name,
-          description: c.description,
-          enabled: c.enabled,
-          tool: c.enabled ? collectionToolName(c.name) : null,
-          documents: c.documents,
-          chunks: c.chunks,
-          pending: c.pending,
-          last_import_at: c.last_import_at,
-        })),
+    run: async () => ({
+      collections: (await (await docdb.database(dbName)).collections.status()).map((c) => ({
+        name: c.name,
+        description: c.description,
+        enabled: c.enabled,
+        tool: c.enabled ? collectionToolName(c.name) : null,
+        documents: c.documents,
+        chunks: c.chunks,
+        pending: c.pending,
+        last_import_at: c.last_import_at,
+      })),
     }),
     render: ({ collections }) =>
       collections.length === 0

@@ -1,5 +1,4 @@
 import type { CollectionInfo, DocDB } from "@docdb/core";
-import { DocDBError } from "@docdb/core";
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
 import { plural } from "../tools/context.js";
@@ -52,12 +51,9 @@ export function collectionSearchTool(docdb: DocDB, dbName: string, collection: C
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ query, top_k, path }) => {
-      const db = docdb.database(dbName);
-      const current = db.collections.get(name);
-      if (!current.enabled) {
-        throw new DocDBError("NOT_FOUND", `collection "${name}" is disabled; call list_collections for the ones available`);
-      }
-      const found = await db.findSimilar({ query, topK: top_k ?? 5, pathPrefix: path, collection: name });
+      const db = await docdb.database(dbName);
+      // A disabled collection is refused by core (NOT_FOUND), as everywhere else.
+      const found = await db.findSimilar({ query, top_k: top_k ?? 5, path_prefix: path, collection: name });
       return {
         collection: name,
         results: found.results.map((r) => ({

@@ -14,18 +14,24 @@ export interface CollectionToolsOptions {
  * Runs `begin` once the database exists: a server may start before the first
  * `docdb collection add` creates it. Returns a function that stops waiting.
  */
-export function whenDatabaseExists(docdb: DocDB, db: string, pollMs: number, begin: () => void): () => void {
-  if (docdb.exists(db)) {
-    begin();
-    return () => undefined;
-  }
-  const timer = setInterval(() => {
-    if (!docdb.exists(db)) return;
-    clearInterval(timer);
-    begin();
-  }, pollMs);
-  timer.unref();
-  return () => clearInterval(timer);
+export function whenDatabaseExists(docdb: DocDB, db: string, pollMs: number, begin: () => Promise<void>): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const fail = (error: unknown) => docdb.logger.warn({ db, err: (error as Error).message }, "could not open the database for collections");
+  const check = async () => {
+    if (stopped) return;
+    if (!(await docdb.exists(db))) {
+      timer = setTimeout(() => void check().catch(fail), pollMs);
+      timer.unref();
+      return;
+    }
+    if (!stopped) await begin();
+  };
+  void check().catch(fail);
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
 }
 
 /**
@@ -61,9 +67,9 @@ export function attachCollectionTools(registry: ToolRegistry, docdb: DocDB, opti
     }
   };
 
-  const stopWaiting = whenDatabaseExists(docdb, db, pollMs, () => {
-    const collections = docdb.database(db).collections;
-    sync(collections.list());
+  const stopWaiting = whenDatabaseExists(docdb, db, pollMs, async () => {
+    const collections = (await docdb.database(db)).collections;
+    sync(await collections.list());
     unsubscribe = collections.onChange(sync, { intervalMs: pollMs });
   });
   return {

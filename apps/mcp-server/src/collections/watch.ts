@@ -9,8 +9,8 @@ export function startCollectionWatcher(docdb: DocDB, options: { db?: string; deb
   const db = options.db ?? DEFAULT_DB_NAME;
   const logger = docdb.logger;
   let watcher: CollectionWatcher | undefined;
-  const stopWaiting = whenDatabaseExists(docdb, db, 1000, () => {
-    watcher = docdb.database(db).collections.watch({
+  const stopWaiting = whenDatabaseExists(docdb, db, 1000, async () => {
+    watcher = (await docdb.database(db)).collections.watch({
       debounceMs: options.debounceMs,
       onEvent: (event) => {
         if (event.type === "error")

@@ -21,7 +21,8 @@ export const modelSchema = z
 
 export const databaseStatusSchema = z.object({
   name: z.string(),
-  path: z.string().describe("The SQLite file"),
+  engine: z.string().describe('Storage engine: "sqlite" or "postgres"'),
+  location: z.string().describe("Where the database lives: a SQLite file, or host/database/schema on PostgreSQL"),
   documents: z.number().int(),
   chunks: z.number().int(),
   embedded: z.number().int().describe("Chunks with a vector"),

@@ -14,12 +14,14 @@ export function createDatabaseTool({ docdb }: ToolsContext) {
     }),
     output: z.object({
       success: z.boolean(),
-      db_path: z.string().describe("The SQLite file"),
+      location: z.string().describe("Where the database lives: a SQLite file, or host/database/schema on PostgreSQL"),
       created: z.boolean().describe("False when the database already existed"),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: ({ db_name }) => docdb.createDatabase(db_name),
     render: (result, { db_name }) =>
-      result.created ? `Created database "${db_name}" at ${result.db_path}.` : `Database "${db_name}" already exists at ${result.db_path}.`,
+      result.created
+        ? `Created database "${db_name}" at ${result.location}.`
+        : `Database "${db_name}" already exists at ${result.location}.`,
   });
 }

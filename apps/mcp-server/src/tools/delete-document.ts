@@ -10,7 +10,7 @@ export function deleteDocumentTool({ docdb, defaultDb }: ToolsContext) {
     input: z.strictObject({ doc_id: docIdArgument, db_name: dbNameArgument(defaultDb) }),
     output: z.object({ deleted_chunks: z.number().int() }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    run: ({ doc_id, db_name }) => docdb.database(db_name ?? defaultDb).deleteDocument(doc_id),
+    run: async ({ doc_id, db_name }) => (await docdb.database(db_name ?? defaultDb)).deleteDocument(doc_id),
     render: ({ deleted_chunks }, { doc_id, db_name }) =>
       `Deleted document ${doc_id} and its ${plural(deleted_chunks, "chunk")} from "${db_name ?? defaultDb}".`,
   });

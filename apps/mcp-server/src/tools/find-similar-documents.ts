@@ -40,8 +40,17 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
       filter: z
         .record(z.string(), z.unknown())
         .optional()
-        .describe('Metadata that must match exactly; dots reach nested keys, e.g. {"lang":"ja","author.name":"Sato"}'),
-      threshold: z.number().optional().describe("Drop results scoring below this"),
+        .describe(
+          "Filter on metadata (dots reach nested keys) and document fields (title, source, collection, created_at, updated_at), MongoDB-style: " +
+            '{"lang":"ja","year":{"$gte":2020},"tags":{"$in":["a","b"]},"created_at":{"$gte":"2026-11-01"},"source":{"$prefix":"docs/"}}. ' +
+            "Operators: $eq $ne $gt $gte $lt $lte $in $nin $exists $prefix, combined with $and $or $not. A plain value means equal; an array means any of",
+        ),
+      threshold: z
+        .number()
+        .min(0)
+        .max(1)
+        .optional()
+        .describe("Drop results scoring below this; scores are 0-1 in every mode, higher is better"),
     }),
     output: z.object({
       results: z.array(resultSchema),
@@ -49,10 +58,10 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
       warnings: z.array(z.string()).describe("E.g. keyword results only, because no embedding model is configured"),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: ({ text, top_k, db_name, mode, filter, threshold }) =>
-      docdb.database(db_name ?? defaultDb).findSimilar({
+    run: async ({ text, top_k, db_name, mode, filter, threshold }) =>
+      (await docdb.database(db_name ?? defaultDb)).findSimilar({
         query: text,
-        topK: top_k,
+        top_k,
         mode: mode as (typeof SEARCH_MODES)[number] | undefined,
         filter,
         threshold,

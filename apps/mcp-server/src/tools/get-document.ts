@@ -30,7 +30,7 @@ export function getDocumentTool({ docdb, defaultDb }: ToolsContext) {
       chunks: z.array(chunkSchema),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: ({ doc_id, db_name }) => docdb.database(db_name ?? defaultDb).getDocument(doc_id),
+    run: async ({ doc_id, db_name }) => (await docdb.database(db_name ?? defaultDb)).getDocument(doc_id),
     render: (doc) =>
       [
         `Document ${doc.doc_id}${doc.title ? ` "${doc.title}"` : ""}${doc.source ? ` from ${doc.source}` : ""}`,

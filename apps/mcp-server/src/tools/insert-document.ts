@@ -18,19 +18,27 @@ export function insertDocumentTool({ docdb, defaultDb }: ToolsContext) {
         .describe('A JSON object stored with the document and usable as a search filter, e.g. {"lang":"ja","team":"search"}'),
       db_name: dbNameArgument(defaultDb),
       title: z.string().optional().describe("A title (at most 1000 characters); keyword search weighs it higher"),
+      key: z
+        .string()
+        .optional()
+        .describe(
+          'Your own unique key, e.g. "notes/2026-11-22-standup": storing again under the same key replaces that document (same doc_id)',
+        ),
     }),
     output: z.object({
       doc_id: z.string(),
       chunk_count: z.number().int(),
+      replaced: z.boolean().describe("True when a document with the same key was replaced"),
+      reused_vectors: z.number().int().describe("Chunks of the replaced document whose vectors were kept (their text did not change)"),
       embedded: z.boolean().describe("False when the chunks wait for an embedding model; keyword search finds them meanwhile"),
       warnings: z.array(z.string()),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: ({ text, metadata, db_name, title }) =>
-      docdb.database(db_name ?? defaultDb, { create: true }).insertDocument({ text, metadata, title }),
+    run: async ({ text, metadata, db_name, title, key }) =>
+      (await docdb.database(db_name ?? defaultDb, { create: true })).insertDocument({ text, metadata, title, key }),
     render: (result, { db_name }) =>
       [
-        `Stored document ${result.doc_id} in "${db_name ?? defaultDb}" as ${plural(result.chunk_count, "chunk")}, ${
+        `${result.replaced ? "Replaced" : "Stored"} document ${result.doc_id} in "${db_name ?? defaultDb}" as ${plural(result.chunk_count, "chunk")}, ${
           result.embedded ? "embedded" : "pending embedding"
         }.`,
         ...result.warnings.map((w) => `Warning: ${w}`),

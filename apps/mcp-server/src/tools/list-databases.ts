@@ -10,10 +10,10 @@ export function listDatabasesTool({ docdb }: ToolsContext) {
     input: z.strictObject({}),
     output: z.object({ databases: z.array(databaseStatusSchema) }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: () => ({ databases: docdb.listDatabases() }),
+    run: async () => ({ databases: await docdb.listDatabases() }),
     render: ({ databases }) =>
       databases.length === 0
-        ? `No databases in ${docdb.dataDir} yet: insert_document or create_database makes one.`
+        ? "No databases yet: insert_document or create_database makes one."
         : databases
             .map(
               (d) =>

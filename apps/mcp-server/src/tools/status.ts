@@ -14,16 +14,16 @@ export function statusTool({ docdb, defaultDb }: ToolsContext) {
       server_model: modelSchema.describe("The model this server embeds new documents and queries with; null when none is configured"),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: ({ db_name }) => {
+    run: async ({ db_name }) => {
       const model = docdb.embedding;
       return {
-        ...docdb.database(db_name ?? defaultDb).status(),
+        ...(await (await docdb.database(db_name ?? defaultDb)).status()),
         server_model: model ? { provider: model.provider, model: model.modelId, dimensions: model.dimensions } : null,
       };
     },
     render: (s) =>
       [
-        `Database "${s.name}" at ${s.path}`,
+        `Database "${s.name}" (${s.engine}) at ${s.location}`,
         `${plural(s.documents, "document")}, ${plural(s.chunks, "chunk")}: ${s.embedded} embedded, ${s.pending} pending`,
         `Vectors: ${describeModel(s.model)}; this server embeds with ${s.server_model ? describeModel(s.server_model) : "no model (keyword search only)"}`,
       ].join("\n"),

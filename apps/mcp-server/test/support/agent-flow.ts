@@ -89,10 +89,10 @@ export function agentFlowSuite(connect: () => Promise<Connected>): void {
 
   it("create → insert (Japanese) → find → get → delete → find (gone)", async () => {
     const { client } = c;
-    const created = await ok<{ success: boolean; db_path: string; created: boolean }>(client, "create_database", { db_name: "notes" });
+    const created = await ok<{ success: boolean; location: string; created: boolean }>(client, "create_database", { db_name: "notes" });
     expect(created).toMatchObject({ success: true, created: true });
-    expect(created.db_path).toBe(join(c.dataDir, "notes.db"));
-    expect(existsSync(created.db_path)).toBe(true);
+    expect(created.location).toBe(join(c.dataDir, "notes.db"));
+    expect(existsSync(created.location)).toBe(true);
     // An existing name is success, not an error.
     expect(await ok(client, "create_database", { db_name: "notes" })).toMatchObject({ success: true, created: false });
 

@@ -1,34 +1,37 @@
 import { statSync } from "node:fs";
 import type { ChunkOptions } from "@docdb/chunker";
 import type { EmbeddingModel } from "@docdb/embed";
-import { type CollectionRow, CollectionStore } from "@docdb/store";
-import type { Database } from "../database.js";
-import { DocDBError } from "../errors.js";
+import type { CollectionRecord, Store } from "@docdb/store";
+import { DocDBError, fromStoreError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { SearchResult } from "../types.js";
+import type { DatabaseStatus, EmbedOptions, EmbedResult, SearchResult } from "../types.js";
 import { importCollection } from "./import.js";
 import { markStale } from "./stale.js";
 import type { CollectionFileStatus, CollectionInfo, CollectionStatus, ImportOptions, ImportSettings, ImportSummary } from "./types.js";
 import { validateCollectionName, validateDescription, validateSourcePath } from "./validate.js";
 import { CollectionWatcher, type WatchOptions } from "./watch.js";
 
+/** What collections need from their database. */
 export interface CollectionsContext {
   logger: Logger;
   chunkOptions: ChunkOptions;
   embedding: EmbeddingModel | null;
+  embedPending: (options: EmbedOptions) => Promise<EmbedResult>;
+  pendingCount: () => Promise<number>;
+  model: () => Promise<DatabaseStatus["model"]>;
 }
 
 export type CollectionsListener = (collections: CollectionInfo[]) => void;
 
-function toInfo(row: CollectionRow): CollectionInfo {
+function toInfo(row: CollectionRecord): CollectionInfo {
   return {
     name: row.name,
     description: row.description,
     source: row.source,
     enabled: row.enabled,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    last_import_at: row.last_import_at,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+    last_import_at: row.lastImportAt,
     settings: row.settings as ImportSettings,
   };
 }
@@ -48,117 +51,157 @@ function requireFolder(source: string): void {
  * with a description an agent reads to decide when to search it.
  */
 export class Collections {
-  readonly tables: CollectionStore;
   private readonly listeners = new Set<CollectionsListener>();
   private poll: NodeJS.Timeout | undefined;
-  private lastVersion = -1;
+  private lastToken = "";
   private lastFingerprint = "";
+  private closed = false;
   /** Imports of one collection run one after another, whoever asks (CLI, watcher, MCP). */
   private readonly running = new Map<string, Promise<unknown>>();
 
+  /** @internal Created by its Database. */
   constructor(
-    readonly database: Database,
-    readonly context: CollectionsContext,
-  ) {
-    this.tables = new CollectionStore(database.store);
+    private readonly databaseName: string,
+    private readonly store: Store,
+    private readonly context: CollectionsContext,
+  ) {}
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw fromStoreError(error);
+    }
   }
 
-  /** All collections, or only the enabled ones. Sorted by name. */
-  list(options: { all?: boolean } = { all: true }): CollectionInfo[] {
-    return this.tables
-      .list()
-      .filter((c) => options.all !== false || c.enabled)
-      .map(toInfo);
+  /** All collections, or only the enabled ones (`{ all: false }`). Sorted by name. */
+  async list(options: { all?: boolean } = { all: true }): Promise<CollectionInfo[]> {
+    const rows = await this.call(() => this.store.listCollections());
+    return rows.filter((c) => options.all !== false || c.enabled).map(toInfo);
   }
 
-  find(name: string): CollectionInfo | undefined {
-    const row = this.tables.get(validateCollectionName(name));
+  /** A collection by name, or undefined. */
+  async find(name: string): Promise<CollectionInfo | undefined> {
+    const valid = validateCollectionName(name);
+    const row = await this.call(() => this.store.getCollection(valid));
     return row ? toInfo(row) : undefined;
   }
 
-  get(name: string): CollectionInfo {
-    const found = this.find(name);
+  /** A collection by name; NOT_FOUND (listing the known ones) when there is none. */
+  async get(name: string): Promise<CollectionInfo> {
+    const found = await this.find(name);
     if (!found) {
-      const names = this.tables.list().map((c) => c.name);
+      const names = (await this.list()).map((c) => c.name);
       const known =
         names.length > 0 ? `; collections: ${names.join(", ")}` : "; create one with `docdb collection add -n NAME -d DESCRIPTION -s DIR`";
-      throw new DocDBError("NOT_FOUND", `no collection "${name}" in database "${this.database.name}"${known}`);
+      throw new DocDBError("NOT_FOUND", `no collection "${name}" in database "${this.databaseName}"${known}`);
     }
     return found;
   }
 
-  add(input: { name: string; description: string; source: string; enabled?: boolean }): CollectionInfo {
+  /** Adds a collection over an existing folder; CONFLICT when the name is taken. */
+  async add(input: { name: string; description: string; source: string; enabled?: boolean }): Promise<CollectionInfo> {
     const name = validateCollectionName(input?.name);
     const description = validateDescription(input.description);
     const source = validateSourcePath(input.source);
     requireFolder(source);
-    if (this.tables.get(name)) {
+    if (await this.find(name)) {
       throw new DocDBError("CONFLICT", `collection "${name}" already exists: change it with \`docdb collection update -n ${name}\``);
     }
-    this.tables.insert({ name, description, source, enabled: input.enabled ?? true });
-    this.context.logger.info({ db: this.database.name, collection: name, source }, "collection added");
+    try {
+      await this.store.createCollection({ name, description, source, enabled: input.enabled ?? true });
+    } catch (error) {
+      const converted = fromStoreError(error);
+      if (DocDBError.isInstance(converted) && converted.code === "CONFLICT") {
+        throw new DocDBError("CONFLICT", `collection "${name}" already exists: change it with \`docdb collection update -n ${name}\``);
+      }
+      throw converted;
+    }
+    this.context.logger.info({ db: this.databaseName, collection: name, source }, "collection added");
     return this.changed(name);
   }
 
-  update(name: string, patch: { description?: string; source?: string }): CollectionInfo {
-    this.get(name);
+  /** Changes a collection's description or folder. */
+  async update(name: string, patch: { description?: string; source?: string }): Promise<CollectionInfo> {
+    await this.get(name);
     const description = patch.description !== undefined ? validateDescription(patch.description) : undefined;
     const source = patch.source !== undefined ? validateSourcePath(patch.source) : undefined;
     if (source !== undefined) requireFolder(source);
     if (description === undefined && source === undefined) {
       throw new DocDBError("INVALID_REQUEST", "nothing to update: give a new description (-d) or source folder (-s)");
     }
-    this.tables.update(name, { description, source });
+    await this.call(() => this.store.updateCollection(name, { description, source }));
     return this.changed(name);
   }
 
-  setEnabled(name: string, enabled: boolean): CollectionInfo {
-    this.get(name);
-    this.tables.update(name, { enabled });
+  /** Enables or disables a collection (a disabled one is not searched and not watched). */
+  async setEnabled(name: string, enabled: boolean): Promise<CollectionInfo> {
+    await this.get(name);
+    await this.call(() => this.store.updateCollection(name, { enabled }));
     return this.changed(name);
   }
 
   /** Deletes the collection and every document in it. */
-  delete(name: string): { documents: number; chunks: number } {
-    this.get(name);
-    const removed = this.tables.delete(name);
-    this.context.logger.info({ db: this.database.name, collection: name, ...removed }, "collection deleted");
-    this.notify();
+  async delete(name: string): Promise<{ documents: number; chunks: number }> {
+    await this.get(name);
+    const removed = await this.call(() => this.store.deleteCollection(name));
+    this.context.logger.info({ db: this.databaseName, collection: name, ...removed }, "collection deleted");
+    await this.notify();
     return removed;
   }
 
-  status(name?: string): CollectionStatus[] {
-    const model = this.database.status().model;
-    const collections = name !== undefined ? [this.get(name)] : this.list();
-    return collections.map((c) => {
-      const counts = this.tables.counts(c.name);
-      return { ...c, documents: counts.documents, chunks: counts.chunks, embedded: counts.embedded, pending: counts.pending, model };
-    });
+  /** Counts per collection (one, or all). */
+  async status(name?: string): Promise<CollectionStatus[]> {
+    const model = await this.context.model();
+    const collections = name !== undefined ? [await this.get(name)] : await this.list();
+    const statuses: CollectionStatus[] = [];
+    for (const c of collections) {
+      const counts = await this.call(() => this.store.collectionCounts(c.name));
+      statuses.push({
+        ...c,
+        documents: counts.documents,
+        chunks: counts.chunks,
+        embedded: counts.embedded,
+        pending: counts.pending,
+        model,
+      });
+    }
+    return statuses;
   }
 
-  files(name: string): CollectionFileStatus[] {
-    this.get(name);
-    return this.tables
-      .files(name)
-      .map((f) => ({ path: f.path, size: f.size, chunks: f.chunk_count, doc_id: f.doc_id, imported_at: f.imported_at }));
+  /** The files imported into a collection. */
+  async files(name: string): Promise<CollectionFileStatus[]> {
+    await this.get(name);
+    const files = await this.call(() => this.store.listFiles(name));
+    return files.map((f) => ({ path: f.path, size: f.size, chunks: f.chunkCount, doc_id: f.docId, imported_at: f.importedAt }));
   }
 
   /** Imports the collection's folder (see ImportOptions); one import per collection at a time. */
   async import(name: string, options: ImportOptions = {}): Promise<ImportSummary> {
-    const collection = this.get(name);
+    const collection = await this.get(name);
     const previous = this.running.get(collection.name) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() => importCollection(this, this.get(name), options));
+    const run = previous
+      .catch(() => undefined)
+      .then(async () =>
+        importCollection(
+          { databaseName: this.databaseName, store: this.store, context: this.context, settingsDefaults: this.context.chunkOptions },
+          await this.get(name),
+          options,
+        ),
+      );
     this.running.set(collection.name, run);
     try {
       return await run;
+    } catch (error) {
+      throw fromStoreError(error);
     } finally {
       if (this.running.get(collection.name) === run) this.running.delete(collection.name);
     }
   }
 
   /** Flags results from files changed or deleted since they were imported. */
-  markStale(results: SearchResult[]): SearchResult[] {
-    return markStale(this, results);
+  async markStale(results: SearchResult[]): Promise<SearchResult[]> {
+    return markStale(this.store, results);
   }
 
   /** Re-imports changed files of enabled collections as they change; see CollectionWatcher. */
@@ -168,15 +211,14 @@ export class Collections {
 
   /**
    * Calls `listener` with the full list whenever a collection is added, changed, enabled,
-   * disabled or deleted — here or by another process on the same file (noticed by polling
-   * SQLite's data_version, every `intervalMs`). Returns a function that stops listening.
+   * disabled or deleted — here or by another process on the same database (noticed by polling
+   * the store's change token, every `intervalMs`). Returns a function that stops listening.
    */
   onChange(listener: CollectionsListener, options: { intervalMs?: number } = {}): () => void {
     this.listeners.add(listener);
     if (!this.poll) {
-      this.lastVersion = this.tables.dataVersion();
-      this.lastFingerprint = this.fingerprint();
-      this.poll = setInterval(() => this.checkExternal(), options.intervalMs ?? 1000);
+      void this.prime();
+      this.poll = setInterval(() => void this.checkExternal(), options.intervalMs ?? 1000);
       this.poll.unref();
     }
     return () => {
@@ -190,35 +232,43 @@ export class Collections {
 
   /** Stops change polling (the database is closing). */
   close(): void {
+    this.closed = true;
     if (this.poll) clearInterval(this.poll);
     this.poll = undefined;
     this.listeners.clear();
   }
 
-  private fingerprint(): string {
-    return JSON.stringify(this.tables.list().map((c) => [c.name, c.description, c.source, c.enabled]));
+  private async prime(): Promise<void> {
+    try {
+      this.lastToken = await this.store.changeToken();
+      this.lastFingerprint = await this.fingerprint();
+    } catch (error) {
+      this.context.logger.warn({ err: (error as Error).message }, "could not read collections");
+    }
   }
 
-  private checkExternal(): void {
-    if (!this.database.store.db.open) {
-      this.close();
-      return;
-    }
+  private async fingerprint(): Promise<string> {
+    return JSON.stringify((await this.list()).map((c) => [c.name, c.description, c.source, c.enabled]));
+  }
+
+  private async checkExternal(): Promise<void> {
+    if (this.closed) return;
     try {
-      const version = this.tables.dataVersion();
-      if (version === this.lastVersion) return;
-      this.lastVersion = version;
-      this.notify();
+      const token = await this.store.changeToken();
+      if (token === this.lastToken) return;
+      this.lastToken = token;
+      await this.notify();
     } catch (error) {
+      if (this.closed) return;
       this.context.logger.warn({ err: (error as Error).message }, "could not check collections for changes");
     }
   }
 
-  private notify(): void {
-    const fingerprint = this.fingerprint();
+  private async notify(): Promise<void> {
+    const list = await this.list();
+    const fingerprint = JSON.stringify(list.map((c) => [c.name, c.description, c.source, c.enabled]));
     if (fingerprint === this.lastFingerprint) return;
     this.lastFingerprint = fingerprint;
-    const list = this.list();
     for (const listener of this.listeners) {
       try {
         listener(list);
@@ -228,8 +278,8 @@ export class Collections {
     }
   }
 
-  private changed(name: string): CollectionInfo {
-    this.notify();
+  private async changed(name: string): Promise<CollectionInfo> {
+    await this.notify();
     return this.get(name);
   }
 }

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@docdb/chunker";
+import { type ChunkOptions, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@docdb/chunker";
+import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
 import { assertSameModel } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
 import { contentHash as hashText, newId, toStoredChunks } from "../stored-chunks.js";
 import { chunkFile, chunkingKey } from "./chunk-file.js";
-import type { Collections } from "./collections.js";
+import type { CollectionsContext } from "./collections.js";
 import { decodeText, fileKind } from "./file-kind.js";
 import {
   type CollectionInfo,
@@ -20,13 +21,26 @@ import {
 import { validatePositiveInteger } from "./validate.js";
 import { type WalkedFile, walkFolder } from "./walk.js";
 
-function resolveSettings(collections: Collections, collection: CollectionInfo, options: ImportOptions): Required<ImportSettings> {
+/** What an import works on: one database's store and the collection context. */
+export interface ImportTarget {
+  databaseName: string;
+  store: Store;
+  context: CollectionsContext;
+  settingsDefaults: ChunkOptions;
+}
+
+/** Files written per transaction: short enough that other writers wait little. */
+const WRITE_BATCH_FILES = 32;
+/** ...and at most this many characters of text per transaction. */
+const WRITE_BATCH_CHARS = 2_000_000;
+
+function resolveSettings(target: ImportTarget, collection: CollectionInfo, options: ImportOptions): Required<ImportSettings> {
   const saved = collection.settings;
-  const defaults = collections.context.chunkOptions;
+  const defaults = target.settingsDefaults;
   const settings = {
-    chunk_size: options.chunkSize ?? saved.chunk_size ?? defaults.size ?? DEFAULT_CHUNK_SIZE,
-    chunk_overlap: options.chunkOverlap ?? saved.chunk_overlap ?? defaults.overlap ?? DEFAULT_CHUNK_OVERLAP,
-    max_file_size: options.maxFileSize ?? saved.max_file_size ?? DEFAULT_MAX_FILE_SIZE,
+    chunk_size: options.chunk_size ?? saved.chunk_size ?? defaults.size ?? DEFAULT_CHUNK_SIZE,
+    chunk_overlap: options.chunk_overlap ?? saved.chunk_overlap ?? defaults.overlap ?? DEFAULT_CHUNK_OVERLAP,
+    max_file_size: options.max_file_size ?? saved.max_file_size ?? DEFAULT_MAX_FILE_SIZE,
   };
   validatePositiveInteger(settings.chunk_size, "chunk size", 10);
   validatePositiveInteger(settings.chunk_overlap, "chunk overlap", 0);
@@ -51,28 +65,24 @@ function interrupted(signal: AbortSignal | undefined): void {
 
 /**
  * Walks the collection's folder and brings its documents in line with it. Each file's
- * document, chunks and file row are written in one transaction, so an import stopped at any
- * point (Ctrl-C, a crash, SIGKILL) leaves whole files only, and `update` carries on from there.
- * Embedding comes after the writes and is resumable too (chunks wait as pending).
+ * document, chunks and file row commit together (a few files per transaction), so an import
+ * stopped at any point (Ctrl-C, a crash, SIGKILL) leaves whole files only, and `update`
+ * carries on from there. Embedding comes after the writes and is resumable too.
  */
-export async function importCollection(
-  collections: Collections,
-  collection: CollectionInfo,
-  options: ImportOptions,
-): Promise<ImportSummary> {
+export async function importCollection(target: ImportTarget, collection: CollectionInfo, options: ImportOptions): Promise<ImportSummary> {
   const started = performance.now();
   const mode = options.mode ?? "update";
   if (!IMPORT_MODES.includes(mode)) {
     throw new DocDBError("INVALID_REQUEST", `mode must be one of ${IMPORT_MODES.join(", ")}, got "${String(mode)}"`);
   }
-  const settings = resolveSettings(collections, collection, options);
-  const { database, tables, context } = collections;
+  const settings = resolveSettings(target, collection, options);
+  const { store, context, databaseName } = target;
   const name = collection.name;
   const model = options.embed === false ? null : context.embedding;
-  if (model) assertSameModel(database.store, model, database.name);
+  if (model) assertSameModel(await store.getEmbeddingInfo(), model, databaseName);
 
   if (mode === "new") {
-    const { documents } = tables.counts(name);
+    const { documents } = await store.collectionCounts(name);
     if (documents > 0) {
       throw new DocDBError(
         "CONFLICT",
@@ -99,12 +109,13 @@ export async function importCollection(
     throw error;
   }
 
-  if (mode === "replace") tables.clear(name);
+  // In bounded batches: a replace of thousands of files never holds the write lock for long.
+  if (mode === "replace") await store.clearCollection(name);
   // Saved before writing, so an interrupted run finishes with the same settings.
-  tables.update(name, { settings });
+  await store.updateCollection(name, { settings });
 
   const chunking = chunkingKey(settings.chunk_size, settings.chunk_overlap);
-  const existing = new Map(tables.files(name).map((f) => [f.path, f]));
+  const existing = new Map((await store.listFiles(name)).map((f) => [f.path, f]));
   const seen = new Set<string>();
   const summary: ImportSummary = {
     collection: name,
@@ -132,9 +143,10 @@ export async function importCollection(
   progress.files_total = walked.files.length;
   report();
   let lastReport = 0;
+  const batch = new WriteBatch(store);
   for (const file of walked.files) {
     interrupted(options.signal);
-    const outcome = await importFile(collections, name, file, existing.get(file.path), chunking, settings);
+    const outcome = await importFile(store, batch, name, file, existing.get(file.path), chunking, settings);
     if (outcome.kind === "skipped") {
       skip(outcome.reason);
       // A file we cannot read right now keeps its old document rather than losing it.
@@ -157,21 +169,23 @@ export async function importCollection(
     }
   }
 
+  await batch.flush();
+
   for (const path of existing.keys()) {
     if (seen.has(path)) continue;
     interrupted(options.signal);
-    tables.removeFile(name, path);
+    await store.removeFile(name, path);
     summary.removed++;
     summary.changed.removed.push(path);
   }
-  tables.markImported(name);
+  await store.updateCollection(name, { lastImportAt: new Date().toISOString() });
 
   if (model) {
     progress.phase = "embed";
-    progress.embed_total = database.status().pending;
+    progress.embed_total = await context.pendingCount();
     report();
     try {
-      const result = await database.embedPending({
+      const result = await context.embedPending({
         signal: options.signal,
         onProgress: ({ done, total }) => {
           progress.embedded = done;
@@ -184,13 +198,13 @@ export async function importCollection(
       interrupted(options.signal);
       if (!DocDBError.isInstance(error) || error.code !== "EMBEDDING_UNAVAILABLE") throw error;
       summary.warnings.push(
-        `${error.message}; the documents are stored and keyword-searchable, \`docdb embed --pending --db ${database.name}\` embeds them later`,
+        `${error.message}; the documents are stored and keyword-searchable, \`docdb embed --pending --db ${databaseName}\` embeds them later`,
       );
     }
   }
-  const counts = tables.counts(name);
+  const counts = await store.collectionCounts(name);
   summary.total_chunks = counts.chunks;
-  summary.pending = database.status().pending;
+  summary.pending = counts.pending;
   if (!model && summary.chunks > 0 && options.embed !== false) {
     summary.warnings.push(
       `no embedding model configured: ${summary.pending} chunk(s) wait for \`docdb embed --pending\`; keyword search works now`,
@@ -199,7 +213,7 @@ export async function importCollection(
   summary.seconds = Math.round((performance.now() - started) / 10) / 100;
   context.logger.info(
     {
-      db: database.name,
+      db: databaseName,
       collection: name,
       mode,
       added: summary.added,
@@ -216,15 +230,39 @@ export async function importCollection(
 
 type FileOutcome = { kind: "added" | "updated"; chunks: number } | { kind: "unchanged" } | { kind: "skipped"; reason: SkipReason };
 
+/**
+ * Files waiting to be written, committed a few at a time: one transaction per file made
+ * imports slow (a commit per file), one per import would hold the write lock for minutes.
+ */
+class WriteBatch {
+  private writes: DocumentWrite[] = [];
+  private chars = 0;
+  constructor(private readonly store: Store) {}
+
+  async add(write: DocumentWrite): Promise<void> {
+    this.writes.push(write);
+    this.chars += write.document.content.length;
+    if (this.writes.length >= WRITE_BATCH_FILES || this.chars >= WRITE_BATCH_CHARS) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.writes.length === 0) return;
+    const writes = this.writes;
+    this.writes = [];
+    this.chars = 0;
+    await this.store.writeDocuments(writes);
+  }
+}
+
 async function importFile(
-  collections: Collections,
+  store: Store,
+  batch: WriteBatch,
   name: string,
   file: WalkedFile,
-  row: { size: number; mtime: number; content_hash: string; chunking: string } | undefined,
+  row: StoredFile | undefined,
   chunking: string,
   settings: Required<ImportSettings>,
 ): Promise<FileOutcome> {
-  const { tables } = collections;
   if (row && row.size === file.size && row.mtime === file.mtime && row.chunking === chunking) return { kind: "unchanged" };
   let bytes: Buffer;
   try {
@@ -235,8 +273,8 @@ async function importFile(
   // The file may have grown between the walk and the read.
   if (bytes.length > settings.max_file_size) return { kind: "skipped", reason: "too_large" };
   const contentHash = createHash("sha256").update(bytes).digest("hex");
-  if (row && row.content_hash === contentHash && row.chunking === chunking) {
-    tables.touchFile(name, file.path, bytes.length, file.mtime);
+  if (row && row.contentHash === contentHash && row.chunking === chunking) {
+    await store.touchFile(name, file.path, bytes.length, file.mtime);
     return { kind: "unchanged" };
   }
   const text = decodeText(bytes);
@@ -245,17 +283,16 @@ async function importFile(
 
   const kind = fileKind(file.path);
   const chunks = chunkFile(text, kind, settings.chunk_size, settings.chunk_overlap);
-  tables.writeFile(
-    name,
-    { path: file.path, size: bytes.length, mtime: file.mtime, contentHash, chunking },
-    {
+  await batch.add({
+    document: {
       id: newId(),
       title: file.path,
       content: text,
       contentHash: hashText(text),
       metadata: { path: file.path, kind: kind.kind, language: kind.language },
     },
-    toStoredChunks(text, chunks),
-  );
+    chunks: toStoredChunks(text, chunks, file.path),
+    file: { collection: name, record: { path: file.path, size: bytes.length, mtime: file.mtime, contentHash, chunking } },
+  });
   return { kind: row ? "updated" : "added", chunks: chunks.length };
 }

@@ -43,10 +43,10 @@ export interface CollectionFileStatus {
 export interface ImportOptions {
   /** `update` (default) imports what changed; `new` refuses a collection with documents; `replace` rebuilds. */
   mode?: ImportMode;
-  chunkSize?: number;
-  chunkOverlap?: number;
+  chunk_size?: number;
+  chunk_overlap?: number;
   /** Bytes; larger files are skipped. Default: the collection's last setting, else 1 MB. */
-  maxFileSize?: number;
+  max_file_size?: number;
   /** Embed new chunks after writing them (default true when a model is configured). */
   embed?: boolean;
   signal?: AbortSignal;

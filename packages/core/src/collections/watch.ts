@@ -64,7 +64,7 @@ export class CollectionWatcher {
   /** Starts watching and catches up on every enabled collection; resolves when caught up. */
   async start(): Promise<void> {
     this.stopListening = this.collections.onChange((list) => this.reconcile(list), { intervalMs: this.options.pollMs });
-    this.reconcile(this.collections.list());
+    this.reconcile(await this.collections.list());
     await this.idle();
   }
 

@@ -9,7 +9,10 @@ import { DocDBError } from "../errors.js";
 import { type Logger, silentLogger } from "../logger.js";
 import type { EmbeddingConfig } from "../provider.js";
 import type { SearchMode } from "../types.js";
-import { MAX_TOP_K } from "../validate.js";
+
+/** Eval ranks enough chunks to fill 100 documents (Recall@100), above the public top_k cap. */
+const EVAL_MAX_TOP_K = 1000;
+
 import { countCorpusLines, type EvalDataset, loadDataset, readCorpus } from "./dataset.js";
 import { collapseToDocuments, meanMetrics, percentile, type QueryMetrics, queryMetrics } from "./metrics.js";
 
@@ -33,6 +36,11 @@ export interface EvaluateOptions {
   chunkOptions?: ChunkOptions;
   /** Where the temporary database goes (default: the OS temp folder). Removed afterwards. */
   tempDir?: string;
+  /**
+   * Another store to evaluate on (e.g. a `postgres://` URL): the corpus goes into a temporary
+   * database there, dropped afterwards. Default: a SQLite file in `tempDir`.
+   */
+  store?: string;
   onProgress?: (progress: EvalProgress) => void;
 }
 
@@ -154,7 +162,7 @@ async function runQueries(
   onProgress?.({ phase: "search", mode, done: 0, total });
   for (const [i, query] of dataset.queries.entries()) {
     const started = performance.now();
-    const found = await db.findSimilar({ query: query.text, mode, topK });
+    const found = await db.findSimilar({ query: query.text, mode, top_k: topK }, { maxTopK: EVAL_MAX_TOP_K });
     latencies.push(performance.now() - started);
     const ranking = collapseToDocuments(found.results, (r) => {
       const id = r.metadata.corpus_id;
@@ -187,14 +195,15 @@ export async function evaluateRetrieval(options: EvaluateOptions): Promise<EvalR
   const dataset: EvalDataset = limit !== undefined ? { ...loaded, queries: loaded.queries.slice(0, limit) } : loaded;
   const logger = options.logger ?? silentLogger();
   const dir = mkdtempSync(join(options.tempDir ?? tmpdir(), "docdb-eval-"));
-  const common = { dataDir: dir, logger, maxTextLength: EVAL_MAX_TEXT_LENGTH, chunkOptions: options.chunkOptions };
+  const common = { dataDir: dir, store: options.store, logger, maxTextLength: EVAL_MAX_TEXT_LENGTH, chunkOptions: options.chunkOptions };
+  const dbName = options.store !== undefined ? `eval_${Date.now().toString(36)}_${process.pid}` : DB_NAME;
   try {
     // Load without a model: one batched embedding pass afterwards is far cheaper than one
     // provider call per document, and keyword-only runs never touch the model.
     const loader = openDocDB({ ...common, embedding: null });
     let corpus: { documents: number; skipped: number; ids: Set<string> };
     try {
-      corpus = await loadCorpus(loader.database(DB_NAME, { create: true }), dataset, options.onProgress);
+      corpus = await loadCorpus(await loader.database(dbName, { create: true }), dataset, options.onProgress);
     } finally {
       await loader.close();
     }
@@ -204,13 +213,13 @@ export async function evaluateRetrieval(options: EvaluateOptions): Promise<EvalR
     const embedding = wantsVectors ? (isModel(options.embedding) ? borrowed(options.embedding) : options.embedding) : null;
     const docdb = openDocDB({ ...common, embedding });
     try {
-      const db = docdb.database(DB_NAME);
+      const db = await docdb.database(dbName);
       const firstQuery = (dataset.queries[0] as { text: string }).text;
       const vectorProblem = wantsVectors ? await embedCorpus(docdb, db, firstQuery, options.onProgress) : undefined;
-      const status = db.status();
+      const status = await db.status();
       const chunksPerDocument = status.chunks / Math.max(1, status.documents);
       // Enough chunks to fill 100 documents after collapsing, with room for uneven documents.
-      const topK = Math.min(MAX_TOP_K, Math.ceil(100 * chunksPerDocument * 1.5));
+      const topK = Math.min(EVAL_MAX_TOP_K, Math.ceil(100 * chunksPerDocument * 1.5));
       let missing = 0;
       for (const q of dataset.queries) {
         for (const [doc, grade] of dataset.qrels.get(q.id) ?? []) if (grade > 0 && !corpus.ids.has(doc)) missing++;
@@ -239,6 +248,7 @@ export async function evaluateRetrieval(options: EvaluateOptions): Promise<EvalR
       }
       return reports;
     } finally {
+      if (options.store !== undefined) await docdb.dropDatabase(dbName).catch(() => undefined);
       await docdb.close();
     }
   } finally {

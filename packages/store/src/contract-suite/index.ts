@@ -110,7 +110,14 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         expect(new Date(stored?.createdAt as string).toISOString()).toBe(stored?.createdAt);
         const chunks = await store.getChunks(doc.document.id);
         expect(chunks.map((c) => c.text)).toEqual(["東京は日本の首都です。", "大阪は食べ物で有名です。"]);
-        expect(chunks[1]).toMatchObject({ idx: 1, heading: "Cities > Osaka", lineStart: 2, lineEnd: 2, embedded: false, docId: doc.document.id });
+        expect(chunks[1]).toMatchObject({
+          idx: 1,
+          heading: "Cities > Osaka",
+          lineStart: 2,
+          lineEnd: 2,
+          embedded: false,
+          docId: doc.document.id,
+        });
         expect(chunks[0]).toMatchObject({ heading: null, lineStart: null, start: 0 });
         expect(await store.counts()).toEqual({ documents: 1, chunks: 2, embedded: 0, pending: 2, keywordRows: 2, vectors: 0 });
       });
@@ -120,12 +127,12 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         const odd = "絵文字👩‍👩‍👧‍👦と結合文字が\u0301、右から左: שלום، 𠮷野家 \uFF21";
         const long = "あ".repeat(50_000) + "🎌".repeat(25_000);
         expect(long.length).toBe(100_000);
-        const a = makeDocument([odd], { title: "😀 タイトル", metadata: { "キー": "値🎉" } });
+        const a = makeDocument([odd], { title: "😀 タイトル", metadata: { キー: "値🎉" } });
         const b = makeDocument([long.slice(0, 50_000), long.slice(50_000)]);
         b.document.content = long;
         await store.writeDocuments([a, b]);
         expect((await store.getDocument(a.document.id))?.content).toBe(odd);
-        expect((await store.getDocument(a.document.id))?.metadata).toEqual({ "キー": "値🎉" });
+        expect((await store.getDocument(a.document.id))?.metadata).toEqual({ キー: "値🎉" });
         expect((await store.getDocument(b.document.id))?.content).toBe(long);
         const list = await store.listDocuments({ limit: 10 });
         expect(list.find((d) => d.id === b.document.id)?.length).toBe([...long].length);
@@ -277,7 +284,7 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
           const truth = [...vectors].map(([id, v]) => ({ id, d: cosineDistance(probe, v) })).sort((a, b) => a.d - b.d);
           const exact = await store.vectorSearch(probe, { limit: 10, exact: true });
           expect(exact.map((h) => h.chunkId)).toEqual(truth.slice(0, 10).map((t) => t.id));
-          exact.forEach((h, i) => expect(h.distance).toBeCloseTo(truth[i]?.d as number, 4));
+          for (const [i, h] of exact.entries()) expect(h.distance).toBeCloseTo(truth[i]?.d as number, 4);
           const filter: Filter = { op: "eq", field: { metadata: ["group"] }, value: "rare" };
           const filtered = await store.vectorSearch(probe, { limit: 10, filter, exact: true });
           expect(filtered.map((h) => h.chunkId)).toEqual(
@@ -379,8 +386,18 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         { op: "exists", field: { metadata: ["nested", "deep", "x"] }, value: true },
         { op: "prefix", field: { metadata: ["lang"] }, value: "j" },
         { op: "prefix", field: { metadata: ["lang"] }, value: "日本" },
-        { and: [{ op: "eq", field: { metadata: ["lang"] }, value: "ja" }, { op: "eq", field: { metadata: ["flag"] }, value: true }] },
-        { or: [{ op: "eq", field: { metadata: ["lang"] }, value: "fr" }, { op: "lt", field: { metadata: ["n"] }, value: 0 }] },
+        {
+          and: [
+            { op: "eq", field: { metadata: ["lang"] }, value: "ja" },
+            { op: "eq", field: { metadata: ["flag"] }, value: true },
+          ],
+        },
+        {
+          or: [
+            { op: "eq", field: { metadata: ["lang"] }, value: "fr" },
+            { op: "lt", field: { metadata: ["n"] }, value: 0 },
+          ],
+        },
         { not: { op: "exists", field: { metadata: ["tags"] }, value: true } },
         { and: [] },
         { or: [] },
@@ -400,12 +417,16 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         const store = await fresh();
         await store.setEmbeddingInfo({ provider: "p", model: "m", dimensions: 2 });
         const docs = docsMetadata.map((metadata, i) =>
-          makeDocument([`共通の言葉 common words ${i}`], {
-            metadata,
-            title: `T${i}`,
-            source: i % 2 === 0 ? `docs/${String.fromCharCode(97 + i)}.md` : null,
-            key: i === 3 ? "the-key" : null,
-          }, () => ({ vector: unit([1, i]) })),
+          makeDocument(
+            [`共通の言葉 common words ${i}`],
+            {
+              metadata,
+              title: `T${i}`,
+              source: i % 2 === 0 ? `docs/${String.fromCharCode(97 + i)}.md` : null,
+              key: i === 3 ? "the-key" : null,
+            },
+            () => ({ vector: unit([1, i]) }),
+          ),
         );
         for (const d of docs) await store.writeDocuments([{ ...d, upsertByKey: true }]);
         const stored = await Promise.all(docs.map((d) => store.getDocument(d.document.id)));
@@ -420,7 +441,9 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
           expect(listed, `listDocuments ${label}`).toEqual(expected);
           const keyword = (await store.keywordSearch(query("共通"), { limit: 100, filter })).map((h) => byChunk.get(h.chunkId)).sort();
           expect(keyword, `keywordSearch ${label}`).toEqual(expected);
-          const vector = (await store.vectorSearch(unit([1, 1]), { limit: 100, filter, exact: true })).map((h) => byChunk.get(h.chunkId)).sort();
+          const vector = (await store.vectorSearch(unit([1, 1]), { limit: 100, filter, exact: true }))
+            .map((h) => byChunk.get(h.chunkId))
+            .sort();
           expect(vector, `vectorSearch ${label}`).toEqual(expected);
         }
         // The reference itself is not vacuous: the filters above split the documents many ways.
@@ -434,17 +457,33 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
           store.listDocuments({ limit: 1, filter: { op: "eq", field: { metadata: ['a"b'] }, value: 1 } }),
           "INVALID_REQUEST",
         );
-        await expectStoreError(store.listDocuments({ limit: 1, filter: { op: "eq", field: { metadata: [] }, value: 1 } }), "INVALID_REQUEST");
+        await expectStoreError(
+          store.listDocuments({ limit: 1, filter: { op: "eq", field: { metadata: [] }, value: 1 } }),
+          "INVALID_REQUEST",
+        );
       });
     });
 
     describe("collections and files", () => {
-      const record = (path: string, hash = path) => ({ path, size: 10, mtime: 1_700_000_000_000, contentHash: hash, chunking: "v1:700:100" });
+      const record = (path: string, hash = path) => ({
+        path,
+        size: 10,
+        mtime: 1_700_000_000_000,
+        contentHash: hash,
+        chunking: "v1:700:100",
+      });
 
       it("creates, updates, lists and refuses a taken name", async () => {
         const store = await fresh();
         const created = await store.createCollection({ name: "api", description: "API docs", source: "/tmp/api", enabled: true });
-        expect(created).toMatchObject({ name: "api", description: "API docs", source: "/tmp/api", enabled: true, settings: {}, lastImportAt: null });
+        expect(created).toMatchObject({
+          name: "api",
+          description: "API docs",
+          source: "/tmp/api",
+          enabled: true,
+          settings: {},
+          lastImportAt: null,
+        });
         await expectStoreError(store.createCollection({ name: "api", description: "x", source: "/x", enabled: true }), "CONFLICT");
         expect(await store.updateCollection("api", { description: "new", enabled: false, settings: { chunk_size: 500 } })).toBe(true);
         expect(await store.updateCollection("nope", { description: "x" })).toBe(false);
@@ -472,7 +511,14 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         expect(await store.getDocument(v1.document.id)).toBeUndefined();
         const files = await store.listFiles("c");
         expect(files).toHaveLength(1);
-        expect(files[0]).toMatchObject({ collection: "c", path: "a.md", contentHash: "h2", docId: v2.document.id, chunkCount: 2, chunking: "v1:700:100" });
+        expect(files[0]).toMatchObject({
+          collection: "c",
+          path: "a.md",
+          contentHash: "h2",
+          docId: v2.document.id,
+          chunkCount: 2,
+          chunking: "v1:700:100",
+        });
         expect((await store.getDocument(v2.document.id))?.source).toBe("a.md");
         expect((await store.getDocument(v2.document.id))?.collection).toBe("c");
         await store.touchFile("c", "a.md", 99, 42);
@@ -529,7 +575,11 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
                 await store.writeDocuments([makeDocument([`${tag} ${i} 並行書き込み`])]);
               }),
             );
-          await Promise.all([writer(a, "a"), writer(b, "b"), a.createCollection({ name: "c", description: "d", source: "/c", enabled: true })]);
+          await Promise.all([
+            writer(a, "a"),
+            writer(b, "b"),
+            a.createCollection({ name: "c", description: "d", source: "/c", enabled: true }),
+          ]);
           expect((await a.counts()).documents).toBe(80);
           expect((await b.counts()).documents).toBe(80);
           expect(await a.changeToken()).not.toBe(token);

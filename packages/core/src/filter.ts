@@ -1,0 +1,128 @@
+import { BUILTIN_FIELDS, type BuiltinField, type Filter, type FilterField, METADATA_PATH_SEGMENT, type Scalar } from "@docdb/store";
+import { DocDBError } from "./errors.js";
+
+/**
+ * Filters as users write them (CLI `--filter`, the MCP `filter` argument, core's `filter`),
+ * MongoDB-style JSON, turned into the contract's typed condition tree:
+ *
+ *   {"lang": "ja"}                                  equality on a metadata path
+ *   {"author.name": "Sato", "tags": ["a", "b"]}     dotted paths; an array means any of
+ *   {"year": {"$gte": 2020, "$lt": 2025}}           $eq $ne $gt $gte $lt $lte $in $nin $exists $prefix
+ *   {"$or": [{"lang": "ja"}, {"$not": {"draft": true}}]}   $and $or $not
+ *   {"created_at": {"$gte": "2026-11-01"}, "source": {"$prefix": "docs/"}}
+ *
+ * Top-level names doc_id, key, title, source, collection, created_at and updated_at are the
+ * document's own fields; a metadata key of the same name is reached as "metadata.title".
+ * Dates may be any form `Date` parses; they are compared as ISO 8601 UTC.
+ */
+
+const OPERATORS = ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists", "$prefix"] as const;
+type Operator = (typeof OPERATORS)[number];
+const DATE_FIELDS = new Set<BuiltinField>(["created_at", "updated_at"]);
+const MAX_DEPTH = 16;
+
+function bad(where: string, problem: string): DocDBError {
+  return new DocDBError(
+    "INVALID_REQUEST",
+    `invalid filter at ${where}: ${problem}. Example: {"lang": "ja", "year": {"$gte": 2020}, "$or": [{"tags": "a"}, {"tags": "b"}]}`,
+  );
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function field(name: string, where: string): FilterField {
+  if ((BUILTIN_FIELDS as readonly string[]).includes(name)) return { builtin: name as BuiltinField };
+  const path = name.startsWith("metadata.") ? name.slice("metadata.".length).split(".") : name.split(".");
+  for (const segment of path) {
+    if (!METADATA_PATH_SEGMENT.test(segment)) {
+      throw bad(where, `"${name}" is not a metadata path (dot-separated names of letters, digits, _ and -)`);
+    }
+  }
+  return { metadata: path };
+}
+
+function scalar(value: unknown, where: string, target: FilterField): Scalar {
+  if (value === null || typeof value === "string" || typeof value === "boolean") {
+    if (typeof value === "string" && "builtin" in target && DATE_FIELDS.has(target.builtin)) return isoDate(value, where);
+    return value;
+  }
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw bad(where, "numbers must be finite");
+    return value;
+  }
+  throw bad(where, "a value must be a string, number, boolean or null");
+}
+
+function isoDate(value: string, where: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw bad(where, `"${value}" is not a date (use ISO 8601, e.g. 2026-11-22 or 2026-11-22T09:30:00Z)`);
+  return new Date(time).toISOString();
+}
+
+function condition(target: FilterField, operator: Operator, value: unknown, where: string): Filter {
+  switch (operator) {
+    case "$in":
+    case "$nin": {
+      if (!Array.isArray(value)) throw bad(where, `${operator} takes an array`);
+      const values = value.map((v, i) => scalar(v, `${where}[${i}]`, target));
+      return { op: operator === "$in" ? "in" : "nin", field: target, values };
+    }
+    case "$exists":
+      if (typeof value !== "boolean") throw bad(where, "$exists takes true or false");
+      return { op: "exists", field: target, value };
+    case "$prefix":
+      if (typeof value !== "string") throw bad(where, "$prefix takes a string");
+      return { op: "prefix", field: target, value };
+    default: {
+      const op = operator.slice(1) as "eq" | "ne" | "gt" | "gte" | "lt" | "lte";
+      const v = scalar(value, where, target);
+      if (v === null && op !== "eq" && op !== "ne") throw bad(where, `${operator} cannot compare with null`);
+      return { op, field: target, value: v };
+    }
+  }
+}
+
+function fieldConditions(name: string, value: unknown, where: string): Filter[] {
+  const target = field(name, where);
+  if (Array.isArray(value)) return [condition(target, "$in", value, where)];
+  if (!isPlainObject(value)) return [condition(target, "$eq", value, where)];
+  const keys = Object.keys(value);
+  if (keys.length === 0) throw bad(where, 'an empty object compares with nothing: give a value or an operator like {"$gte": 1}');
+  return keys.map((key) => {
+    if (!(OPERATORS as readonly string[]).includes(key)) {
+      throw bad(`${where}.${key}`, `unknown operator (use ${OPERATORS.join(" ")}; nested objects are not compared whole)`);
+    }
+    return condition(target, key as Operator, value[key], `${where}.${key}`);
+  });
+}
+
+function parse(value: unknown, where: string, depth: number): Filter {
+  if (depth > MAX_DEPTH) throw bad(where, `nested more than ${MAX_DEPTH} levels`);
+  if (!isPlainObject(value)) throw bad(where, "expected a JSON object");
+  const parts: Filter[] = [];
+  for (const [key, inner] of Object.entries(value)) {
+    const at = where === "filter" ? key : `${where}.${key}`;
+    if (key === "$and" || key === "$or") {
+      if (!Array.isArray(inner) || inner.length === 0) throw bad(at, `${key} takes a non-empty array of filters`);
+      const list = inner.map((f, i) => parse(f, `${at}[${i}]`, depth + 1));
+      parts.push(key === "$and" ? { and: list } : { or: list });
+    } else if (key === "$not") {
+      parts.push({ not: parse(inner, at, depth + 1) });
+    } else if (key.startsWith("$")) {
+      throw bad(at, `unknown operator ${key} at this level (use $and, $or, $not, or a field name)`);
+    } else {
+      parts.push(...fieldConditions(key, inner, at));
+    }
+  }
+  return parts.length === 1 ? (parts[0] as Filter) : { and: parts };
+}
+
+/** The typed filter for a user's JSON filter (undefined when there is none). */
+export function parseFilter(value: unknown): Filter | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) throw bad("filter", "expected a JSON object of fields and values");
+  if (Object.keys(value).length === 0) return undefined;
+  return parse(value, "filter", 0);
+}

@@ -1,0 +1,100 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildKeywordQuery } from "@docdb/analyzer";
+import { StoreError } from "@docdb/store";
+import { makeDocument } from "@docdb/store/contract-suite";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSqliteEngine } from "../src/index.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "docdb-sqlite-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the SQLite engine on real files", () => {
+  it("one file per database, sqlite-vec loaded, WAL, every migration recorded once", async () => {
+    const engine = createSqliteEngine({ dataDir: dir });
+    await engine.openDatabase("notes", { create: true });
+    await engine.close();
+    const path = join(dir, "notes.db");
+    expect(existsSync(path)).toBe(true);
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
+      const versions = (raw.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: string }[]).map(
+        (v) => v.version,
+      );
+      expect(versions).toEqual(["0001_init", "0002_collections", "0003_contract"]);
+    } finally {
+      raw.close();
+    }
+    const again = createSqliteEngine({ dataDir: dir });
+    await again.openDatabase("notes");
+    await again.close();
+    const check = new Database(path, { readonly: true });
+    expect((check.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n).toBe(3);
+    check.close();
+  });
+
+  it("refuses an empty data folder and names that are not names", () => {
+    expect(() => createSqliteEngine({ dataDir: "" })).toThrow(/non-empty/);
+    const engine = createSqliteEngine({ dataDir: dir });
+    expect(() => engine.path("../x")).toThrow(StoreError);
+  });
+
+  it("rebuilds the keyword index from chunk text when it was made by another analyzer version", async () => {
+    const engine = createSqliteEngine({ dataDir: dir });
+    const store = await engine.openDatabase("k", { create: true });
+    const doc = makeDocument(["The experiments were running for weeks."]);
+    await store.writeDocuments([doc]);
+    await engine.close();
+    // Simulate a database indexed by an older analyzer: empty index, old version recorded.
+    const raw = new Database(join(dir, "k.db"));
+    raw.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all'); UPDATE meta SET value = '1' WHERE key = 'analyzer_version'");
+    raw.close();
+    const reopened = await createSqliteEngine({ dataDir: dir }).openDatabase("k");
+    expect((await reopened.counts()).keywordRows).toBe(1);
+    const hits = await reopened.keywordSearch(buildKeywordQuery("run an experiment")!, { limit: 5 });
+    expect(hits.map((h) => h.chunkId)).toEqual([doc.chunks[0]?.id]);
+    await reopened.close();
+  });
+
+  it("a writer waits for another process's write lock, then gives up with CONFLICT naming that process", async () => {
+    const engine = createSqliteEngine({ dataDir: dir, busyTimeoutMs: 300 });
+    const store = await engine.openDatabase("busy", { create: true });
+    const path = join(dir, "busy.db");
+    // Another process takes the write lock and holds it until told to stop.
+    const holder = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const D = require(${JSON.stringify(createRequire(import.meta.url).resolve("better-sqlite3"))});
+         const db = new D(${JSON.stringify(path)}); db.exec("BEGIN IMMEDIATE");
+         process.stdout.write("locked\\n"); process.stdin.on("data", () => { db.exec("COMMIT"); process.exit(0); });`,
+      ],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    );
+    await new Promise<void>((resolve) => holder.stdout?.once("data", () => resolve()));
+    const error = await store.writeDocuments([makeDocument(["blocked"])]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(StoreError.isInstance(error) && error.code).toBe("CONFLICT");
+    expect((error as Error).message).toContain(`pid ${holder.pid}`);
+    expect((await store.counts()).documents).toBe(0);
+    // Once the lock is released, a waiting write goes through.
+    const waiting = createSqliteEngine({ dataDir: dir, busyTimeoutMs: 30_000 });
+    const patient = await waiting.openDatabase("busy");
+    const write = patient.writeDocuments([makeDocument(["after the lock"])]);
+    holder.stdin?.write("go\n");
+    await write;
+    expect((await patient.counts()).documents).toBe(1);
+    await waiting.close();
+    await engine.close();
+  });
+});
