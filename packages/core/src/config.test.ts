@@ -89,7 +89,7 @@ describe("invalid config files name the file, the key and the problem", () => {
     ["a bad provider", { embedding: { provider: "gpt" } }, /key "embedding.provider": must be one of openai, local, ollama, none/],
     ["a bad database name", { db: "../x" }, /key "db": must be 1-64 letters/],
     ["a port out of range", { http: { port: 70000 } }, /key "http.port": must be at most 65535/],
-    ["topK too large", { topK: 5000 }, /key "topK": must be at most 1000/],
+    ["topK too large", { topK: 5000 }, /key "topK": must be at most 100\b/],
     ["overlap too large", { chunkSize: 100, chunkOverlap: 60 }, /key "chunkOverlap": must be less than half/],
     ["not JSON", "{ dataDir: x", /not valid JSON/],
     ["an array", "[]", /must be a JSON object/],
