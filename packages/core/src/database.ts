@@ -7,6 +7,7 @@ import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
 import type { Logger } from "./logger.js";
+import { validateSql } from "./sql.js";
 import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
 import type {
   DatabaseStatus,
@@ -20,6 +21,8 @@ import type {
   InsertResult,
   SearchMode,
   SearchResult,
+  SqlOptions,
+  SqlResult,
 } from "./types.js";
 import { SEARCH_MODES } from "./types.js";
 import { MAX_QUERY_LENGTH, validateId, validateKey, validateMetadata, validateText, validateTopK } from "./validate.js";
@@ -353,6 +356,37 @@ export class Database {
       created_at: d.createdAt,
       updated_at: d.updatedAt,
     }));
+  }
+
+  /**
+   * Runs one read-only SQL query over the documented views (`documents_v`, `chunks_v`,
+   * `collections_v`, `files_v`; see SQL_VIEWS). Writes, DDL, ATTACH, PRAGMA statements and
+   * extension loading are refused (INVALID_REQUEST); results are capped at `max_rows` rows
+   * (`truncated` says more existed) and `timeout_ms` (past it the query is stopped and fails).
+   * The caps are stated in the result. INVALID_REQUEST when the engine offers no SQL.
+   */
+  async sql(query: string, options: SqlOptions = {}): Promise<SqlResult> {
+    const started = performance.now();
+    const { sql, maxRows, timeoutMs } = validateSql(query, options);
+    const store = this.store;
+    if (!store.capabilities.readOnlySql || !store.querySql) {
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `the ${this.context.engine} engine does not offer read-only SQL; use find, list and get instead (SQL needs the SQLite engine)`,
+      );
+    }
+    const answer = await this.call(() => (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs }));
+    this.context.logger.info(
+      { db: this.name, rows: answer.rows.length, truncated: answer.truncated, ms: Math.round(performance.now() - started) },
+      "sql",
+    );
+    return {
+      columns: answer.columns,
+      rows: answer.rows,
+      row_count: answer.rows.length,
+      truncated: answer.truncated,
+      limits: { max_rows: maxRows, timeout_ms: timeoutMs },
+    };
   }
 
   /** Counts and the embedding model of this database. */

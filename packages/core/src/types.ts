@@ -137,3 +137,21 @@ export interface EmbedResult {
   embedded: number;
   remaining: number;
 }
+
+export interface SqlOptions {
+  /** Most rows returned, 1 to 10,000 (default 100); a query with more is cut and says `truncated`. */
+  max_rows?: number;
+  /** Longest the query may run, 100 to 60,000 ms (default 5,000); past it the query is stopped. */
+  timeout_ms?: number;
+}
+
+export interface SqlResult {
+  columns: string[];
+  /** One array per row, cells in column order; blobs as `base64:<data>` strings. */
+  rows: unknown[][];
+  row_count: number;
+  /** True when the query had more rows than `limits.max_rows`: only the first ones are here. */
+  truncated: boolean;
+  /** The caps this query ran under. */
+  limits: { max_rows: number; timeout_ms: number };
+}
