@@ -126,6 +126,8 @@ function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once("exit", () => resolve());
+    // Held again until it is gone: an unreferenced child would let the caller's process end first.
+    child.ref();
     child.kill("SIGKILL");
   });
 }
