@@ -46,6 +46,16 @@ export {
   providerOf,
   resolveEmbeddingConfig,
 } from "./provider.js";
+export {
+  createReranker,
+  parseRerankerName,
+  RERANK_CANDIDATES,
+  RERANKER_NAMES,
+  type RerankerConfig,
+  type RerankerName,
+  rerankerConfigFromEnv,
+  rerankerProviderOf,
+} from "./reranker.js";
 export { describeSqlViews, SQL_DEFAULT_MAX_ROWS, SQL_DEFAULT_TIMEOUT_MS, SQL_MAX_ROWS_LIMIT, SQL_VIEWS } from "./sql.js";
 export type {
   DatabaseStatus,
