@@ -48,14 +48,18 @@ describe("local reranker on the generated tiny cross-encoder", () => {
     expect(new Set(scores.map((s) => s.toFixed(6))).size).toBe(PASSAGES.length);
     // Deterministic: another instance (another load) gives the same scores.
     const again = await local().rerank(QUERY, PASSAGES);
-    again.forEach((s, i) => expect(s).toBeCloseTo(scores[i] as number, 6));
+    again.forEach((s, i) => {
+      expect(s).toBeCloseTo(scores[i] as number, 6));
+    });
   });
 
   it("scores a pair the same alone, in another batch, and in another order (padding does not leak)", async () => {
     const reranker = local({ passSize: 4 });
     const all = await reranker.rerank(QUERY, PASSAGES);
     const reversed = await reranker.rerank(QUERY, [...PASSAGES].reverse());
-    reversed.reverse().forEach((s, i) => expect(s).toBeCloseTo(all[i] as number, 5));
+    reversed.reverse().forEach((s, i) => {
+      expect(s).toBeCloseTo(all[i] as number, 5));
+    });
     for (const [i, passage] of PASSAGES.entries()) {
       const [alone] = await reranker.rerank(QUERY, [passage]);
       expect(alone).toBeCloseTo(all[i] as number, 5);
@@ -116,7 +120,9 @@ describe("local reranker without a model: the same style of error as the embeddi
       const served = hub.requests.length;
       const cached = local({ modelDir: undefined, model: "docdb-test/tiny-reranker", cacheDir, allowDownload: false });
       expect(cached.locate()).toMatchObject({ source: "cache", dtype: "q8" });
-      (await cached.rerank(QUERY, PASSAGES)).forEach((s, i) => expect(s).toBeCloseTo(scores[i] as number, 6));
+      (await cached.rerank(QUERY, PASSAGES)).forEach((s, i) => {
+      expect(s).toBeCloseTo(scores[i] as number, 6));
+    });
       expect(hub.requests.length).toBe(served);
     } finally {
       await hub.close();
