@@ -49,7 +49,7 @@ describe("local reranker on the generated tiny cross-encoder", () => {
     // Deterministic: another instance (another load) gives the same scores.
     const again = await local().rerank(QUERY, PASSAGES);
     again.forEach((s, i) => {
-      expect(s).toBeCloseTo(scores[i] as number, 6));
+      expect(s).toBeCloseTo(scores[i] as number, 6);
     });
   });
 
@@ -58,7 +58,7 @@ describe("local reranker on the generated tiny cross-encoder", () => {
     const all = await reranker.rerank(QUERY, PASSAGES);
     const reversed = await reranker.rerank(QUERY, [...PASSAGES].reverse());
     reversed.reverse().forEach((s, i) => {
-      expect(s).toBeCloseTo(all[i] as number, 5));
+      expect(s).toBeCloseTo(all[i] as number, 5);
     });
     for (const [i, passage] of PASSAGES.entries()) {
       const [alone] = await reranker.rerank(QUERY, [passage]);
@@ -121,8 +121,8 @@ describe("local reranker without a model: the same style of error as the embeddi
       const cached = local({ modelDir: undefined, model: "docdb-test/tiny-reranker", cacheDir, allowDownload: false });
       expect(cached.locate()).toMatchObject({ source: "cache", dtype: "q8" });
       (await cached.rerank(QUERY, PASSAGES)).forEach((s, i) => {
-      expect(s).toBeCloseTo(scores[i] as number, 6));
-    });
+        expect(s).toBeCloseTo(scores[i] as number, 6);
+      });
       expect(hub.requests.length).toBe(served);
     } finally {
       await hub.close();
