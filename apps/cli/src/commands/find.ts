@@ -71,8 +71,8 @@ export function findCommand(): Command {
             ...(options.rerank ? { rerank: true } : {}),
           });
           warn(found.warnings);
-          if (options.json) return printJson(found.results);
           if (found.reranked_by) process.stderr.write(`reranked by ${found.reranked_by}\n`);
+          if (options.json) return printJson(found.results);
           if (found.results.length === 0) {
             process.stdout.write("no results\n");
             return;
