@@ -13,6 +13,7 @@ import { installCommand, uninstallCommand } from "./commands/install.js";
 import { listCommand } from "./commands/list.js";
 import { modelsCommand } from "./commands/models.js";
 import { serveCommand } from "./commands/serve.js";
+import { sqlCommand } from "./commands/sql.js";
 import { statusCommand } from "./commands/status.js";
 import { watchCommand } from "./commands/watch.js";
 
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
     deleteCommand(),
     listCommand(),
     statusCommand(),
+    sqlCommand(),
     embedCommand(),
     reembedCommand(),
     modelsCommand(),

@@ -7,7 +7,9 @@ export const toolErrorSchema = z.object({
   error: z.object({
     code: z
       .string()
-      .describe("INVALID_REQUEST, NOT_FOUND, CONFLICT, EMBEDDING_UNAVAILABLE, MODEL_MISMATCH, DIMENSION_MISMATCH or INTERNAL"),
+      .describe(
+        "INVALID_REQUEST, NOT_FOUND, CONFLICT, EMBEDDING_UNAVAILABLE, MODEL_MISMATCH, DIMENSION_MISMATCH, RERANKER_UNAVAILABLE, STORE_UNAVAILABLE or INTERNAL",
+      ),
     message: z.string().describe("What went wrong and what to do about it"),
   }),
 });

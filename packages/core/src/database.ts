@@ -1,12 +1,14 @@
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/chunker";
-import { EmbeddingError, type EmbeddingModel, embedMany } from "@docdb/embed";
+import { EmbeddingError, type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
 import { allOf, type ChunkHit, type Filter, type Store } from "@docdb/store";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
 import type { Logger } from "./logger.js";
+import { RERANK_CANDIDATES } from "./reranker.js";
+import { validateSql } from "./sql.js";
 import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
 import type {
   DatabaseStatus,
@@ -20,6 +22,8 @@ import type {
   InsertResult,
   SearchMode,
   SearchResult,
+  SqlOptions,
+  SqlResult,
 } from "./types.js";
 import { SEARCH_MODES } from "./types.js";
 import { MAX_QUERY_LENGTH, validateId, validateKey, validateMetadata, validateText, validateTopK } from "./validate.js";
@@ -34,6 +38,10 @@ export interface DatabaseContext {
   embedding: EmbeddingModel | null;
   /** Why `embedding` is null, when it is (shown in warnings). */
   embeddingProblem?: string;
+  /** The reranker for `rerank: true`; null when there is none. */
+  reranker?: Reranker | null;
+  /** Why `reranker` is null, when it is. */
+  rerankerProblem?: string;
   logger: Logger;
   maxTextLength: number;
   chunkOptions: ChunkOptions;
@@ -225,10 +233,15 @@ export class Database {
     if (input.threshold !== undefined && (typeof input.threshold !== "number" || !(input.threshold >= 0 && input.threshold <= 1))) {
       throw new DocDBError("INVALID_REQUEST", "threshold must be a number from 0 to 1 (scores are 0–1, higher is better)");
     }
+    if (input.rerank !== undefined && typeof input.rerank !== "boolean")
+      throw new DocDBError("INVALID_REQUEST", "rerank must be true or false");
+    const reranker = input.rerank === true ? this.requireReranker() : undefined;
     const filter = await this.searchFilter(input);
     const warnings: string[] = [];
-    // Fetch more than top_k when fusion or a threshold may drop some.
-    const fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : topK;
+    // Fetch more than top_k when fusion or a threshold may drop some, or a reranker reorders them.
+    const candidates = Math.max(topK, RERANK_CANDIDATES);
+    let fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : topK;
+    if (reranker) fetch = Math.max(fetch, candidates);
 
     let keyword: { chunkId: string; score: number }[] = [];
     let vector: { chunkId: string; distance: number }[] = [];
@@ -273,19 +286,88 @@ export class Database {
     }
 
     const ranked = rank(mode, keyword, vector);
-    const kept = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold).slice(0, topK);
-    const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
-    const results = await this.collections.markStale(
-      kept.flatMap((r) => {
+    let scored: { hit: ChunkHit; score: number; distance?: number; retrievalScore?: number }[];
+    if (reranker) {
+      const pool = ranked.slice(0, candidates);
+      const hits = new Map((await this.call(() => this.store.chunkHits(pool.map((r) => r.chunkId)))).map((h) => [h.id, h]));
+      const found = pool.flatMap((r) => {
         const hit = hits.get(r.chunkId);
-        return hit ? [toResult(hit, r.score, r.distance)] : [];
-      }),
-    );
+        return hit ? [{ hit, retrieval: r }] : [];
+      });
+      const scores = await this.rerank(
+        reranker,
+        query,
+        found.map((f) => f.hit),
+      );
+      scored = found
+        .map((f, i) => ({
+          hit: f.hit,
+          score: scores[i] as number,
+          distance: f.retrieval.distance,
+          retrievalScore: f.retrieval.score,
+          at: i,
+        }))
+        // Ties keep the retrieval order.
+        .sort((a, b) => b.score - a.score || a.at - b.at)
+        .filter((r) => input.threshold === undefined || r.score >= input.threshold)
+        .slice(0, topK);
+    } else {
+      const kept = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold).slice(0, topK);
+      const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
+      scored = kept.flatMap((r) => {
+        const hit = hits.get(r.chunkId);
+        return hit ? [{ hit, score: r.score, distance: r.distance }] : [];
+      });
+    }
+    const results = await this.collections.markStale(scored.map((r) => toResult(r.hit, r.score, r.distance, r.retrievalScore)));
     this.context.logger.info(
-      { db: this.name, mode, top_k: topK, results: results.length, ms: Math.round(performance.now() - started) },
+      {
+        db: this.name,
+        mode,
+        top_k: topK,
+        rerank: reranker !== undefined,
+        results: results.length,
+        ms: Math.round(performance.now() - started),
+      },
       "find",
     );
-    return { results, mode, warnings };
+    return { results, mode, warnings, ...(reranker ? { reranked_by: `${reranker.provider}/${reranker.modelId}` } : {}) };
+  }
+
+  private requireReranker(): Reranker {
+    const reranker = this.context.reranker;
+    if (!reranker) {
+      const why = this.context.rerankerProblem ?? "no reranker is configured";
+      throw new DocDBError(
+        "RERANKER_UNAVAILABLE",
+        `cannot rerank: ${why}. Set DOCDB_RERANKER=local (a cross-encoder on this machine) or DOCDB_RERANKER=cohere with DOCDB_RERANKER_URL, or search without rerank`,
+      );
+    }
+    return reranker;
+  }
+
+  /** Reranker scores (0–1) for the hits, in their order; failures are RERANKER_UNAVAILABLE. */
+  private async rerank(reranker: Reranker, query: string, hits: ChunkHit[]): Promise<number[]> {
+    if (hits.length === 0) return [];
+    const started = performance.now();
+    let scores: number[];
+    try {
+      scores = await reranker.rerank(
+        query,
+        hits.map((h) => embeddingInput({ text: h.text, heading: h.heading, title: h.title })),
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new DocDBError("RERANKER_UNAVAILABLE", `cannot rerank: ${message}`, { cause: error });
+    }
+    if (scores.length !== hits.length || scores.some((s) => typeof s !== "number" || !Number.isFinite(s))) {
+      throw new DocDBError("RERANKER_UNAVAILABLE", `reranker ${reranker.provider}/${reranker.modelId} did not score every passage`);
+    }
+    this.context.logger.debug(
+      { provider: reranker.provider, model: reranker.modelId, size: hits.length, ms: Math.round(performance.now() - started) },
+      "rerank call",
+    );
+    return scores.map((s) => Math.min(1, Math.max(0, s)));
   }
 
   /** A document with its text and chunk layout; NOT_FOUND for an unknown id. */
@@ -354,6 +436,37 @@ export class Database {
       created_at: d.createdAt,
       updated_at: d.updatedAt,
     }));
+  }
+
+  /**
+   * Runs one read-only SQL query over the documented views (`documents_v`, `chunks_v`,
+   * `collections_v`, `files_v`; see SQL_VIEWS). Writes, DDL, ATTACH, PRAGMA statements and
+   * extension loading are refused (INVALID_REQUEST); results are capped at `max_rows` rows
+   * (`truncated` says more existed) and `timeout_ms` (past it the query is stopped and fails).
+   * The caps are stated in the result. INVALID_REQUEST when the engine offers no SQL.
+   */
+  async sql(query: string, options: SqlOptions = {}): Promise<SqlResult> {
+    const started = performance.now();
+    const { sql, maxRows, timeoutMs } = validateSql(query, options);
+    const store = this.store;
+    if (!store.capabilities.readOnlySql || !store.querySql) {
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `the ${this.context.engine} engine does not offer read-only SQL; use find, list and get instead (SQL needs the SQLite engine)`,
+      );
+    }
+    const answer = await this.call(() => (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs }));
+    this.context.logger.info(
+      { db: this.name, rows: answer.rows.length, truncated: answer.truncated, ms: Math.round(performance.now() - started) },
+      "sql",
+    );
+    return {
+      columns: answer.columns,
+      rows: answer.rows,
+      row_count: answer.rows.length,
+      truncated: answer.truncated,
+      limits: { max_rows: maxRows, timeout_ms: timeoutMs },
+    };
   }
 
   /** Counts and the embedding model of this database. */
@@ -480,12 +593,13 @@ function rank(
   return [...fused.values()].map((e) => ({ ...e, score: e.score / RRF_MAX })).sort((a, b) => b.score - a.score);
 }
 
-function toResult(hit: ChunkHit, score: number, distance: number | undefined): SearchResult {
+function toResult(hit: ChunkHit, score: number, distance: number | undefined, retrievalScore?: number): SearchResult {
   return {
     chunk_id: hit.id,
     doc_id: hit.docId,
     text: hit.text,
     score,
+    ...(retrievalScore !== undefined ? { retrieval_score: retrievalScore } : {}),
     ...(distance !== undefined ? { distance } : {}),
     start: hit.start,
     end: hit.end,

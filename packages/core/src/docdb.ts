@@ -1,12 +1,13 @@
 import { resolve } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
-import type { EmbeddingModel } from "@docdb/embed";
+import type { EmbeddingModel, Reranker } from "@docdb/embed";
 import type { StoreEngine } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { Database } from "./database.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createEmbeddingModel, type EmbeddingConfig, resolveEmbeddingConfig } from "./provider.js";
+import { createReranker, type RerankerConfig, rerankerConfigFromEnv } from "./reranker.js";
 import type { DatabaseStatus } from "./types.js";
 import { DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, validateDbName } from "./validate.js";
 
@@ -25,6 +26,13 @@ export interface OpenDocDBOptions {
    * the environment: OpenAI when OPENAI_API_KEY is set, else the local model.
    */
   embedding?: EmbeddingModel | EmbeddingConfig | null;
+  /**
+   * The reranker `find` uses when asked to (`rerank: true`): a reranker, `null` for none, or a
+   * config (over the environment's DOCDB_RERANKER* settings, key by key). Default: from the
+   * environment; a local cross-encoder unless DOCDB_RERANKER says otherwise. Nothing is loaded
+   * until the first reranked search.
+   */
+  reranker?: Reranker | RerankerConfig | null;
   logger?: Logger;
   /** Longest document accepted, in characters. Default 100,000. */
   maxTextLength?: number;
@@ -33,6 +41,10 @@ export interface OpenDocDBOptions {
 
 function isModel(value: unknown): value is EmbeddingModel {
   return typeof value === "object" && value !== null && typeof (value as EmbeddingModel).embed === "function";
+}
+
+function isReranker(value: unknown): value is Reranker {
+  return typeof value === "object" && value !== null && typeof (value as Reranker).rerank === "function";
 }
 
 function isEngine(value: unknown): value is StoreEngine {
@@ -63,8 +75,11 @@ async function createEngine(store: string | undefined, dataDir: string): Promise
 /** The entry point: named databases in one store, sharing one embedding model. */
 export class DocDB {
   readonly embedding: EmbeddingModel | null;
+  /** The reranker for `rerank: true` searches; null when reranking is off or cannot be set up. */
+  readonly reranker: Reranker | null;
   readonly logger: Logger;
   private readonly embeddingProblem: string | undefined;
+  private readonly rerankerProblem: string | undefined;
   private readonly options: OpenDocDBOptions;
   private readonly open = new Map<string, Promise<Database>>();
   private enginePromise: Promise<StoreEngine> | undefined;
@@ -85,6 +100,22 @@ export class DocDB {
     }
     this.embedding = embedding;
     this.embeddingProblem = problem;
+    let reranker: Reranker | null = null;
+    let rerankerProblem: string | undefined;
+    if (isReranker(options.reranker)) reranker = options.reranker;
+    else if (options.reranker === null) rerankerProblem = "reranking is turned off";
+    else {
+      try {
+        const config = { ...rerankerConfigFromEnv(), ...definedOnly(options.reranker ?? {}) };
+        reranker = createReranker(config);
+        if (!reranker) rerankerProblem = "reranking is turned off (DOCDB_RERANKER=none)";
+      } catch (error) {
+        if (!DocDBError.isInstance(error) || (error.code !== "RERANKER_UNAVAILABLE" && error.code !== "INVALID_REQUEST")) throw error;
+        rerankerProblem = error.message;
+      }
+    }
+    this.reranker = reranker;
+    this.rerankerProblem = rerankerProblem;
   }
 
   /** The storage engine (created on first use). */
@@ -159,6 +190,8 @@ export class DocDB {
     return new Database(name, store, {
       embedding: this.embedding,
       embeddingProblem: this.embeddingProblem,
+      reranker: this.reranker,
+      rerankerProblem: this.rerankerProblem,
       logger: this.logger,
       maxTextLength: this.options.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH,
       chunkOptions: this.options.chunkOptions ?? {},
@@ -210,7 +243,12 @@ export class DocDB {
     }
     this.enginePromise = undefined;
     await this.embedding?.close?.();
+    if (!isReranker(this.options.reranker)) await this.reranker?.close?.();
   }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Opens docdb (nothing is read until the first call that needs storage). */

@@ -46,6 +46,17 @@ export {
   providerOf,
   resolveEmbeddingConfig,
 } from "./provider.js";
+export {
+  createReranker,
+  parseRerankerName,
+  RERANK_CANDIDATES,
+  RERANKER_NAMES,
+  type RerankerConfig,
+  type RerankerName,
+  rerankerConfigFromEnv,
+  rerankerProviderOf,
+} from "./reranker.js";
+export { describeSqlViews, SQL_DEFAULT_MAX_ROWS, SQL_DEFAULT_TIMEOUT_MS, SQL_MAX_ROWS_LIMIT, SQL_VIEWS } from "./sql.js";
 export type {
   DatabaseStatus,
   DocumentListing,
@@ -59,6 +70,8 @@ export type {
   InsertResult,
   SearchMode,
   SearchResult,
+  SqlOptions,
+  SqlResult,
 } from "./types.js";
 export { SEARCH_MODES } from "./types.js";
 export { DB_NAME_PATTERN, DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, MAX_TOP_K, validateDbName } from "./validate.js";

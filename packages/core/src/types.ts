@@ -47,6 +47,12 @@ export interface FindInput {
   doc_ids?: string[];
   /** Exact vector search even where an approximate index exists. */
   exact?: boolean;
+  /**
+   * Reorder the best candidates (max(top_k, 50)) with the configured cross-encoder reranker;
+   * the reranker's 0–1 relevance becomes the score. RERANKER_UNAVAILABLE when there is none or
+   * it cannot run.
+   */
+  rerank?: boolean;
 }
 
 export interface SearchResult {
@@ -57,8 +63,11 @@ export interface SearchResult {
    * 0 to 1, higher is better, in every mode. vector: cosine similarity (below 0 counts as 0).
    * keyword: BM25 relative to this query's best match (the best is 1). hybrid: reciprocal-rank
    * fusion relative to its maximum (1 = first in both the keyword and the vector ranking).
+   * reranked: the reranker's relevance (local models: sigmoid of the cross-encoder's logit).
    */
   score: number;
+  /** With rerank: the score the search gave before reranking (the mode's own 0–1 score). */
+  retrieval_score?: number;
   /** Cosine distance, when a vector produced the result. */
   distance?: number;
   start: number;
@@ -80,6 +89,8 @@ export interface FindResult {
   results: SearchResult[];
   mode: SearchMode;
   warnings: string[];
+  /** With rerank: `provider/model` of the reranker that ordered the results. */
+  reranked_by?: string;
 }
 
 export interface DocumentView {
@@ -136,4 +147,22 @@ export interface EmbedProgress {
 export interface EmbedResult {
   embedded: number;
   remaining: number;
+}
+
+export interface SqlOptions {
+  /** Most rows returned, 1 to 10,000 (default 100); a query with more is cut and says `truncated`. */
+  max_rows?: number;
+  /** Longest the query may run, 100 to 60,000 ms (default 5,000); past it the query is stopped. */
+  timeout_ms?: number;
+}
+
+export interface SqlResult {
+  columns: string[];
+  /** One array per row, cells in column order; blobs as `base64:<data>` strings. */
+  rows: unknown[][];
+  row_count: number;
+  /** True when the query had more rows than `limits.max_rows`: only the first ones are here. */
+  truncated: boolean;
+  /** The caps this query ran under. */
+  limits: { max_rows: number; timeout_ms: number };
 }

@@ -12,6 +12,8 @@ import type {
   PendingChunk,
   RemovedCounts,
   SearchOptions,
+  SqlQueryOptions,
+  SqlQueryResult,
   Store,
   StoreCounts,
   StoredChunk,
@@ -26,12 +28,14 @@ import * as sqliteVec from "sqlite-vec";
 import { filterToSql } from "./filter-sql.js";
 import { keywordSearch } from "./keyword-search.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
+import { SqlReader } from "./sql-reader.js";
 import { BUSY_ATTEMPT_MS, waitForLock, writeTransaction } from "./write-lock.js";
 
 export const SQLITE_CAPABILITIES: EngineCapabilities = {
   approximateVectorSearch: false,
   concurrentWriters: true,
   maxDimensions: 8192,
+  readOnlySql: true,
 };
 
 /** Documents deleted per transaction by bulk deletes, so other writers get their turn. */
@@ -115,13 +119,16 @@ export interface SqliteStoreOptions {
 export class SqliteStore implements Store {
   readonly capabilities = SQLITE_CAPABILITIES;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly reader: SqlReader;
 
   private constructor(
     readonly name: string,
     readonly location: string,
     private readonly db: Database.Database,
     private readonly options: SqliteStoreOptions,
-  ) {}
+  ) {
+    this.reader = new SqlReader(location);
+  }
 
   /** Opens (creating when needed) the file at `path`, loads sqlite-vec and brings the schema up to date. */
   static async open(name: string, path: string, options: SqliteStoreOptions): Promise<SqliteStore> {
@@ -161,7 +168,17 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // The reader first: its connection must be gone before the last one closes (and checkpoints).
+    await this.reader.close();
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * Read-only SQL in a separate process with a read-only `query_only` connection (see
+   * sql-reader-child.mjs): one SELECT/WITH/VALUES statement, capped in rows and time.
+   */
+  async querySql(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult> {
+    return this.reader.query(sql, options);
   }
 
   private metaValue(key: string): string | undefined {

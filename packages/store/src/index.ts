@@ -27,6 +27,8 @@ export type {
   PendingChunk,
   RemovedCounts,
   SearchOptions,
+  SqlQueryOptions,
+  SqlQueryResult,
   Store,
   StoreCounts,
   StoredChunk,

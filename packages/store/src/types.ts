@@ -22,6 +22,11 @@ export interface EngineCapabilities {
   concurrentWriters: boolean;
   /** Largest vector dimension the engine stores. */
   maxDimensions: number;
+  /**
+   * The engine answers `Store.querySql`: read-only SQL over the documented views (`documents_v`,
+   * `chunks_v`, `collections_v`, `files_v`). Absent means false.
+   */
+  readOnlySql?: boolean;
 }
 
 /** A place holding named databases: a folder of SQLite files, or one PostgreSQL database. */
@@ -238,6 +243,22 @@ export interface RemovedCounts {
   chunks: number;
 }
 
+/** Caps on one read-only SQL query. */
+export interface SqlQueryOptions {
+  /** Most rows returned; a query with more is cut there and reported `truncated`. */
+  maxRows: number;
+  /** Longest a query may run; past it the query is stopped and fails. */
+  timeoutMs: number;
+}
+
+export interface SqlQueryResult {
+  columns: string[];
+  /** Cells in column order: numbers, strings, null; blobs as `base64:<data>` strings. */
+  rows: unknown[][];
+  /** True when the query had more than `maxRows` rows and was cut. */
+  truncated: boolean;
+}
+
 /**
  * One docdb database. Every method is atomic on its own; methods that change many documents
  * work in bounded batches, each its own transaction, so other writers are never held up long.
@@ -314,4 +335,12 @@ export interface Store {
    * process: a cheap "did anything change?" for pollers.
    */
   changeToken(): Promise<string>;
+
+  /**
+   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`). Only a single
+   * statement that reads is accepted: writes, DDL, ATTACH, PRAGMA statements and extension
+   * loading are refused (`StoreError` INVALID_REQUEST), as are SQL errors. Results are capped at
+   * `maxRows` rows (`truncated` says more existed) and `timeoutMs` (past it, INVALID_REQUEST).
+   */
+  querySql?(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult>;
 }

@@ -28,6 +28,10 @@ export function findCommand(): Command {
     .option("--path <prefix>", "only documents whose source path starts with this")
     .option("--collection <name>", "only documents of this collection (see `docdb collection ls`)")
     .option("--exact", "exact vector search even where an approximate index exists")
+    .option(
+      "--rerank",
+      "reorder the best 50 candidates with a cross-encoder; its 0-1 relevance becomes the score (DOCDB_RERANKER=local|cohere|none, DOCDB_RERANKER_MODEL, DOCDB_RERANKER_MODEL_DIR, DOCDB_RERANKER_URL)",
+    )
     .option("--json", "print JSON")
     .addHelpText(
       "after",
@@ -47,6 +51,7 @@ export function findCommand(): Command {
             path?: string;
             collection?: string;
             exact?: boolean;
+            rerank?: boolean;
             json?: boolean;
           },
         ) => {
@@ -63,8 +68,10 @@ export function findCommand(): Command {
             path_prefix: options.path,
             collection: options.collection,
             exact: options.exact === true,
+            ...(options.rerank ? { rerank: true } : {}),
           });
           warn(found.warnings);
+          if (found.reranked_by) process.stderr.write(`reranked by ${found.reranked_by}\n`);
           if (options.json) return printJson(found.results);
           if (found.results.length === 0) {
             process.stdout.write("no results\n");
@@ -72,8 +79,9 @@ export function findCommand(): Command {
           }
           found.results.forEach((r, i) => {
             const distance = r.distance !== undefined ? ` distance ${r.distance.toFixed(4)}` : "";
+            const before = r.retrieval_score !== undefined ? ` (before rerank ${r.retrieval_score.toPrecision(4)})` : "";
             process.stdout.write(
-              `${i + 1}. score ${r.score.toPrecision(4)}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${where(r)}\n   ${snippet(r.text)}\n${r.stale ? `   stale: ${r.note}\n` : ""}`,
+              `${i + 1}. score ${r.score.toPrecision(4)}${before}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${where(r)}\n   ${snippet(r.text)}\n${r.stale ? `   stale: ${r.note}\n` : ""}`,
             );
           });
         },

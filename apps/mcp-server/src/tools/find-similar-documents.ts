@@ -9,7 +9,8 @@ const resultSchema = z.object({
   chunk_id: z.string(),
   doc_id: z.string(),
   text: z.string().describe("The passage"),
-  score: z.number().describe("Higher is better"),
+  score: z.number().describe("0-1, higher is better (with rerank: the reranker's relevance)"),
+  retrieval_score: z.number().optional().describe("With rerank: the search's own score before reranking"),
   distance: z.number().optional().describe("Cosine distance, when vector search produced the result"),
   start: z.number().int().describe("Character offset of the passage in the document"),
   end: z.number().int(),
@@ -51,23 +52,32 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
         .max(1)
         .optional()
         .describe("Drop results scoring below this; scores are 0-1 in every mode, higher is better"),
+      rerank: z
+        .boolean()
+        .optional()
+        .describe(
+          "Reorder the best 50 candidates with a cross-encoder reranker (slower, usually more precise); its 0-1 relevance becomes the score. Fails with RERANKER_UNAVAILABLE when none is set up",
+        ),
     }),
     output: z.object({
       results: z.array(resultSchema),
       mode: z.enum(SEARCH_MODES as [string, ...string[]]),
       warnings: z.array(z.string()).describe("E.g. keyword results only, because no embedding model is configured"),
+      reranked_by: z.string().optional().describe("With rerank: provider/model of the reranker"),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ text, top_k, db_name, mode, filter, threshold }) =>
+    run: async ({ text, top_k, db_name, mode, filter, threshold, rerank }) =>
       (await docdb.database(db_name ?? defaultDb)).findSimilar({
         query: text,
         top_k,
         mode: mode as (typeof SEARCH_MODES)[number] | undefined,
         filter,
         threshold,
+        ...(rerank ? { rerank: true } : {}),
       }),
-    render: ({ results, mode, warnings }, { text, db_name }) => {
-      const header = `${plural(results.length, "result")} for ${JSON.stringify(text)} (${mode}, database "${db_name ?? defaultDb}")`;
+    render: ({ results, mode, warnings, reranked_by }, { text, db_name }) => {
+      const how = reranked_by ? `${mode}, reranked by ${reranked_by}` : mode;
+      const header = `${plural(results.length, "result")} for ${JSON.stringify(text)} (${how}, database "${db_name ?? defaultDb}")`;
       const lines = results.map((r, i) => {
         const where = [r.title ? `"${r.title}"` : "", r.source ?? "", r.heading ? `§ ${r.heading}` : ""].filter(Boolean).join(" ");
         const distance = r.distance !== undefined ? ` distance ${r.distance.toPrecision(4)}` : "";

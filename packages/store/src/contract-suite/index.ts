@@ -561,6 +561,40 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
       });
     });
 
+    describe("read-only SQL (engines with capabilities.readOnlySql)", () => {
+      it("answers SELECTs over the documented views, cuts at maxRows, refuses writes and leaves the data alone", async (context) => {
+        if (!engine.capabilities.readOnlySql) return context.skip();
+        const store = await fresh();
+        expect(typeof store.querySql).toBe("function");
+        const run = (sql: string, maxRows = 100) => (store.querySql as NonNullable<Store["querySql"]>)(sql, { maxRows, timeoutMs: 5000 });
+        await store.writeDocuments([
+          makeDocument(["東京は日本の首都です。"], { metadata: { lang: "ja" }, key: "k1" }),
+          makeDocument(["Paris is the capital of France.", "It lies on the Seine."], { metadata: { lang: "en" } }),
+        ]);
+        const byLang = await run("SELECT json_extract(metadata, '$.lang') AS lang, count(*) AS n FROM documents_v GROUP BY 1 ORDER BY 1");
+        expect(byLang).toEqual({
+          columns: ["lang", "n"],
+          rows: [
+            ["en", 1],
+            ["ja", 1],
+          ],
+          truncated: false,
+        });
+        const chunks = await run("SELECT idx, text, embedded FROM chunks_v ORDER BY doc_id, idx", 2);
+        expect(chunks.rows).toHaveLength(2);
+        expect(chunks.truncated).toBe(true);
+        expect((await run("SELECT key, length FROM documents_v WHERE key IS NOT NULL")).rows).toEqual([
+          ["k1", "東京は日本の首都です。".length],
+        ]);
+        expect((await run("SELECT count(*) FROM collections_v")).rows).toEqual([[0]]);
+        expect((await run("SELECT count(*) FROM files_v")).rows).toEqual([[0]]);
+        for (const sql of ["DELETE FROM documents", "DROP VIEW documents_v", "SELECT 1; DELETE FROM documents"]) {
+          await expectStoreError(run(sql), "INVALID_REQUEST");
+        }
+        expect((await store.counts()).documents).toBe(2);
+      });
+    });
+
     describe("several writers", () => {
       it("two connections writing at once both succeed, and each sees the other's writes", async () => {
         const name = `cc_${testId().toLowerCase()}`.slice(0, 40);
