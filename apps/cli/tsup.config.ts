@@ -1,10 +1,13 @@
 import { defineConfig } from "tsup";
+import { bundleOptions, copyMigrations } from "../../scripts/tsup-bundle";
 
+// The `docdb` program: one bundled file (with the MCP server `docdb serve` runs) and its SQL
+// migrations beside it.
 export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm"],
-  target: "node20",
+  ...bundleOptions(["src/index.ts"]),
   dts: true,
   clean: true,
-  sourcemap: true,
+  async onSuccess() {
+    copyMigrations();
+  },
 });
