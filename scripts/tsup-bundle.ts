@@ -34,20 +34,33 @@ export function copyMigrations(outDir = "dist"): void {
   cpSync("../../migrations/sqlite", `${outDir}/migrations/sqlite`, { recursive: true });
 }
 
-export function bundleOptions(entry: Options["entry"]): Options {
-  return {
-    entry,
-    format: ["esm"],
-    platform: "node",
-    target: "node20",
-    bundle: true,
-    splitting: true,
-    noExternal: BUNDLE_NO_EXTERNAL,
-    external: BUNDLE_EXTERNAL,
-    sourcemap: true,
-    // CommonJS dependencies inside an ES module bundle call require() for Node's built-ins.
-    banner: {
-      js: 'import { createRequire as __docdbCreateRequire } from "node:module";\nconst require = __docdbCreateRequire(import.meta.url);',
+/**
+ * The program `name` as two files: `<name>.cjs`, everything bundled into one CommonJS file
+ * (CommonJS so that the launcher can compile it with a V8 code cache on Node 20), and
+ * `<bin>.js`, the launcher (scripts/launcher.mjs) that runs it.
+ */
+export function bundleOptions(name: string, entry: string, bin: string): Options[] {
+  return [
+    {
+      entry: { [name]: entry },
+      format: ["cjs"],
+      outExtension: () => ({ js: ".cjs" }),
+      platform: "node",
+      target: "node20",
+      bundle: true,
+      noExternal: BUNDLE_NO_EXTERNAL,
+      external: BUNDLE_EXTERNAL,
+      sourcemap: true,
+      // The launcher hands the bundle its own `import.meta` (same folder).
+      define: { "import.meta": "__docdb_import_meta" },
+      onSuccess: async () => copyMigrations(),
     },
-  };
+    {
+      entry: { [bin]: "../../scripts/launcher.mjs" },
+      format: ["esm"],
+      platform: "node",
+      target: "node20",
+      define: { __DOCDB_BUNDLE__: JSON.stringify(`./${name}.cjs`) },
+    },
+  ];
 }

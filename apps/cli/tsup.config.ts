@@ -1,13 +1,19 @@
+import { rmSync, writeFileSync } from "node:fs";
 import { defineConfig } from "tsup";
-import { bundleOptions, copyMigrations } from "../../scripts/tsup-bundle";
+import { bundleOptions } from "../../scripts/tsup-bundle";
 
-// The `docdb` program: one bundled file (with the MCP server `docdb serve` runs) and its SQL
-// migrations beside it.
-export default defineConfig({
-  ...bundleOptions(["src/index.ts"]),
-  dts: true,
-  clean: true,
-  async onSuccess() {
-    copyMigrations();
+// Several builds into one folder, so the folder is emptied once here rather than by any of them.
+rmSync("dist", { recursive: true, force: true });
+
+// The `docdb` program: dist/index.js runs the bundle dist/docdb.cjs (which holds the MCP server
+// `docdb serve` runs), SQL migrations beside it. The package exports nothing else.
+const [bundle, launcher] = bundleOptions("docdb", "src/index.ts", "index");
+export default defineConfig([
+  bundle!,
+  {
+    ...launcher!,
+    async onSuccess() {
+      writeFileSync("dist/index.d.ts", "export {};\n");
+    },
   },
-});
+]);

@@ -1,8 +1,8 @@
 import { rmSync } from "node:fs";
 import { defineConfig } from "tsup";
-import { bundleOptions, copyMigrations } from "../../scripts/tsup-bundle";
+import { bundleOptions } from "../../scripts/tsup-bundle";
 
-// Two builds into one folder, so the folder is emptied once here rather than by either.
+// Several builds into one folder, so the folder is emptied once here rather than by any of them.
 rmSync("dist", { recursive: true, force: true });
 
 export default defineConfig([
@@ -14,11 +14,6 @@ export default defineConfig([
     dts: true,
     sourcemap: true,
   },
-  // The `docdb-mcp` program: one bundled file with its SQL migrations beside it.
-  {
-    ...bundleOptions({ bin: "src/bin.ts" }),
-    async onSuccess() {
-      copyMigrations();
-    },
-  },
+  // The `docdb-mcp` program: dist/bin.js runs the bundle dist/docdb-mcp.cjs, SQL migrations beside it.
+  ...bundleOptions("docdb-mcp", "src/bin.ts", "bin"),
 ]);

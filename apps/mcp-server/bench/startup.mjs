@@ -15,13 +15,24 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
-  options: { runs: { type: "string", default: "15" }, baseline: { type: "string" }, only: { type: "string" } },
+  options: {
+    runs: { type: "string", default: "15" },
+    baseline: { type: "string" },
+    only: { type: "string" },
+    "no-cache-too": { type: "boolean" },
+  },
 });
 const runs = Number(values.runs);
+const env = { ...process.env, DOCDB_EMBEDDING: process.env.DOCDB_EMBEDDING ?? "none", DOCDB_LOG_LEVEL: "warn" };
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 /** The two programs of a built checkout. */
-function build(label, root) {
-  const bins = { label, mcp: join(root, "apps/mcp-server/dist/bin.js"), cli: join(root, "apps/cli/dist/index.js") };
+function build(label, root, extraEnv = {}) {
+  const bins = {
+    label,
+    env: { ...env, ...extraEnv },
+    mcp: join(root, "apps/mcp-server/dist/bin.js"),
+    cli: join(root, "apps/cli/dist/index.js"),
+  };
   for (const file of [bins.mcp, bins.cli]) {
     if (!existsSync(file)) {
       console.error(`${file} is missing: run \`pnpm build\` first`);
@@ -31,7 +42,8 @@ function build(label, root) {
   return bins;
 }
 const builds = values.baseline ? [build("before", values.baseline), build("after", ROOT)] : [build("this", ROOT)];
-const env = { ...process.env, DOCDB_EMBEDDING: process.env.DOCDB_EMBEDDING ?? "none", DOCDB_LOG_LEVEL: "warn" };
+// --no-cache-too: this checkout once more with the launcher's V8 code cache turned off.
+if (values["no-cache-too"]) builds.push(build("no code cache", ROOT, { DOCDB_COMPILE_CACHE: "0" }));
 const INITIALIZE = {
   jsonrpc: "2.0",
   id: 1,
@@ -40,7 +52,7 @@ const INITIALIZE = {
 };
 
 /** One stdio run: spawn, initialize, tools/list; milliseconds until the list arrives. */
-function stdioRun(args, dataDir) {
+function stdioRun(args, dataDir, env) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [...args, "--data-dir", dataDir], { env, stdio: ["pipe", "pipe", "ignore"] });
@@ -62,7 +74,7 @@ function stdioRun(args, dataDir) {
 }
 
 /** One HTTP run: spawn with --http --port 0, wait for the listening line, initialize, tools/list. */
-function httpRun(args, dataDir) {
+function httpRun(args, dataDir, env) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [...args, "--http", "--port", "0", "--data-dir", dataDir], {
@@ -105,7 +117,7 @@ function httpRun(args, dataDir) {
 }
 
 /** One CLI run: milliseconds until the process exits (successfully). */
-function cliRun(args) {
+function cliRun(args, env) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
@@ -127,20 +139,20 @@ function percentile(sorted, p) {
 }
 
 const variants = [
-  { name: "docdb-mcp (stdio)", run: (b, dir) => stdioRun([b.mcp], dir) },
-  { name: "docdb serve (stdio)", run: (b, dir) => stdioRun([b.cli, "serve"], dir) },
-  { name: "docdb-mcp --http", run: (b, dir) => httpRun([b.mcp], dir) },
-  { name: "docdb --version", run: (b) => cliRun([b.cli, "--version"]) },
+  { name: "docdb-mcp (stdio)", run: (b, dir) => stdioRun([b.mcp], dir, b.env) },
+  { name: "docdb serve (stdio)", run: (b, dir) => stdioRun([b.cli, "serve"], dir, b.env) },
+  { name: "docdb-mcp --http", run: (b, dir) => httpRun([b.mcp], dir, b.env) },
+  { name: "docdb --version", run: (b) => cliRun([b.cli, "--version"], b.env) },
   {
     name: "docdb find (keyword)",
-    run: (b, dir) => cliRun([b.cli, "--data-dir", dir, "find", "rotate tokens", "--db", "bench", "--mode", "keyword"]),
+    run: (b, dir) => cliRun([b.cli, "--data-dir", dir, "find", "rotate tokens", "--db", "bench", "--mode", "keyword"], b.env),
   },
 ].filter((variant) => !values.only || variant.name.includes(values.only));
 
 const dataDir = mkdtempSync(join(tmpdir(), "docdb-bench-"));
 try {
   // A small database for `docdb find`, written by the newest build.
-  const last = builds.at(-1).cli;
+  const last = build("this", ROOT).cli;
   for (let i = 0; i < 5; i++) {
     const text = `Note ${i}: how to rotate tokens for service ${i}, and what to do when a key leaks.`;
     execFileSync(process.execPath, [last, "--data-dir", dataDir, "insert", "--db", "bench", "--text", text], { env, stdio: "ignore" });
@@ -164,10 +176,12 @@ try {
       p50s.push(percentile(sorted, 50));
       const name = builds.length > 1 ? `${variant.name} [${b.label}]` : variant.name;
       console.log(
-        `${name.padEnd(33)} min ${f(sorted[0])}  p50 ${f(percentile(sorted, 50))}  p95 ${f(percentile(sorted, 95))}  max ${f(sorted.at(-1))}`,
+        `${name.padEnd(37)} min ${f(sorted[0])}  p50 ${f(percentile(sorted, 50))}  p95 ${f(percentile(sorted, 95))}  max ${f(sorted.at(-1))}`,
       );
     });
-    if (builds.length > 1) console.log(`${"".padEnd(33)} p50 after/before ${(p50s[1] / p50s[0]).toFixed(2)}×`);
+    for (let j = 1; j < builds.length; j++) {
+      console.log(`${"".padEnd(37)} p50 ${builds[j].label}/${builds[0].label} ${(p50s[j] / p50s[0]).toFixed(2)}×`);
+    }
   }
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
