@@ -48,13 +48,15 @@ if (cachePath) {
   } catch {}
 }
 
-// The bundle reads `import.meta` (its folder, for the SQL migrations; resolving packages):
-// it is given this file's, which lives in the same folder.
-const wrapper = `(function (exports, require, module, __filename, __dirname, __docdb_import_meta) {${source}\n})`;
+// The bundle reads `import.meta` (its folder, for the SQL migrations; resolving packages): it
+// is given this file's, which lives in the same folder. Its import() of external packages (the
+// local embedding model, PostgreSQL, the SQLite driver) comes here as `__dimp`: Node 20 drops a
+// script's own dynamic-import callback when the script is compiled from a code cache.
+const wrapper = `(function (exports, require, module, __filename, __dirname, __docdb_import_meta, __dimp) {${source}\n})`;
 const script = new vm.Script(wrapper, {
   filename: file,
   cachedData,
-  // import() of the external packages (the local embedding model, PostgreSQL) goes to Node's loader.
+  // For any other import() (none today: the build routes every one it finds), when not cached.
   importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
 });
 
@@ -77,4 +79,4 @@ if (cachePath && (cachedData === undefined || script.cachedDataRejected)) {
 }
 
 const module = { exports: {}, id: file, filename: file, loaded: false };
-script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), import.meta);
+script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), import.meta, (specifier) => import(specifier));
