@@ -42,7 +42,7 @@ export function copyMigrations(outDir = "dist"): void {
  */
 export function routeDynamicImports(file: string): void {
   const source = readFileSync(file, "utf8");
-  const routed = source.replace(/(?<![.\w$])import\("([^"]+)"\)/g, (call, specifier: string) => {
+  const routed = source.replace(/(?<![.\w$])import\("([^"]+)"\)/g, (_call, specifier: string) => {
     const known = specifier.startsWith("node:") || BUNDLE_EXTERNAL.some((name) => specifier === name || specifier.startsWith(`${name}/`));
     if (!known) throw new Error(`${file}: unexpected dynamic import of "${specifier}" (add it to BUNDLE_EXTERNAL or bundle it)`);
     return `__dimp("${specifier}")`;

@@ -138,7 +138,8 @@ export function terms(text: string): Term[] {
     if (joined !== undefined) out.push({ text: joined, added: true });
   };
 
-  for (const { segment, index, isWordLike } of (segmenter ??= new Intl.Segmenter("ja", { granularity: "word" })).segment(source)) {
+  segmenter ??= new Intl.Segmenter("ja", { granularity: "word" });
+  for (const { segment, index, isWordLike } of segmenter.segment(source)) {
     if (!isWordLike) {
       flushKatakana();
       continue;
