@@ -3,6 +3,9 @@ import { attachCollectionTools, startCollectionWatcher } from "./collections/ind
 import { resolveServeOptions, type ServeOptions } from "./options.js";
 import { createDocdbTools } from "./tools/index.js";
 
+/** Longest wait for the collections' tools before serving anyway (they follow with tools/list_changed). */
+const COLLECTION_WAIT_MS = 2000;
+
 function untilSignal(): { promise: Promise<void>; dispose(): void } {
   let resolve: () => void = () => undefined;
   const promise = new Promise<void>((r) => {
@@ -35,6 +38,9 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
     : undefined;
   const signal = untilSignal();
   try {
+    // The first tools/list should already hold the collections' tools (not every client follows
+    // tools/list_changed): wait for the first look at the database, but never long.
+    await Promise.race([collectionTools.ready, new Promise((resolve) => setTimeout(resolve, COLLECTION_WAIT_MS).unref())]);
     // Each transport is loaded only when used: agents start the stdio server often, and wait for it.
     if (resolved.http) {
       const { serveHttp } = await import("./http.js");

@@ -37,7 +37,9 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  * appear in the same order in a passage.
  */
 
-const segmenter = new Intl.Segmenter("ja", { granularity: "word" });
+// Made on first use: creating it loads ICU's word dictionaries, which costs start-up time in
+// every process that never analyses text (an MCP server answering `tools/list`).
+let segmenter: Intl.Segmenter | undefined;
 
 const KATAKANA_WORD = /^[\u30a1-\u30fa\u30fc-\u30ff]+$/u; // katakana letters and ー, not the middle dot ・
 const HIRAGANA_ONLY = /^[\u3040-\u309f\u30fc]+$/u;
@@ -150,6 +152,7 @@ export function terms(text: string): Term[] {
     if (joined !== undefined) out.push({ text: joined, added: true });
   };
 
+  segmenter ??= new Intl.Segmenter("ja", { granularity: "word" });
   for (const { segment, index, isWordLike } of segmenter.segment(source)) {
     if (!isWordLike) {
       flushKatakana();

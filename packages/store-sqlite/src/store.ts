@@ -23,8 +23,7 @@ import type {
   WriteResult,
 } from "@docdb/store";
 import { type Filter, StoreError } from "@docdb/store";
-import Database from "better-sqlite3";
-import * as sqliteVec from "sqlite-vec";
+import type Database from "better-sqlite3";
 import { filterToSql } from "./filter-sql.js";
 import { keywordSearch } from "./keyword-search.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
@@ -115,6 +114,20 @@ export interface SqliteStoreOptions {
   migrationsDir?: string;
 }
 
+let native: Promise<{ Database: typeof Database; sqliteVec: typeof import("sqlite-vec") }> | undefined;
+
+/**
+ * better-sqlite3 and sqlite-vec, loaded when the first database opens: a process that never
+ * opens one (an MCP server answering `tools/list`, `docdb --version`) does not pay for them.
+ */
+function loadNative() {
+  native ??= Promise.all([import("better-sqlite3"), import("sqlite-vec")]).then(([driver, sqliteVec]) => ({
+    Database: driver.default,
+    sqliteVec,
+  }));
+  return native;
+}
+
 /** One docdb database: a SQLite file with sqlite-vec loaded, FTS5 and the docdb schema. */
 export class SqliteStore implements Store {
   readonly capabilities = SQLITE_CAPABILITIES;
@@ -132,6 +145,7 @@ export class SqliteStore implements Store {
 
   /** Opens (creating when needed) the file at `path`, loads sqlite-vec and brings the schema up to date. */
   static async open(name: string, path: string, options: SqliteStoreOptions): Promise<SqliteStore> {
+    const { Database, sqliteVec } = await loadNative();
     const db = new Database(path);
     try {
       sqliteVec.load(db);

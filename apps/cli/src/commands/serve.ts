@@ -1,4 +1,3 @@
-import { runServer, withConfigFiles } from "@docdb/mcp-server";
 import { Command } from "commander";
 import { configFromCommand, openFromCommand, parseInteger, reportError } from "../context.js";
 
@@ -36,6 +35,8 @@ export function serveCommand(): Command {
         command: Command,
       ) => {
         try {
+          // Loaded here, not at start-up: the other commands never need the MCP SDK (and its schemas).
+          const { runServer, withConfigFiles } = await import("@docdb/mcp-server");
           // The server owns the DocDB from here and closes it when it stops.
           const docdb = openFromCommand(command);
           await runServer(
