@@ -29,9 +29,13 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\/{}]/g, "\\$
 /** Bundled: every other import (workspace packages and pure-JS dependencies). */
 export const BUNDLE_NO_EXTERNAL = [new RegExp(`^(?!(?:${BUNDLE_EXTERNAL.map(escapeRegExp).join("|")})(?:/|$))`)];
 
-/** Copies the SQL migrations next to the bundle, where `findMigrationsDir()` looks first. */
+/**
+ * Copies the SQL migrations next to the bundle, where `findMigrationsDir()` looks first, and the
+ * SQLite engine's read-only SQL child script, which it starts from beside itself.
+ */
 export function copyMigrations(outDir = "dist"): void {
   cpSync("../../migrations/sqlite", `${outDir}/migrations/sqlite`, { recursive: true });
+  cpSync("../../packages/store-sqlite/src/sql-reader-child.mjs", `${outDir}/sql-reader-child.mjs`);
 }
 
 /**
