@@ -9,6 +9,7 @@ import { readJsonBody } from "./http-body.js";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS } from "./http-defaults.js";
 import { checkOriginAndHost, defaultOrigins, hasToken, isLoopbackHost } from "./http-guard.js";
 import type { ToolRegistry } from "./registry.js";
+import type { DocdbResources } from "./resources.js";
 import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
 
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS };
@@ -16,6 +17,8 @@ export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_M
 export interface HttpOptions {
   registry: ToolRegistry;
   logger: Logger;
+  /** Documents as resources and argument completion. */
+  resources?: DocdbResources;
   /** Default 127.0.0.1. Any other than loopback needs a token. */
   host?: string;
   /** Default 7411; 0 picks a free port. */
@@ -94,7 +97,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   }
 
   async function startSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-    const server = createServer(registry);
+    const server = createServer(registry, { resources: options.resources });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

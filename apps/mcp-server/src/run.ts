@@ -1,6 +1,7 @@
-import type { DocDB } from "@docdb/core";
+import { DEFAULT_DB_NAME, type DocDB } from "@docdb/core";
 import { attachCollectionTools, startCollectionWatcher } from "./collections/index.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
+import { DocdbResources } from "./resources.js";
 import { createDocdbTools } from "./tools/index.js";
 
 function untilSignal(): { promise: Promise<void>; dispose(): void } {
@@ -28,6 +29,7 @@ function untilSignal(): { promise: Promise<void>; dispose(): void } {
 export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promise<void> {
   const resolved = resolveServeOptions(options);
   const registry = createDocdbTools(docdb, { defaultDb: resolved.defaultDb });
+  const resources = new DocdbResources(docdb, { defaultDb: resolved.defaultDb ?? DEFAULT_DB_NAME });
   // One search tool per enabled collection, kept current while the server runs.
   const collectionTools = attachCollectionTools(registry, docdb, { db: resolved.defaultDb });
   const watcher = resolved.watch
@@ -40,6 +42,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       const { serveHttp } = await import("./http.js");
       const handle = await serveHttp({
         registry,
+        resources,
         logger: docdb.logger,
         host: resolved.host,
         port: resolved.port,
@@ -53,7 +56,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       await handle.close();
     } else {
       const { serveStdio } = await import("./stdio.js");
-      const handle = await serveStdio({ registry, logger: docdb.logger });
+      const handle = await serveStdio({ registry, resources, logger: docdb.logger });
       process.stderr.write(`docdb MCP server on stdio (store ${await docdb.location()})\n`);
       await Promise.race([handle.done, signal.promise]);
       await handle.close();

@@ -1,16 +1,19 @@
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/chunker";
 import { EmbeddingError, type EmbeddingModel, embedMany } from "@docdb/embed";
-import { allOf, type ChunkHit, type Filter, type Store } from "@docdb/store";
+import { allOf, type Filter, type Store } from "@docdb/store";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
+import { lineIndex } from "./lines.js";
 import type { Logger } from "./logger.js";
+import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
 import type {
   DatabaseStatus,
   DocumentListing,
+  DocumentRange,
   DocumentView,
   EmbedOptions,
   EmbedResult,
@@ -224,6 +227,13 @@ export class Database {
     if (input.threshold !== undefined && (typeof input.threshold !== "number" || !(input.threshold >= 0 && input.threshold <= 1))) {
       throw new DocDBError("INVALID_REQUEST", "threshold must be a number from 0 to 1 (scores are 0–1, higher is better)");
     }
+    const maxChars = validateMaxChars(input.max_chars);
+    if (input.include_text !== undefined && typeof input.include_text !== "boolean") {
+      throw new DocDBError("INVALID_REQUEST", "include_text must be true or false");
+    }
+    if (input.merge !== undefined && typeof input.merge !== "boolean") throw new DocDBError("INVALID_REQUEST", "merge must be true or false");
+    const includeText = input.include_text !== false;
+    const merge = input.merge !== false;
     const filter = await this.searchFilter(input);
     const warnings: string[] = [];
     // Fetch more than top_k when fusion or a threshold may drop some.
@@ -274,31 +284,58 @@ export class Database {
     const ranked = rank(mode, keyword, vector);
     const kept = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold).slice(0, topK);
     const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
-    const results = await this.collections.markStale(
-      kept.flatMap((r) => {
-        const hit = hits.get(r.chunkId);
-        return hit ? [toResult(hit, r.score, r.distance)] : [];
-      }),
-    );
+    const rankedHits: RankedHit[] = kept.flatMap((r) => {
+      const hit = hits.get(r.chunkId);
+      return hit ? [{ hit, score: r.score, ...(r.distance !== undefined ? { distance: r.distance } : {}) }] : [];
+    });
+    const groups = groupPassages(rankedHits, merge);
+    // Merged passages are re-sliced from their document's text, so overlaps are not repeated.
+    const contents = new Map<string, string>();
+    if (includeText) {
+      for (const { group, single } of groups) {
+        if (single || contents.has(group.docId)) continue;
+        const doc = await this.call(() => this.store.getDocument(group.docId));
+        if (doc) contents.set(group.docId, doc.content);
+      }
+    }
+    const passages = await this.collections.markStale(groups.map(({ group }) => toPassage(group, contents.get(group.docId))));
+    const { results, budget } = fitBudget(passages, maxChars, includeText);
+    const note = describeBudget(budget);
     this.context.logger.info(
-      { db: this.name, mode, top_k: topK, results: results.length, ms: Math.round(performance.now() - started) },
+      { db: this.name, mode, top_k: topK, results: results.length, chars: budget.chars, ms: Math.round(performance.now() - started) },
       "find",
     );
-    return { results, mode, warnings };
+    return { results, mode, warnings, budget, ...(note ? { note } : {}) };
   }
 
-  /** A document with its text and chunk layout; NOT_FOUND for an unknown id. */
-  async getDocument(id: string): Promise<DocumentView> {
+  /**
+   * A document with its text and chunk layout; NOT_FOUND for an unknown id. With a range, only
+   * that part: characters `start`..`end` (end exclusive, clamped to the length) or lines
+   * `line_start`..`line_end` (1-based, inclusive, clamped to the last line), with the chunks
+   * that overlap it.
+   */
+  async getDocument(id: string, range?: DocumentRange): Promise<DocumentView> {
     validateId(id);
     const doc = await this.call(() => this.store.getDocument(id));
     if (!doc) throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${this.name}"`);
-    const chunks = await this.call(() => this.store.getChunks(id));
+    const content = doc.content;
+    const lineOf = lineIndex(content);
+    const lines = lineOf(content.length);
+    const part = resolveRange(content, range);
+    const chunks = (await this.call(() => this.store.getChunks(id))).filter(
+      (c) => !part || (c.start < part.end && c.end > part.start) || (c.start === c.end && c.start === part.start),
+    );
     return {
       doc_id: doc.id,
       key: doc.key,
       title: doc.title,
       source: doc.source,
-      text: doc.content,
+      text: part ? content.slice(part.start, part.end) : content,
+      length: content.length,
+      lines,
+      ...(part
+        ? { range: { start: part.start, end: part.end, line_start: lineOf(part.start), line_end: lineOf(Math.max(part.start, part.end - 1)) } }
+        : {}),
       metadata: doc.metadata,
       collection: doc.collection,
       created_at: doc.createdAt,
@@ -479,21 +516,48 @@ function rank(
   return [...fused.values()].map((e) => ({ ...e, score: e.score / RRF_MAX })).sort((a, b) => b.score - a.score);
 }
 
-function toResult(hit: ChunkHit, score: number, distance: number | undefined): SearchResult {
-  return {
-    chunk_id: hit.id,
-    doc_id: hit.docId,
-    text: hit.text,
-    score,
-    ...(distance !== undefined ? { distance } : {}),
-    start: hit.start,
-    end: hit.end,
-    metadata: hit.metadata,
-    ...(hit.title ? { title: hit.title } : {}),
-    ...(hit.source ? { source: hit.source } : {}),
-    ...(hit.collection ? { collection: hit.collection } : {}),
-    ...(hit.heading ? { heading: hit.heading } : {}),
-    ...(hit.lineStart !== null ? { line_start: hit.lineStart } : {}),
-    ...(hit.lineEnd !== null ? { line_end: hit.lineEnd } : {}),
-  };
+
+function rangeNumber(value: unknown, name: string, min: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    throw new DocDBError("INVALID_REQUEST", `${name} must be an integer of at least ${min}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** A character range [start, end) of `content` from a DocumentRange, or undefined for the whole text. */
+function resolveRange(content: string, range: DocumentRange | undefined): { start: number; end: number } | undefined {
+  if (range === undefined || range === null) return undefined;
+  if (typeof range !== "object") throw new DocDBError("INVALID_REQUEST", "range must be an object with start/end or line_start/line_end");
+  const start = rangeNumber(range.start, "start", 0);
+  const end = rangeNumber(range.end, "end", 0);
+  const lineStart = rangeNumber(range.line_start, "line_start", 1);
+  const lineEnd = rangeNumber(range.line_end, "line_end", 1);
+  const chars = start !== undefined || end !== undefined;
+  const lines = lineStart !== undefined || lineEnd !== undefined;
+  if (chars && lines) {
+    throw new DocDBError("INVALID_REQUEST", "give a character range (start, end) or a line range (line_start, line_end), not both");
+  }
+  if (!chars && !lines) return undefined;
+  if (chars) {
+    const from = start ?? 0;
+    const to = Math.min(end ?? content.length, content.length);
+    if (from > content.length) {
+      throw new DocDBError("INVALID_REQUEST", `start ${from} is past the end of the document (${content.length} characters)`);
+    }
+    if (to < from) throw new DocDBError("INVALID_REQUEST", `end (${end}) must not be before start (${from})`);
+    return { start: from, end: to };
+  }
+  const lineStarts = [0];
+  for (let i = 0; i < content.length; i++) if (content.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  const first = lineStart ?? 1;
+  const last = Math.min(lineEnd ?? lineStarts.length, lineStarts.length);
+  if (first > lineStarts.length) {
+    throw new DocDBError("INVALID_REQUEST", `line_start ${first} is past the last line of the document (${lineStarts.length})`);
+  }
+  if (last < first) throw new DocDBError("INVALID_REQUEST", `line_end (${lineEnd}) must not be before line_start (${first})`);
+  const from = lineStarts[first - 1] as number;
+  // Up to the end of the last line, its newline included (the next line's start).
+  const to = last < lineStarts.length ? (lineStarts[last] as number) : content.length;
+  return { start: from, end: to };
 }

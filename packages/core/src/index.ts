@@ -34,6 +34,7 @@ export {
   type RankedDocument,
 } from "./eval/index.js";
 export { parseFilter } from "./filter.js";
+export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./passages.js";
 export { createLogger, type Logger, silentLogger } from "./logger.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
 export {
@@ -49,10 +50,12 @@ export {
 export type {
   DatabaseStatus,
   DocumentListing,
+  DocumentRange,
   DocumentView,
   EmbedOptions,
   EmbedProgress,
   EmbedResult,
+  FindBudget,
   FindInput,
   FindResult,
   InsertInput,
