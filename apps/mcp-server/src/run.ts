@@ -35,6 +35,8 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
   const watcher = resolved.watch
     ? startCollectionWatcher(docdb, { db: resolved.defaultDb, debounceMs: resolved.watchDebounceMs })
     : undefined;
+  // Chunks left pending (provider down, deadline passed) are embedded in the background.
+  docdb.startHealing();
   const signal = untilSignal();
   try {
     // Each transport is loaded only when used: agents start the stdio server often, and wait for it.

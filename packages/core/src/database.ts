@@ -7,6 +7,7 @@ import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
 import { lineIndex } from "./lines.js";
+import type { HealingStatus } from "./healer.js";
 import type { Logger } from "./logger.js";
 import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
@@ -42,12 +43,39 @@ export interface DatabaseContext {
   chunkOptions: ChunkOptions;
   /** Engine kind for status ("sqlite", "postgres"). */
   engine: string;
+  /** Deadline of the provider calls of one insert or query, retries included, in ms. */
+  embedDeadlineMs: number;
+  /** Called when an insert leaves chunks pending (a running server's healer embeds them). */
+  onPending?: () => void;
+  /** The background embedder's state, when one runs. */
+  healing?: () => HealingStatus | undefined;
 }
 
+/**
+ * Why embedding failed, in words to put after a colon: the provider's message, or a
+ * DocDBError's own. Callers that wrap it in an EMBEDDING_UNAVAILABLE error must not add the
+ * code again (the CLI prints it in front already).
+ */
 function describeEmbeddingFailure(error: unknown): string {
-  if (DocDBError.isInstance(error)) return `${error.code}: ${error.message}`;
-  if (EmbeddingError.isInstance(error)) return `EMBEDDING_UNAVAILABLE: ${error.message}`;
-  return `EMBEDDING_UNAVAILABLE: ${error instanceof Error ? error.message : String(error)}`;
+  if (DocDBError.isInstance(error)) return error.code === "EMBEDDING_UNAVAILABLE" ? error.message : `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** What to fix when a provider keeps failing, by provider. */
+function providerHint(model: EmbeddingModel, error: unknown): string {
+  const retryable = EmbeddingError.isInstance(error) && error.retryable;
+  switch (model.provider) {
+    case "openai":
+      return retryable
+        ? "check that the OpenAI API (or OPENAI_BASE_URL) is reachable and not rate-limiting you"
+        : "check OPENAI_API_KEY, OPENAI_BASE_URL and the model settings";
+    case "ollama":
+      return "start Ollama (`ollama serve`) and pull the model, or point DOCDB_OLLAMA_URL at a running one";
+    case "local":
+      return "make the local model available (`docdb models` shows where it is looked for), or choose another provider";
+    default:
+      return `check the ${model.provider} provider`;
+  }
 }
 
 /** One named database: documents in, passages out. Every method that touches storage is async. */
@@ -141,10 +169,12 @@ export class Database {
     else if (model && !embedded) {
       try {
         const pending = (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
+        // An insert answers within the deadline: what is not embedded by then stays pending.
         const vectors = await this.embed(
           model,
           pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title })),
           "document",
+          { deadlineMs: this.context.embedDeadlineMs },
         );
         await this.recordModel(model);
         await this.call(() => this.store.writeVectors(pending.map((c, i) => ({ chunkId: c.id, vector: vectors[i] as Float32Array }))));
@@ -156,6 +186,7 @@ export class Database {
         warnings.push(this.pendingWarning(reason));
       }
     }
+    if (!embedded) this.context.onPending?.();
     this.context.logger.info(
       { db: this.name, doc_id: docId, chunks: chunks.length, replaced, embedded, ms: Math.round(performance.now() - started) },
       "insert",
@@ -169,11 +200,18 @@ export class Database {
     await this.call(() => this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions }));
   }
 
-  private async embed(model: EmbeddingModel, texts: string[], kind: "query" | "document", signal?: AbortSignal): Promise<Float32Array[]> {
+  private async embed(
+    model: EmbeddingModel,
+    texts: string[],
+    kind: "query" | "document",
+    options: { signal?: AbortSignal; retries?: number; deadlineMs?: number } = {},
+  ): Promise<Float32Array[]> {
     const logger = this.context.logger;
     return embedMany(model, texts, {
       kind,
-      signal,
+      signal: options.signal,
+      maxRetries: options.retries,
+      deadlineMs: options.deadlineMs,
       onBatch: ({ size, ms }) =>
         logger.debug({ provider: model.provider, model: model.modelId, size, ms: Math.round(ms) }, "embedding call"),
       onRetry: ({ attempt, delayMs, error }) =>
@@ -265,7 +303,7 @@ export class Database {
         assertSameModel(info, model, this.name);
         let queryVector: Float32Array | undefined;
         try {
-          [queryVector] = await this.embed(model, [query], "query");
+          [queryVector] = await this.embed(model, [query], "query", { deadlineMs: this.context.embedDeadlineMs });
         } catch (error) {
           if (mode === "vector" || DocDBError.isInstance(error)) {
             throw DocDBError.isInstance(error)
@@ -396,6 +434,7 @@ export class Database {
   async status(): Promise<DatabaseStatus> {
     const counts = await this.call(() => this.store.counts());
     const info = await this.call(() => this.store.getEmbeddingInfo());
+    const healing = this.context.healing?.();
     return {
       name: this.name,
       engine: this.context.engine,
@@ -405,6 +444,7 @@ export class Database {
       embedded: counts.embedded,
       pending: counts.pending,
       model: info ? { provider: info.provider, model: info.model, dimensions: info.dimensions } : null,
+      ...(healing ? { healing } : {}),
     };
   }
 
@@ -426,7 +466,7 @@ export class Database {
     // Prove the model works before any vector is dropped: a model that cannot load must not
     // leave the database with no vectors at all.
     try {
-      await this.embed(model, ["docdb"], "document", options.signal);
+      await this.embed(model, ["docdb"], "document", { signal: options.signal });
     } catch (error) {
       if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -473,12 +513,18 @@ export class Database {
       if (batch.length === 0) break;
       let vectors: Float32Array[];
       try {
-        vectors = await this.embed(model, batch.map(embeddingInput), "document", options.signal);
+        vectors = await this.embed(model, batch.map(embeddingInput), "document", {
+          signal: options.signal,
+          retries: options.retries,
+          deadlineMs: options.deadline_ms,
+        });
       } catch (error) {
-        if (DocDBError.isInstance(error)) throw error;
+        if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
+        const kept = done > 0 ? ` (the ${done} embedded are kept)` : "";
         throw new DocDBError(
           "EMBEDDING_UNAVAILABLE",
-          `embedding failed after ${done} of ${total} chunks: ${describeEmbeddingFailure(error)}; run the command again to continue`,
+          `embedding stopped after ${done} of ${total} chunks${kept}: ${describeEmbeddingFailure(error)}. To fix: ${providerHint(model, error)}; ` +
+            "then run `docdb embed --pending` again (a running `docdb serve` or docdb-mcp retries by itself)",
           { cause: error },
         );
       }

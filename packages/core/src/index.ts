@@ -21,7 +21,8 @@ export {
 } from "./collections/index.js";
 export * from "./config.js";
 export { Database } from "./database.js";
-export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
+export { DEFAULT_EMBED_DEADLINE_MS, DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
+export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
 export {
   type EvalMetrics,

@@ -1,3 +1,5 @@
+import type { HealingStatus } from "./healer.js";
+
 export type SearchMode = "hybrid" | "vector" | "keyword";
 export const SEARCH_MODES: readonly SearchMode[] = ["hybrid", "vector", "keyword"];
 
@@ -156,6 +158,8 @@ export interface DatabaseStatus {
   embedded: number;
   pending: number;
   model: { provider: string; model: string; dimensions: number } | null;
+  /** The background embedder of a running server (`docdb serve`, `docdb-mcp`); absent elsewhere. */
+  healing?: HealingStatus;
 }
 
 export interface DocumentListing {
@@ -176,6 +180,10 @@ export interface EmbedOptions {
   batch_size?: number;
   signal?: AbortSignal;
   onProgress?: (progress: EmbedProgress) => void;
+  /** Retries per provider call after the first attempt. Default 4. */
+  retries?: number;
+  /** Deadline of each batch's provider call, retries included, in ms. Default none. */
+  deadline_ms?: number;
 }
 
 export interface EmbedProgress {

@@ -125,6 +125,11 @@ export class LocalEmbeddingModel implements EmbeddingModel {
   }
 
   /** Where the model's files are on disk, if they are. */
+  /** Whether the model can be used without loading it: on disk, or downloadable on first use. */
+  availability(): { onDisk: boolean; canDownload: boolean } {
+    return { onDisk: this.locate() !== undefined, canDownload: !this.modelDir && this.options.allowDownload !== false };
+  }
+
   locate(): ModelLocation | undefined {
     return locateModel(this.modelId, {
       modelDir: this.modelDir,
