@@ -66,6 +66,12 @@ function sendError(
   );
 }
 
+/** True when a message (or a batch) asks to initialize, well-formed or not. */
+function hasInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize");
+}
+
 /**
  * Serves MCP over Streamable HTTP on /mcp (one SDK server and transport per session), the
  * tool manifest on GET /tools and a health check on GET /healthz. Token, Origin/Host and
@@ -134,7 +140,18 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
           rpcCode: body.status === 400 ? ErrorCode.ParseError : -32000,
         });
       }
-      if (session) return session.transport.handleRequest(request, response, body.value);
+      if (session) {
+        if (hasInitialize(body.value)) {
+          return sendError(
+            response,
+            400,
+            "INVALID_REQUEST",
+            "this session is already initialized: send initialize without the mcp-session-id header to start a new session",
+            { rpcCode: ErrorCode.InvalidRequest },
+          );
+        }
+        return session.transport.handleRequest(request, response, body.value);
+      }
       if (!isInitializeRequest(body.value)) {
         return sendError(response, 400, "INVALID_REQUEST", "no mcp-session-id header: send initialize first to start a session");
       }

@@ -112,19 +112,14 @@ export class DocDB {
   /**
    * How the current embedding model stands, without loading it: `ready` false with a `problem`
    * when it cannot be used as configured (a local model that is not on disk and cannot be
-   * downloaded, a provider that could not be set up), `note` for what happens on first use.
+   * downloaded — its hub is asked with one quick HEAD request — or a provider that could not be
+   * set up), `note` for what happens on first use.
    */
-  embeddingState(): { model: string | null; ready: boolean; problem?: string; note?: string } {
+  async embeddingState(): Promise<{ model: string | null; ready: boolean; problem?: string; note?: string }> {
     const model = this.embedding;
     if (!model) return { model: null, ready: false, ...(this.embeddingProblem ? { problem: this.embeddingProblem } : {}) };
     const name = `${model.provider}/${model.modelId} (${model.dimensions})`;
-    if (model instanceof LocalEmbeddingModel) {
-      const { onDisk, canDownload } = model.availability();
-      if (!onDisk && !canDownload) {
-        return { model: name, ready: false, problem: "it is not on this machine and downloads are off (see `docdb models`)" };
-      }
-      if (!onDisk) return { model: name, ready: true, note: "not on this machine yet: downloaded on first use (see `docdb models`)" };
-    }
+    if (model instanceof LocalEmbeddingModel) return { model: name, ...(await model.probe()) };
     return { model: name, ready: true };
   }
 
@@ -203,6 +198,17 @@ export class DocDB {
 
   private async openDatabase(name: string, create: boolean): Promise<Database> {
     const engine = await this.engine();
+    // Names differing only in case are one file on case-insensitive file systems (macOS, Windows).
+    const names = await engine.listDatabases().catch((error: unknown) => {
+      throw fromStoreError(error);
+    });
+    const twin = names.find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
+    if (twin !== undefined && !names.includes(name)) {
+      throw new DocDBError(
+        create ? "CONFLICT" : "NOT_FOUND",
+        `database "${twin}" exists, and names that differ only in case are one file on some systems: use "${twin}", or choose another name`,
+      );
+    }
     let store: Awaited<ReturnType<StoreEngine["openDatabase"]>>;
     try {
       store = await engine.openDatabase(name, { create });

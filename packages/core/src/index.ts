@@ -36,7 +36,7 @@ export {
 } from "./eval/index.js";
 export { parseFilter } from "./filter.js";
 export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./passages.js";
-export { createLogger, type Logger, silentLogger } from "./logger.js";
+export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
 export {
   createEmbeddingModel,

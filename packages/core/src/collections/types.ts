@@ -80,7 +80,7 @@ export interface ImportSummary {
   /** Chunks of the collection after the run. */
   total_chunks: number;
   embedded: number;
-  /** Chunks of the database still waiting for a vector. */
+  /** Chunks of the collection (not the whole database) still waiting for a vector. */
   pending: number;
   seconds: number;
   warnings: string[];
