@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, runCli } from "./run-cli.js";
 
 const LINES = Array.from({ length: 40 }, (_, i) =>
-  i >= 15 && i < 22 ? `Line ${i + 1}: the quokka colony sleeps by day; quokka pups follow their mothers.` : `Line ${i + 1}: tides and ferries.`,
+  i >= 15 && i < 22
+    ? `Line ${i + 1}: the quokka colony sleeps by day; quokka pups follow their mothers.`
+    : `Line ${i + 1}: tides and ferries.`,
 );
 const TEXT = LINES.join("\n");
 
@@ -37,14 +39,21 @@ describe("docdb find and get for agents (built CLI)", () => {
     expect(passage?.text.length).toBeLessThanOrEqual(150);
     expect(cut.stderr).toMatch(/^note: the answer is limited to 150 characters.*docdb get ID --range START:END/m);
 
-    const refs = JSON.parse((await docdb("find", "quokka", "--mode", "keyword", "--no-text", "--json")).stdout) as Record<string, unknown>[];
+    const refs = JSON.parse((await docdb("find", "quokka", "--mode", "keyword", "--no-text", "--json")).stdout) as Record<
+      string,
+      unknown
+    >[];
     expect(refs[0]).not.toHaveProperty("text");
     const human = await docdb("find", "quokka", "--mode", "keyword");
     expect(human.stdout).toMatch(/^1\. score 1\.000 +doc \S+ +\[\d+-\d+\] \(\d+ chunks\)/);
   });
 
   it("get --range and --lines return just that part", async () => {
-    const range = JSON.parse((await docdb("get", docId, "--range", "10:60", "--json")).stdout) as { text: string; range: unknown; length: number };
+    const range = JSON.parse((await docdb("get", docId, "--range", "10:60", "--json")).stdout) as {
+      text: string;
+      range: unknown;
+      length: number;
+    };
     expect(range.text).toBe(TEXT.slice(10, 60));
     expect(range.length).toBe(TEXT.length);
     const lines = await docdb("get", docId, "--lines", "16-17");

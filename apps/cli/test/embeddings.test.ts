@@ -82,9 +82,7 @@ describe("no key, no model, offline", () => {
     const inserted = await docdb(["insert", "--text", DOCS[0] as string, "--json"]);
     expect(inserted.code).toBe(0);
     expect(json<{ embedded: boolean; chunk_count: number }>(inserted)).toMatchObject({ embedded: false, chunk_count: 1 });
-    expect(inserted.stderr).toMatch(
-      /^warning: stored without vectors \(local embedding model Xenova\/multilingual-e5-small/m,
-    );
+    expect(inserted.stderr).toMatch(/^warning: stored without vectors \(local embedding model Xenova\/multilingual-e5-small/m);
     for (const way of ["DOCDB_MODEL_DIR", "internet", "OPENAI_API_KEY", "docdb embed --pending --db vectors"])
       expect(inserted.stderr).toContain(way);
     expect(inserted.stderr).not.toMatch(/"level"/); // one warning, not a copy in the log too
@@ -98,7 +96,9 @@ describe("no key, no model, offline", () => {
     expect(before.current_model).toBe("local/Xenova/multilingual-e5-small (384)");
     expect(before.current_model_state).toMatchObject({ ready: false, problem: expect.stringMatching(/cannot be reached/) });
     const human = await docdb(["status"]);
-    expect(human.stdout).toMatch(/current embedding model: local\/Xenova\/multilingual-e5-small \(384\), which cannot load: it is not on disk and http:\/\/127\.0\.0\.1:\d+ cannot be reached/);
+    expect(human.stdout).toMatch(
+      /current embedding model: local\/Xenova\/multilingual-e5-small \(384\), which cannot load: it is not on disk and http:\/\/127\.0\.0\.1:\d+ cannot be reached/,
+    );
     expect(before.databases[0]).toMatchObject({ chunks: 3, pending: 3, embedded: 0, model: null });
 
     const embedded = await docdb(["embed", "--pending", "--json"], withModel(tiny32));

@@ -30,7 +30,8 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   {
     name: "store",
     value: "url",
-    description: "a postgres://user:pass@host:5432/db URL to keep the databases on PostgreSQL (docdb.config.json store, env DOCDB_STORE_URL)",
+    description:
+      "a postgres://user:pass@host:5432/db URL to keep the databases on PostgreSQL (docdb.config.json store, env DOCDB_STORE_URL)",
     global: true,
   },
   {
@@ -74,7 +75,8 @@ export function parseArgsOptions(): Record<string, { type: "string" | "boolean";
 
 function whole(value: string, flag: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isInteger(n) || n < 0) throw new DocDBError("INVALID_REQUEST", `${flag} must be a whole number, got "${value}"`);
+  if (value.trim() === "" || !Number.isInteger(n) || n < 0)
+    throw new DocDBError("INVALID_REQUEST", `${flag} must be a whole number, got "${value}"`);
   return n;
 }
 

@@ -56,7 +56,8 @@ function mimeTypeOf(source: string | null): string {
 function requestError(error: unknown): RequestError {
   if (error instanceof RequestError) return error;
   const failure = toDocDBError(error);
-  const rpc = failure.code === "NOT_FOUND" ? -32002 : failure.code === "INVALID_REQUEST" ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  const rpc =
+    failure.code === "NOT_FOUND" ? -32002 : failure.code === "INVALID_REQUEST" ? ErrorCode.InvalidParams : ErrorCode.InternalError;
   return new RequestError(rpc, failure.message, { code: failure.code });
 }
 

@@ -1,8 +1,8 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestParamsSchema, ErrorCode, type JSONRPCRequest, type ServerResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolRegistry } from "./registry.js";
-import type { DocdbResources } from "./resources.js";
 import { invalidRequest, quote } from "./request-error.js";
+import type { DocdbResources } from "./resources.js";
 
 export const SERVER_NAME = "docdb";
 export const SERVER_VERSION = "0.1.0";

@@ -56,7 +56,12 @@ describe("economical answers over MCP", () => {
 
     client = new Client({ name: "docdb-test", version: "0" });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [assertBuilt(BIN), "--data-dir", data.dir], env: serverEnv(), stderr: "pipe" }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [assertBuilt(BIN), "--data-dir", data.dir],
+        env: serverEnv(),
+        stderr: "pipe",
+      }),
     );
     docId = (await ok<{ doc_id: string; chunk_count: number }>(client, "insert_document", { text, title: "Harbour" })).doc_id;
     await ok(client, "insert_document", { text: "A short note about zephyrite prices.", db_name: "minerals" });
@@ -154,7 +159,10 @@ describe("economical answers over MCP", () => {
   });
 
   it("completes database names, document ids and collection names", async () => {
-    const dbs = await client.complete({ ref: { type: "ref/resource", uri: "docdb://{db}/documents/{id}" }, argument: { name: "db", value: "m" } });
+    const dbs = await client.complete({
+      ref: { type: "ref/resource", uri: "docdb://{db}/documents/{id}" },
+      argument: { name: "db", value: "m" },
+    });
     expect(dbs.completion.values).toEqual(["many", "minerals"]);
     const ids = await client.complete({
       ref: { type: "ref/resource", uri: "docdb://{db}/documents/{id}" },
@@ -168,7 +176,10 @@ describe("economical answers over MCP", () => {
       context: { arguments: { db_name: "vectors" } },
     });
     expect(collections.completion.values).toEqual(["harbour_notes"]);
-    const dbName = await client.complete({ ref: { type: "ref/prompt", name: "search_docdb" }, argument: { name: "db_name", value: "VEC" } });
+    const dbName = await client.complete({
+      ref: { type: "ref/prompt", name: "search_docdb" },
+      argument: { name: "db_name", value: "VEC" },
+    });
     expect(dbName.completion.values).toEqual(["vectors"]);
   });
 });

@@ -6,8 +6,8 @@ import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
-import { lineIndex } from "./lines.js";
 import type { HealingStatus } from "./healer.js";
+import { lineIndex } from "./lines.js";
 import type { Logger } from "./logger.js";
 import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
@@ -23,7 +23,6 @@ import type {
   InsertInput,
   InsertResult,
   SearchMode,
-  SearchResult,
 } from "./types.js";
 import { SEARCH_MODES } from "./types.js";
 import { MAX_QUERY_LENGTH, validateId, validateKey, validateMetadata, validateText, validateTopK } from "./validate.js";
@@ -269,7 +268,8 @@ export class Database {
     if (input.include_text !== undefined && typeof input.include_text !== "boolean") {
       throw new DocDBError("INVALID_REQUEST", "include_text must be true or false");
     }
-    if (input.merge !== undefined && typeof input.merge !== "boolean") throw new DocDBError("INVALID_REQUEST", "merge must be true or false");
+    if (input.merge !== undefined && typeof input.merge !== "boolean")
+      throw new DocDBError("INVALID_REQUEST", "merge must be true or false");
     const includeText = input.include_text !== false;
     const merge = input.merge !== false;
     const filter = await this.searchFilter(input);
@@ -372,7 +372,14 @@ export class Database {
       length: content.length,
       lines,
       ...(part
-        ? { range: { start: part.start, end: part.end, line_start: lineOf(part.start), line_end: lineOf(Math.max(part.start, part.end - 1)) } }
+        ? {
+            range: {
+              start: part.start,
+              end: part.end,
+              line_start: lineOf(part.start),
+              line_end: lineOf(Math.max(part.start, part.end - 1)),
+            },
+          }
         : {}),
       metadata: doc.metadata,
       collection: doc.collection,
@@ -561,7 +568,6 @@ function rank(
   });
   return [...fused.values()].map((e) => ({ ...e, score: e.score / RRF_MAX })).sort((a, b) => b.score - a.score);
 }
-
 
 function rangeNumber(value: unknown, name: string, min: number): number | undefined {
   if (value === undefined || value === null) return undefined;

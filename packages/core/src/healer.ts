@@ -115,7 +115,8 @@ export class PendingHealer {
         });
         this.embedded += result.embedded;
         remaining += result.remaining;
-        if (result.embedded > 0) this.host.logger.info({ db: name, embedded: result.embedded, remaining: result.remaining }, "embedded pending chunks");
+        if (result.embedded > 0)
+          this.host.logger.info({ db: name, embedded: result.embedded, remaining: result.remaining }, "embedded pending chunks");
       }
       if (this.closed) return;
       this.state = "idle";

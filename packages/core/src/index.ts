@@ -22,7 +22,6 @@ export {
 export * from "./config.js";
 export { Database } from "./database.js";
 export { DEFAULT_EMBED_DEADLINE_MS, DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
-export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
 export {
   type EvalMetrics,
@@ -35,9 +34,10 @@ export {
   type RankedDocument,
 } from "./eval/index.js";
 export { parseFilter } from "./filter.js";
-export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./passages.js";
+export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
 export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
+export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./passages.js";
 export {
   createEmbeddingModel,
   type EmbeddingConfig,

@@ -47,7 +47,16 @@ describe("passages", () => {
   });
 
   it("fits passages into the budget: whole, then cut, then references", () => {
-    const p = (text: string): SearchResult => ({ chunk_id: "c", chunk_ids: ["c"], doc_id: "d", text, score: 1, start: 0, end: text.length, metadata: {} });
+    const p = (text: string): SearchResult => ({
+      chunk_id: "c",
+      chunk_ids: ["c"],
+      doc_id: "d",
+      text,
+      score: 1,
+      start: 0,
+      end: text.length,
+      metadata: {},
+    });
     const { results, budget } = fitBudget([p("x".repeat(100)), p(`${"word ".repeat(60)}`), p("y".repeat(50))], 300, true);
     expect(results[0]?.text).toHaveLength(100);
     expect(results[1]?.truncated).toBe(true);

@@ -120,7 +120,11 @@ function cut(text: string, limit: number): string {
  * come back as references (`text` left out, `truncated`). With `includeText` false every
  * passage is a reference. `start`/`end` always span the whole passage, for get_document.
  */
-export function fitBudget(passages: SearchResult[], maxChars: number, includeText: boolean): { results: SearchResult[]; budget: FindBudget } {
+export function fitBudget(
+  passages: SearchResult[],
+  maxChars: number,
+  includeText: boolean,
+): { results: SearchResult[]; budget: FindBudget } {
   let used = 0;
   let cutCount = 0;
   let omitted = 0;

@@ -16,7 +16,10 @@ export function validateDbName(name: unknown): string {
     throw new DocDBError("INVALID_REQUEST", `invalid database name ${shown}: use 1-64 letters, digits, "_" or "-" (no paths)`);
   }
   if (name.startsWith("-")) {
-    throw new DocDBError("INVALID_REQUEST", `invalid database name "${name}": it must not start with "-" (it reads as a command-line flag)`);
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `invalid database name "${name}": it must not start with "-" (it reads as a command-line flag)`,
+    );
   }
   if (WINDOWS_RESERVED.test(name)) {
     throw new DocDBError(

@@ -78,7 +78,10 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
       const vectors: Float32Array[] = new Array(texts.length);
       const data: unknown = (response as { data?: unknown }).data;
       if (!Array.isArray(data)) {
-        throw new EmbeddingError("OpenAI answered without a data list (a malformed response)", { provider: this.provider, retryable: true });
+        throw new EmbeddingError("OpenAI answered without a data list (a malformed response)", {
+          provider: this.provider,
+          retryable: true,
+        });
       }
       for (const item of data as { index?: unknown; embedding?: unknown }[]) {
         if (typeof item?.index !== "number" || !Array.isArray(item.embedding)) {

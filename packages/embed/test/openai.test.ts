@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../../../test/support/fake-openai.js";
 import { EmbeddingError, type EmbeddingModel, embedMany, OpenAIEmbeddingModel } from "../src/index.js";
@@ -160,7 +160,13 @@ describe("embedMany robustness", () => {
     const onWarning = (warning: Error) => warnings.push(warning);
     process.on("warning", onWarning);
     try {
-      await expect(embedMany(leaky, Array.from({ length: 40 }, (_, i) => `t${i}`), { kind: "document", signal: controller.signal })).resolves.toHaveLength(40);
+      await expect(
+        embedMany(
+          leaky,
+          Array.from({ length: 40 }, (_, i) => `t${i}`),
+          { kind: "document", signal: controller.signal },
+        ),
+      ).resolves.toHaveLength(40);
     } finally {
       process.off("warning", onWarning);
     }

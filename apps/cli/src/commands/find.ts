@@ -28,7 +28,10 @@ export function findCommand(): Command {
     .option("--path <prefix>", "only documents whose source path starts with this")
     .option("--collection <name>", "only documents of this collection (see `docdb collection ls`)")
     .option("--exact", "exact vector search even where an approximate index exists")
-    .option("--max-chars <n>", `budget: total characters of passage text (default ${DEFAULT_MAX_CHARS}); passages beyond it are cut or left as references`)
+    .option(
+      "--max-chars <n>",
+      `budget: total characters of passage text (default ${DEFAULT_MAX_CHARS}); passages beyond it are cut or left as references`,
+    )
     .option("--no-text", "references only (doc id, offsets, lines, score): expand one with `docdb get ID --range START:END`")
     .option("--no-merge", "one result per chunk, without merging neighbouring chunks of a document")
     .option("--json", "print JSON")

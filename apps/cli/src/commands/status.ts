@@ -23,7 +23,13 @@ export function statusCommand(): Command {
         const model = state.model;
         if (options.json) {
           const { model: _model, ...current } = state;
-          return printJson({ store: { engine, location }, current_model: model, current_model_state: current, databases: list, collections });
+          return printJson({
+            store: { engine, location },
+            current_model: model,
+            current_model_state: current,
+            databases: list,
+            collections,
+          });
         }
         // A model that cannot load is not "the current model": say so, and what to do.
         const shown =

@@ -61,12 +61,7 @@ export function collectionSearchTool(docdb: DocDB, dbName: string, collection: C
     run: async ({ query, top_k, path, max_chars, include_text }) => {
       const db = await docdb.database(dbName);
       // A disabled collection is refused by core (NOT_FOUND), as everywhere else.
-      const found = await db.findSimilar({ query, top_k: top_k ?? 5,
-        path_prefix: path,
-        collection: name,
-        max_chars,
-        include_text,
-      });
+      const found = await db.findSimilar({ query, top_k: top_k ?? 5, path_prefix: path, collection: name, max_chars, include_text });
       return {
         collection: name,
         results: found.results.map((r) => ({

@@ -162,7 +162,10 @@ async function runQueries(
   onProgress?.({ phase: "search", mode, done: 0, total });
   for (const [i, query] of dataset.queries.entries()) {
     const started = performance.now();
-    const found = await db.findSimilar({ query: query.text, mode, top_k: topK, merge: false, include_text: false }, { maxTopK: EVAL_MAX_TOP_K });
+    const found = await db.findSimilar(
+      { query: query.text, mode, top_k: topK, merge: false, include_text: false },
+      { maxTopK: EVAL_MAX_TOP_K },
+    );
     latencies.push(performance.now() - started);
     const ranking = collapseToDocuments(found.results, (r) => {
       const id = r.metadata.corpus_id;
