@@ -1,4 +1,5 @@
-import { SERVE_FLAGS } from "@docdb/mcp-server";
+// The flags only: the server itself is loaded when `docdb serve` runs.
+import { SERVE_FLAGS } from "@docdb/mcp-server/flags";
 import { Command } from "commander";
 import { collectionCommand } from "./commands/collection.js";
 import { configCommand } from "./commands/config.js";

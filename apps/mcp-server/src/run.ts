@@ -1,7 +1,6 @@
 import { DEFAULT_DB_NAME, type DocDB } from "@docdb/core";
 import { attachCollectionTools, startCollectionWatcher } from "./collections/index.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
-import { DocdbResources } from "./resources.js";
 import { createDocdbTools } from "./tools/index.js";
 
 function untilSignal(): { promise: Promise<void>; dispose(): void } {
@@ -29,6 +28,8 @@ function untilSignal(): { promise: Promise<void>; dispose(): void } {
 export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promise<void> {
   const resolved = resolveServeOptions(options);
   const registry = createDocdbTools(docdb, { defaultDb: resolved.defaultDb });
+  // Loaded here, not at start-up of every importer: it brings the SDK's McpServer module.
+  const { DocdbResources } = await import("./resources.js");
   const resources = new DocdbResources(docdb, { defaultDb: resolved.defaultDb ?? DEFAULT_DB_NAME });
   // One search tool per enabled collection, kept current while the server runs.
   const collectionTools = attachCollectionTools(registry, docdb, { db: resolved.defaultDb });

@@ -1,4 +1,4 @@
-import { fromServeFlags, runServer, SERVE_FLAGS, withConfigFiles } from "@docdb/mcp-server";
+import { fromServeFlags, SERVE_FLAGS } from "@docdb/mcp-server/flags";
 import { Command } from "commander";
 import { configFromCommand, openFromCommand, reportError } from "../context.js";
 
@@ -35,6 +35,8 @@ export function serveCommand(): Command {
           // A --db left at nothing takes the configured one (withConfigFiles), then "vectors".
           return SERVE_FLAGS.find((f) => f.name === name)?.global ? globals[key] : options[key];
         });
+        // Loaded only here: every other command starts without the MCP SDK.
+        const { runServer, withConfigFiles } = await import("@docdb/mcp-server");
         // The server owns the DocDB from here and closes it when it stops.
         const docdb = openFromCommand(command);
         const config = configFromCommand(command);
