@@ -8,7 +8,7 @@ rmSync("dist", { recursive: true, force: true });
 export default defineConfig([
   // The library (`@docdb/mcp-server`, imported by `docdb serve` and by programs): dependencies stay imports.
   {
-    entry: ["src/index.ts"],
+    entry: ["src/index.ts", "src/flags.ts"],
     format: ["esm"],
     target: "node20",
     dts: true,

@@ -9,6 +9,7 @@ import { readJsonBody } from "./http-body.js";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS } from "./http-defaults.js";
 import { checkOriginAndHost, defaultOrigins, hasToken, isLoopbackHost } from "./http-guard.js";
 import type { ToolRegistry } from "./registry.js";
+import type { DocdbResources } from "./resources.js";
 import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
 
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS };
@@ -16,6 +17,8 @@ export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_M
 export interface HttpOptions {
   registry: ToolRegistry;
   logger: Logger;
+  /** Documents as resources and argument completion. */
+  resources?: DocdbResources;
   /** Default 127.0.0.1. Any other than loopback needs a token. */
   host?: string;
   /** Default 7411; 0 picks a free port. */
@@ -63,6 +66,12 @@ function sendError(
   );
 }
 
+/** True when a message (or a batch) asks to initialize, well-formed or not. */
+function hasInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize");
+}
+
 /**
  * Serves MCP over Streamable HTTP on /mcp (one SDK server and transport per session), the
  * tool manifest on GET /tools and a health check on GET /healthz. Token, Origin/Host and
@@ -94,7 +103,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   }
 
   async function startSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-    const server = createServer(registry);
+    const server = createServer(registry, { resources: options.resources });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -131,7 +140,18 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
           rpcCode: body.status === 400 ? ErrorCode.ParseError : -32000,
         });
       }
-      if (session) return session.transport.handleRequest(request, response, body.value);
+      if (session) {
+        if (hasInitialize(body.value)) {
+          return sendError(
+            response,
+            400,
+            "INVALID_REQUEST",
+            "this session is already initialized: send initialize without the mcp-session-id header to start a new session",
+            { rpcCode: ErrorCode.InvalidRequest },
+          );
+        }
+        return session.transport.handleRequest(request, response, body.value);
+      }
       if (!isInitializeRequest(body.value)) {
         return sendError(response, 400, "INVALID_REQUEST", "no mcp-session-id header: send initialize first to start a session");
       }

@@ -1,4 +1,4 @@
-import type { DocDB } from "@docdb/core";
+import { DEFAULT_DB_NAME, type DocDB } from "@docdb/core";
 import { attachCollectionTools, startCollectionWatcher } from "./collections/index.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
 import { createDocdbTools } from "./tools/index.js";
@@ -31,11 +31,16 @@ function untilSignal(): { promise: Promise<void>; dispose(): void } {
 export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promise<void> {
   const resolved = resolveServeOptions(options);
   const registry = createDocdbTools(docdb, { defaultDb: resolved.defaultDb });
+  // Loaded here, not at start-up of every importer: it brings the SDK's McpServer module.
+  const { DocdbResources } = await import("./resources.js");
+  const resources = new DocdbResources(docdb, { defaultDb: resolved.defaultDb ?? DEFAULT_DB_NAME });
   // One search tool per enabled collection, kept current while the server runs.
   const collectionTools = attachCollectionTools(registry, docdb, { db: resolved.defaultDb });
   const watcher = resolved.watch
     ? startCollectionWatcher(docdb, { db: resolved.defaultDb, debounceMs: resolved.watchDebounceMs })
     : undefined;
+  // Chunks left pending (provider down, deadline passed) are embedded in the background.
+  docdb.startHealing();
   const signal = untilSignal();
   try {
     // The first tools/list should already hold the collections' tools (not every client follows
@@ -46,6 +51,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       const { serveHttp } = await import("./http.js");
       const handle = await serveHttp({
         registry,
+        resources,
         logger: docdb.logger,
         host: resolved.host,
         port: resolved.port,
@@ -59,7 +65,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       await handle.close();
     } else {
       const { serveStdio } = await import("./stdio.js");
-      const handle = await serveStdio({ registry, logger: docdb.logger });
+      const handle = await serveStdio({ registry, resources, logger: docdb.logger });
       process.stderr.write(`docdb MCP server on stdio (store ${await docdb.location()})\n`);
       await Promise.race([handle.done, signal.promise]);
       await handle.close();

@@ -2,6 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestParamsSchema, ErrorCode, type JSONRPCRequest, type ServerResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolRegistry } from "./registry.js";
 import { invalidRequest, quote } from "./request-error.js";
+import type { DocdbResources } from "./resources.js";
 
 export const SERVER_NAME = "docdb";
 export const SERVER_VERSION = "0.1.0";
@@ -9,7 +10,8 @@ export const SERVER_VERSION = "0.1.0";
 const INSTRUCTIONS = [
   "docdb is a local document database. Store text with insert_document, then find passages with",
   "find_similar_documents (hybrid meaning + keyword search; Japanese and English). Results carry doc_id",
-  "and character offsets; get_document returns the whole text. Databases are named; omit db_name for the",
+  "and character offsets; get_document returns the whole text or just a range (start/end or line_start/line_end).",
+  "Answers stay within max_chars characters (default 6000); include_text false returns references only. Databases are named; omit db_name for the",
   "default one. Failed calls return isError with {error: {code, message}}: read the message, fix the call.",
 ].join(" ");
 
@@ -17,6 +19,8 @@ export interface CreateServerOptions {
   name?: string;
   version?: string;
   instructions?: string;
+  /** Documents as resources, the search prompt and argument completion; without it, tools only. */
+  resources?: DocdbResources;
 }
 
 /**
@@ -33,8 +37,15 @@ export interface CreateServerOptions {
 export function createServer(registry: ToolRegistry, options: CreateServerOptions = {}): Server {
   const server = new Server(
     { name: options.name ?? SERVER_NAME, version: options.version ?? SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true } }, instructions: options.instructions ?? INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        ...(options.resources ? { resources: {}, prompts: {}, completions: {} } : {}),
+      },
+      instructions: options.instructions ?? INSTRUCTIONS,
+    },
   );
+  options.resources?.attach(server);
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra): Promise<ServerResult> => {
     switch (request.method) {
       case "tools/list":
@@ -48,7 +59,7 @@ export function createServer(registry: ToolRegistry, options: CreateServerOption
       }
       default:
         throw invalidRequest(
-          `unknown method ${quote(request.method)}: this server answers initialize, ping, tools/list and tools/call`,
+          `unknown method ${quote(request.method)}: this server answers initialize, ping, tools/*${options.resources ? ", resources/*, prompts/* and completion/complete" : ""}`,
           {},
           ErrorCode.MethodNotFound,
         );

@@ -6,13 +6,17 @@ import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
+import type { HealingStatus } from "./healer.js";
+import { lineIndex } from "./lines.js";
 import type { Logger } from "./logger.js";
+import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { RERANK_CANDIDATES } from "./reranker.js";
 import { validateSql } from "./sql.js";
 import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
 import type {
   DatabaseStatus,
   DocumentListing,
+  DocumentRange,
   DocumentView,
   EmbedOptions,
   EmbedResult,
@@ -21,7 +25,6 @@ import type {
   InsertInput,
   InsertResult,
   SearchMode,
-  SearchResult,
   SqlOptions,
   SqlResult,
 } from "./types.js";
@@ -47,12 +50,39 @@ export interface DatabaseContext {
   chunkOptions: ChunkOptions;
   /** Engine kind for status ("sqlite", "postgres"). */
   engine: string;
+  /** Deadline of the provider calls of one insert or query, retries included, in ms. */
+  embedDeadlineMs: number;
+  /** Called when an insert leaves chunks pending (a running server's healer embeds them). */
+  onPending?: () => void;
+  /** The background embedder's state, when one runs. */
+  healing?: () => HealingStatus | undefined;
 }
 
+/**
+ * Why embedding failed, in words to put after a colon: the provider's message, or a
+ * DocDBError's own. Callers that wrap it in an EMBEDDING_UNAVAILABLE error must not add the
+ * code again (the CLI prints it in front already).
+ */
 function describeEmbeddingFailure(error: unknown): string {
-  if (DocDBError.isInstance(error)) return `${error.code}: ${error.message}`;
-  if (EmbeddingError.isInstance(error)) return `EMBEDDING_UNAVAILABLE: ${error.message}`;
-  return `EMBEDDING_UNAVAILABLE: ${error instanceof Error ? error.message : String(error)}`;
+  if (DocDBError.isInstance(error)) return error.code === "EMBEDDING_UNAVAILABLE" ? error.message : `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** What to fix when a provider keeps failing, by provider. */
+function providerHint(model: EmbeddingModel, error: unknown): string {
+  const retryable = EmbeddingError.isInstance(error) && error.retryable;
+  switch (model.provider) {
+    case "openai":
+      return retryable
+        ? "check that the OpenAI API (or OPENAI_BASE_URL) is reachable and not rate-limiting you"
+        : "check OPENAI_API_KEY, OPENAI_BASE_URL and the model settings";
+    case "ollama":
+      return "start Ollama (`ollama serve`) and pull the model, or point DOCDB_OLLAMA_URL at a running one";
+    case "local":
+      return "make the local model available (`docdb models` shows where it is looked for), or choose another provider";
+    default:
+      return `check the ${model.provider} provider`;
+  }
 }
 
 /** One named database: documents in, passages out. Every method that touches storage is async. */
@@ -147,10 +177,12 @@ export class Database {
       try {
         // Only when some vectors were carried over must the store say which chunks still need one.
         const pending = reusedVectors === 0 ? chunks : (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
+        // An insert answers within the deadline: what is not embedded by then stays pending.
         const vectors = await this.embed(
           model,
           pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title })),
           "document",
+          { deadlineMs: this.context.embedDeadlineMs },
         );
         await this.recordModel(model);
         await this.call(() => this.store.writeVectors(pending.map((c, i) => ({ chunkId: c.id, vector: vectors[i] as Float32Array }))));
@@ -162,6 +194,7 @@ export class Database {
         warnings.push(this.pendingWarning(reason));
       }
     }
+    if (!embedded) this.context.onPending?.();
     this.context.logger.info(
       { db: this.name, doc_id: docId, chunks: chunks.length, replaced, embedded, ms: Math.round(performance.now() - started) },
       "insert",
@@ -175,11 +208,18 @@ export class Database {
     await this.call(() => this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions }));
   }
 
-  private async embed(model: EmbeddingModel, texts: string[], kind: "query" | "document", signal?: AbortSignal): Promise<Float32Array[]> {
+  private async embed(
+    model: EmbeddingModel,
+    texts: string[],
+    kind: "query" | "document",
+    options: { signal?: AbortSignal; retries?: number; deadlineMs?: number } = {},
+  ): Promise<Float32Array[]> {
     const logger = this.context.logger;
     return embedMany(model, texts, {
       kind,
-      signal,
+      signal: options.signal,
+      maxRetries: options.retries,
+      deadlineMs: options.deadlineMs,
       onBatch: ({ size, ms }) =>
         logger.debug({ provider: model.provider, model: model.modelId, size, ms: Math.round(ms) }, "embedding call"),
       onRetry: ({ attempt, delayMs, error }) =>
@@ -236,6 +276,14 @@ export class Database {
     if (input.rerank !== undefined && typeof input.rerank !== "boolean")
       throw new DocDBError("INVALID_REQUEST", "rerank must be true or false");
     const reranker = input.rerank === true ? this.requireReranker() : undefined;
+    const maxChars = validateMaxChars(input.max_chars);
+    if (input.include_text !== undefined && typeof input.include_text !== "boolean") {
+      throw new DocDBError("INVALID_REQUEST", "include_text must be true or false");
+    }
+    if (input.merge !== undefined && typeof input.merge !== "boolean")
+      throw new DocDBError("INVALID_REQUEST", "merge must be true or false");
+    const includeText = input.include_text !== false;
+    const merge = input.merge !== false;
     const filter = await this.searchFilter(input);
     const warnings: string[] = [];
     // Fetch more than top_k when fusion or a threshold may drop some, or a reranker reorders them.
@@ -269,7 +317,7 @@ export class Database {
         assertSameModel(info, model, this.name);
         let queryVector: Float32Array | undefined;
         try {
-          [queryVector] = await this.embed(model, [query], "query");
+          [queryVector] = await this.embed(model, [query], "query", { deadlineMs: this.context.embedDeadlineMs });
         } catch (error) {
           if (mode === "vector" || DocDBError.isInstance(error)) {
             throw DocDBError.isInstance(error)
@@ -286,7 +334,8 @@ export class Database {
     }
 
     const ranked = rank(mode, keyword, vector);
-    let scored: { hit: ChunkHit; score: number; distance?: number; retrievalScore?: number }[];
+    let scored: RankedHit[];
+    let retrievalScores: Map<string, number> | undefined;
     if (reranker) {
       const pool = ranked.slice(0, candidates);
       const hits = new Map((await this.call(() => this.store.chunkHits(pool.map((r) => r.chunkId)))).map((h) => [h.id, h]));
@@ -299,27 +348,46 @@ export class Database {
         query,
         found.map((f) => f.hit),
       );
+      retrievalScores = new Map(found.map((f) => [f.hit.id, f.retrieval.score]));
       scored = found
         .map((f, i) => ({
           hit: f.hit,
           score: scores[i] as number,
-          distance: f.retrieval.distance,
-          retrievalScore: f.retrieval.score,
+          ...(f.retrieval.distance !== undefined ? { distance: f.retrieval.distance } : {}),
           at: i,
         }))
         // Ties keep the retrieval order.
         .sort((a, b) => b.score - a.score || a.at - b.at)
         .filter((r) => input.threshold === undefined || r.score >= input.threshold)
-        .slice(0, topK);
+        .slice(0, topK)
+        .map(({ at: _at, ...r }) => r);
     } else {
       const kept = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold).slice(0, topK);
       const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
       scored = kept.flatMap((r) => {
         const hit = hits.get(r.chunkId);
-        return hit ? [{ hit, score: r.score, distance: r.distance }] : [];
+        return hit ? [{ hit, score: r.score, ...(r.distance !== undefined ? { distance: r.distance } : {}) }] : [];
       });
     }
-    const results = await this.collections.markStale(scored.map((r) => toResult(r.hit, r.score, r.distance, r.retrievalScore)));
+    const groups = groupPassages(scored, merge);
+    // Merged passages are re-sliced from their document's text, so overlaps are not repeated.
+    const contents = new Map<string, string>();
+    if (includeText) {
+      for (const { group, single } of groups) {
+        if (single || contents.has(group.docId)) continue;
+        const doc = await this.call(() => this.store.getDocument(group.docId));
+        if (doc) contents.set(group.docId, doc.content);
+      }
+    }
+    const passages = await this.collections.markStale(
+      groups.map(({ group }) => {
+        const passage = toPassage(group, contents.get(group.docId));
+        const retrieval = retrievalScores?.get(passage.chunk_id);
+        return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
+      }),
+    );
+    const { results, budget } = fitBudget(passages, maxChars, includeText);
+    const note = describeBudget(budget);
     this.context.logger.info(
       {
         db: this.name,
@@ -327,11 +395,19 @@ export class Database {
         top_k: topK,
         rerank: reranker !== undefined,
         results: results.length,
+        chars: budget.chars,
         ms: Math.round(performance.now() - started),
       },
       "find",
     );
-    return { results, mode, warnings, ...(reranker ? { reranked_by: `${reranker.provider}/${reranker.modelId}` } : {}) };
+    return {
+      results,
+      mode,
+      warnings,
+      budget,
+      ...(note ? { note } : {}),
+      ...(reranker ? { reranked_by: `${reranker.provider}/${reranker.modelId}` } : {}),
+    };
   }
 
   private requireReranker(): Reranker {
@@ -370,18 +446,41 @@ export class Database {
     return scores.map((s) => Math.min(1, Math.max(0, s)));
   }
 
-  /** A document with its text and chunk layout; NOT_FOUND for an unknown id. */
-  async getDocument(id: string): Promise<DocumentView> {
+  /**
+   * A document with its text and chunk layout; NOT_FOUND for an unknown id. With a range, only
+   * that part: characters `start`..`end` (end exclusive, clamped to the length) or lines
+   * `line_start`..`line_end` (1-based, inclusive, clamped to the last line), with the chunks
+   * that overlap it.
+   */
+  async getDocument(id: string, range?: DocumentRange): Promise<DocumentView> {
     validateId(id);
     const doc = await this.call(() => this.store.getDocument(id));
     if (!doc) throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${this.name}"`);
-    const chunks = await this.call(() => this.store.getChunks(id));
+    const content = doc.content;
+    const lineOf = lineIndex(content);
+    const lines = lineOf(content.length);
+    const part = resolveRange(content, range);
+    const chunks = (await this.call(() => this.store.getChunks(id))).filter(
+      (c) => !part || (c.start < part.end && c.end > part.start) || (c.start === c.end && c.start === part.start),
+    );
     return {
       doc_id: doc.id,
       key: doc.key,
       title: doc.title,
       source: doc.source,
-      text: doc.content,
+      text: part ? content.slice(part.start, part.end) : content,
+      length: content.length,
+      lines,
+      ...(part
+        ? {
+            range: {
+              start: part.start,
+              end: part.end,
+              line_start: lineOf(part.start),
+              line_end: lineOf(Math.max(part.start, part.end - 1)),
+            },
+          }
+        : {}),
       metadata: doc.metadata,
       collection: doc.collection,
       created_at: doc.createdAt,
@@ -473,6 +572,7 @@ export class Database {
   async status(): Promise<DatabaseStatus> {
     const counts = await this.call(() => this.store.counts());
     const info = await this.call(() => this.store.getEmbeddingInfo());
+    const healing = this.context.healing?.();
     return {
       name: this.name,
       engine: this.context.engine,
@@ -482,6 +582,7 @@ export class Database {
       embedded: counts.embedded,
       pending: counts.pending,
       model: info ? { provider: info.provider, model: info.model, dimensions: info.dimensions } : null,
+      ...(healing ? { healing } : {}),
     };
   }
 
@@ -503,7 +604,7 @@ export class Database {
     // Prove the model works before any vector is dropped: a model that cannot load must not
     // leave the database with no vectors at all.
     try {
-      await this.embed(model, ["docdb"], "document", options.signal);
+      await this.embed(model, ["docdb"], "document", { signal: options.signal });
     } catch (error) {
       if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -550,12 +651,18 @@ export class Database {
       if (batch.length === 0) break;
       let vectors: Float32Array[];
       try {
-        vectors = await this.embed(model, batch.map(embeddingInput), "document", options.signal);
+        vectors = await this.embed(model, batch.map(embeddingInput), "document", {
+          signal: options.signal,
+          retries: options.retries,
+          deadlineMs: options.deadline_ms,
+        });
       } catch (error) {
-        if (DocDBError.isInstance(error)) throw error;
+        if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
+        const kept = done > 0 ? ` (the ${done} embedded are kept)` : "";
         throw new DocDBError(
           "EMBEDDING_UNAVAILABLE",
-          `embedding failed after ${done} of ${total} chunks: ${describeEmbeddingFailure(error)}; run the command again to continue`,
+          `embedding stopped after ${done} of ${total} chunks${kept}: ${describeEmbeddingFailure(error)}. To fix: ${providerHint(model, error)}; ` +
+            "then run `docdb embed --pending` again (a running `docdb serve` or docdb-mcp retries by itself)",
           { cause: error },
         );
       }
@@ -593,22 +700,47 @@ function rank(
   return [...fused.values()].map((e) => ({ ...e, score: e.score / RRF_MAX })).sort((a, b) => b.score - a.score);
 }
 
-function toResult(hit: ChunkHit, score: number, distance: number | undefined, retrievalScore?: number): SearchResult {
-  return {
-    chunk_id: hit.id,
-    doc_id: hit.docId,
-    text: hit.text,
-    score,
-    ...(retrievalScore !== undefined ? { retrieval_score: retrievalScore } : {}),
-    ...(distance !== undefined ? { distance } : {}),
-    start: hit.start,
-    end: hit.end,
-    metadata: hit.metadata,
-    ...(hit.title ? { title: hit.title } : {}),
-    ...(hit.source ? { source: hit.source } : {}),
-    ...(hit.collection ? { collection: hit.collection } : {}),
-    ...(hit.heading ? { heading: hit.heading } : {}),
-    ...(hit.lineStart !== null ? { line_start: hit.lineStart } : {}),
-    ...(hit.lineEnd !== null ? { line_end: hit.lineEnd } : {}),
-  };
+function rangeNumber(value: unknown, name: string, min: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    throw new DocDBError("INVALID_REQUEST", `${name} must be an integer of at least ${min}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** A character range [start, end) of `content` from a DocumentRange, or undefined for the whole text. */
+function resolveRange(content: string, range: DocumentRange | undefined): { start: number; end: number } | undefined {
+  if (range === undefined || range === null) return undefined;
+  if (typeof range !== "object") throw new DocDBError("INVALID_REQUEST", "range must be an object with start/end or line_start/line_end");
+  const start = rangeNumber(range.start, "start", 0);
+  const end = rangeNumber(range.end, "end", 0);
+  const lineStart = rangeNumber(range.line_start, "line_start", 1);
+  const lineEnd = rangeNumber(range.line_end, "line_end", 1);
+  const chars = start !== undefined || end !== undefined;
+  const lines = lineStart !== undefined || lineEnd !== undefined;
+  if (chars && lines) {
+    throw new DocDBError("INVALID_REQUEST", "give a character range (start, end) or a line range (line_start, line_end), not both");
+  }
+  if (!chars && !lines) return undefined;
+  if (chars) {
+    const from = start ?? 0;
+    const to = Math.min(end ?? content.length, content.length);
+    if (from > content.length) {
+      throw new DocDBError("INVALID_REQUEST", `start ${from} is past the end of the document (${content.length} characters)`);
+    }
+    if (to < from) throw new DocDBError("INVALID_REQUEST", `end (${end}) must not be before start (${from})`);
+    return { start: from, end: to };
+  }
+  const lineStarts = [0];
+  for (let i = 0; i < content.length; i++) if (content.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  const first = lineStart ?? 1;
+  const last = Math.min(lineEnd ?? lineStarts.length, lineStarts.length);
+  if (first > lineStarts.length) {
+    throw new DocDBError("INVALID_REQUEST", `line_start ${first} is past the last line of the document (${lineStarts.length})`);
+  }
+  if (last < first) throw new DocDBError("INVALID_REQUEST", `line_end (${lineEnd}) must not be before line_start (${first})`);
+  const from = lineStarts[first - 1] as number;
+  // Up to the end of the last line, its newline included (the next line's start).
+  const to = last < lineStarts.length ? (lineStarts[last] as number) : content.length;
+  return { start: from, end: to };
 }

@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
-import type { EmbeddingModel, Reranker } from "@docdb/embed";
+import { type EmbeddingModel, LocalEmbeddingModel, type Reranker } from "@docdb/embed";
 import type { StoreEngine } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { Database } from "./database.js";
 import { DocDBError, fromStoreError } from "./errors.js";
+import { type HealerOptions, PendingHealer } from "./healer.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createEmbeddingModel, type EmbeddingConfig, resolveEmbeddingConfig } from "./provider.js";
 import { createReranker, type RerankerConfig, rerankerConfigFromEnv } from "./reranker.js";
@@ -37,6 +38,24 @@ export interface OpenDocDBOptions {
   /** Longest document accepted, in characters. Default 100,000. */
   maxTextLength?: number;
   chunkOptions?: ChunkOptions;
+  /**
+   * Deadline of the provider calls of one insert or query, retries included, in ms: past it an
+   * insert answers with its chunks pending. Default env DOCDB_EMBED_DEADLINE_MS, else 15,000.
+   */
+  embedDeadlineMs?: number;
+}
+
+/** Default deadline of one insert's or query's provider calls. */
+export const DEFAULT_EMBED_DEADLINE_MS = 15_000;
+
+function deadlineFromEnv(): number {
+  const raw = process.env.DOCDB_EMBED_DEADLINE_MS;
+  if (raw === undefined || raw.trim() === "") return DEFAULT_EMBED_DEADLINE_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1) {
+    throw new DocDBError("INVALID_REQUEST", `DOCDB_EMBED_DEADLINE_MS="${raw}" must be a positive whole number of milliseconds`);
+  }
+  return ms;
 }
 
 function isModel(value: unknown): value is EmbeddingModel {
@@ -83,6 +102,8 @@ export class DocDB {
   private readonly options: OpenDocDBOptions;
   private readonly open = new Map<string, Promise<Database>>();
   private enginePromise: Promise<StoreEngine> | undefined;
+  private healer: PendingHealer | undefined;
+  private readonly embedDeadlineMs: number;
 
   constructor(options: OpenDocDBOptions = {}) {
     this.options = options;
@@ -116,6 +137,40 @@ export class DocDB {
     }
     this.reranker = reranker;
     this.rerankerProblem = rerankerProblem;
+    this.embedDeadlineMs = options.embedDeadlineMs ?? deadlineFromEnv();
+  }
+
+  /**
+   * How the current embedding model stands, without loading it: `ready` false with a `problem`
+   * when it cannot be used as configured (a local model that is not on disk and cannot be
+   * downloaded — its hub is asked with one quick HEAD request — or a provider that could not be
+   * set up), `note` for what happens on first use.
+   */
+  async embeddingState(): Promise<{ model: string | null; ready: boolean; problem?: string; note?: string }> {
+    const model = this.embedding;
+    if (!model) return { model: null, ready: false, ...(this.embeddingProblem ? { problem: this.embeddingProblem } : {}) };
+    const name = `${model.provider}/${model.modelId} (${model.dimensions})`;
+    if (model instanceof LocalEmbeddingModel) return { model: name, ...(await model.probe()) };
+    return { model: name, ready: true };
+  }
+
+  /**
+   * Starts embedding pending chunks in the background (for servers): now, whenever an insert
+   * leaves chunks pending, and periodically, backing off while the provider fails. Its state
+   * shows in every database's status as \`healing\`. Stopped by \`close\`.
+   */
+  startHealing(options: HealerOptions = {}): PendingHealer {
+    this.healer ??= new PendingHealer(
+      {
+        logger: this.logger,
+        hasModel: () => this.embedding !== null,
+        databaseNames: () => this.databaseNames(),
+        pending: async (name) => (await (await this.database(name)).status()).pending,
+        embedPending: async (name, embedOptions) => (await this.database(name)).embedPending(embedOptions),
+      },
+      { deadlineMs: this.embedDeadlineMs, ...options },
+    );
+    return this.healer;
   }
 
   /** The storage engine (created on first use). */
@@ -174,6 +229,17 @@ export class DocDB {
 
   private async openDatabase(name: string, create: boolean): Promise<Database> {
     const engine = await this.engine();
+    // Names differing only in case are one file on case-insensitive file systems (macOS, Windows).
+    const names = await engine.listDatabases().catch((error: unknown) => {
+      throw fromStoreError(error);
+    });
+    const twin = names.find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
+    if (twin !== undefined && !names.includes(name)) {
+      throw new DocDBError(
+        create ? "CONFLICT" : "NOT_FOUND",
+        `database "${twin}" exists, and names that differ only in case are one file on some systems: use "${twin}", or choose another name`,
+      );
+    }
     let store: Awaited<ReturnType<StoreEngine["openDatabase"]>>;
     try {
       store = await engine.openDatabase(name, { create });
@@ -196,6 +262,9 @@ export class DocDB {
       maxTextLength: this.options.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH,
       chunkOptions: this.options.chunkOptions ?? {},
       engine: engine.kind,
+      embedDeadlineMs: this.embedDeadlineMs,
+      onPending: () => this.healer?.kick(),
+      healing: () => this.healer?.status(),
     });
   }
 
@@ -232,6 +301,8 @@ export class DocDB {
 
   /** Closes every open database and the embedding model. */
   async close(): Promise<void> {
+    await this.healer?.close();
+    this.healer = undefined;
     for (const opening of this.open.values()) {
       const db = await opening.catch(() => undefined);
       db?.collections.close();

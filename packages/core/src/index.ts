@@ -21,7 +21,7 @@ export {
 } from "./collections/index.js";
 export * from "./config.js";
 export { Database } from "./database.js";
-export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
+export { DEFAULT_EMBED_DEADLINE_MS, DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
 export {
   type EvalMetrics,
@@ -34,8 +34,10 @@ export {
   type RankedDocument,
 } from "./eval/index.js";
 export { parseFilter } from "./filter.js";
-export { createLogger, type Logger, silentLogger } from "./logger.js";
+export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
+export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
+export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./passages.js";
 export {
   createEmbeddingModel,
   type EmbeddingConfig,
@@ -60,10 +62,12 @@ export { describeSqlViews, SQL_DEFAULT_MAX_ROWS, SQL_DEFAULT_TIMEOUT_MS, SQL_MAX
 export type {
   DatabaseStatus,
   DocumentListing,
+  DocumentRange,
   DocumentView,
   EmbedOptions,
   EmbedProgress,
   EmbedResult,
+  FindBudget,
   FindInput,
   FindResult,
   InsertInput,

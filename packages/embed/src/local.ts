@@ -117,6 +117,29 @@ export class LocalEmbeddingModel implements EmbeddingModel {
   }
 
   /** Where the model's files are on disk, if they are. */
+  /**
+   * Whether the model could load, without loading it: on disk, or its hub answers (a quick
+   * HEAD request). `problem` says why not, in short.
+   */
+  async probe(): Promise<{ ready: boolean; problem?: string; note?: string }> {
+    const { onDisk, canDownload } = this.availability();
+    if (onDisk) return { ready: true };
+    if (!canDownload) return { ready: false, problem: `it is not on this machine and downloads are off (see \`docdb models\`)` };
+    const host = (this.options.remoteHost ?? "https://huggingface.co").replace(/\/+$/, "");
+    try {
+      await this.checkReachable(host);
+      return { ready: true, note: "not on this machine yet: downloaded on first use" };
+    } catch (error) {
+      const reason = /is not available: (.*?)\. Ways out/.exec((error as Error).message)?.[1] ?? (error as Error).message;
+      return { ready: false, problem: `${reason} (see \`docdb models\`)` };
+    }
+  }
+
+  /** Whether the model can be used without loading it: on disk, or downloadable on first use. */
+  availability(): { onDisk: boolean; canDownload: boolean } {
+    return { onDisk: this.locate() !== undefined, canDownload: !this.modelDir && this.options.allowDownload !== false };
+  }
+
   locate(): ModelLocation | undefined {
     return locateModel(this.modelId, {
       modelDir: this.modelDir,

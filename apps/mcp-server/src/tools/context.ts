@@ -28,6 +28,15 @@ export const databaseStatusSchema = z.object({
   embedded: z.number().int().describe("Chunks with a vector"),
   pending: z.number().int().describe("Chunks waiting for an embedding (still found by keyword search)"),
   model: modelSchema,
+  healing: z
+    .object({
+      state: z.enum(["off", "idle", "embedding", "waiting"]),
+      last_error: z.string().nullable(),
+      next_attempt_at: z.string().nullable(),
+      embedded: z.number().int(),
+    })
+    .optional()
+    .describe("This server embeds pending chunks in the background: waiting = the provider failed, next try at next_attempt_at"),
 });
 
 export function plural(n: number, word: string): string {

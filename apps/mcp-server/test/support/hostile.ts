@@ -100,8 +100,18 @@ export function hostileMessages(): Hostile[] {
   });
 
   // Unknown methods.
-  const methods = ["foo", "tools/destroy", "resources/list", "prompts/list", "__proto__", "constructor", "toString", "hasOwnProperty"];
-  methods.push("", "x".repeat(100_000), "tools/call/extra", "ツール/一覧", "sampling/createMessage", "completion/complete");
+  // (resources/*, prompts/* and completion/complete are served: see agent-answers.test.ts.)
+  const methods = [
+    "foo",
+    "tools/destroy",
+    "resources/subscribe",
+    "logging/setLevel",
+    "__proto__",
+    "constructor",
+    "toString",
+    "hasOwnProperty",
+  ];
+  methods.push("", "x".repeat(100_000), "tools/call/extra", "ツール/一覧", "sampling/createMessage", "completion/completeAll");
   for (let i = 0; i < 36; i++) methods.push(`random/${Math.floor(next() * 1e9)}`);
   for (const method of methods) request(method, undefined, "invalid");
 

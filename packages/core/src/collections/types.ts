@@ -86,7 +86,7 @@ export interface ImportSummary {
    * did not change: they were not sent to the embedding provider.
    */
   reused_vectors: number;
-  /** Chunks of the database still waiting for a vector. */
+  /** Chunks of the collection (not the whole database) still waiting for a vector. */
   pending: number;
   seconds: number;
   warnings: string[];

@@ -192,7 +192,7 @@ async function runQueries(
   for (const [i, query] of dataset.queries.entries()) {
     const started = performance.now();
     const found = await db.findSimilar(
-      { query: query.text, mode, top_k: topK, ...(rerank ? { rerank: true } : {}) },
+      { query: query.text, mode, top_k: topK, merge: false, include_text: false, ...(rerank ? { rerank: true } : {}) },
       { maxTopK: EVAL_MAX_TOP_K },
     );
     latencies.push(performance.now() - started);
