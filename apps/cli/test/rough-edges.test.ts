@@ -71,6 +71,21 @@ describe("rough edges a new user hits", () => {
     expect((JSON.parse(list.stdout) as { name: string }[]).map((d) => d.name)).toEqual(["vectors"]);
   });
 
+  it("without a usable model an insert warns in one short line, not the model's whole help text", async () => {
+    const empty = mkdtempSync(join(dataDir, "no-models-"));
+    const result = await runCli(["--data-dir", dataDir, "insert", "--text", "東京は日本の首都です。"], {
+      env: { DOCDB_EMBEDDING: "local", DOCDB_MODEL_DOWNLOAD: "0", DOCDB_MODEL_CACHE: empty, HF_HUB_CACHE: empty, HF_HOME: empty },
+    });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^warning: stored without vectors \(local embedding model .* is not available/);
+    expect(lines[0]).toContain("`docdb models` shows how to get one");
+    expect(lines[0]).toContain("docdb embed --pending");
+    expect(lines[0]).not.toContain("Ways out");
+    expect((lines[0] as string).length).toBeLessThan(400);
+  });
+
   it("refuses metadata numbers JSON cannot hold (1e309 is Infinity) instead of storing null", async () => {
     const result = await docdb("insert", "--text", "hello", "--meta", '{"a":1e309,"b":2}');
     expect(result.code).toBe(2);

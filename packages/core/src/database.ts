@@ -125,8 +125,14 @@ export class Database {
     return markdown ? chunkMarkdown(text, this.context.chunkOptions) : chunkText(text, this.context.chunkOptions);
   }
 
+  /**
+   * One short line for every insert without vectors: the reason's first sentence only (a missing
+   * local model explains its three ways out once, in `docdb models` and `status`, not per insert).
+   */
   private pendingWarning(reason: string): string {
-    return `stored without vectors (${reason}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`;
+    const [first] = reason.split(". Ways out");
+    const hint = first !== reason ? "; `docdb models` shows how to get one" : "";
+    return `stored without vectors (${first}${hint}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`;
   }
 
   /**
