@@ -88,7 +88,10 @@ describe("docdb CLI on PostgreSQL (--store)", () => {
     const env = withOpenAI();
     await pgCli(["db", "create", "cli_e2e"]);
     const inserted = json<{ doc_id: string; embedded: boolean; chunk_count: number }>(
-      await pgCli(["insert", "--db", "cli_e2e", "--text", "北海道の冬はとても寒く、雪がたくさん降ります。", "--title", "北海道", "--json"], env),
+      await pgCli(
+        ["insert", "--db", "cli_e2e", "--text", "北海道の冬はとても寒く、雪がたくさん降ります。", "--title", "北海道", "--json"],
+        env,
+      ),
     );
     expect(inserted).toMatchObject({ embedded: true, chunk_count: 1 });
     await pgCli(["insert", "--db", "cli_e2e", "--text", "The Rhine flows into the North Sea.", "--meta", '{"lang":"en"}', "--json"], env);
@@ -233,7 +236,10 @@ describe("docdb-mcp on PostgreSQL", () => {
       expect(unexpectedStderr(stderr)).toEqual([]);
       expect(json<{ added: number }>(stdout).added).toBe(FILES);
       // The server saw the import's documents arrive, batch by batch, while it ran.
-      expect(seen.some((n) => n > 0 && n < FILES), `counts seen during the import: ${seen.join(",")}`).toBe(true);
+      expect(
+        seen.some((n) => n > 0 && n < FILES),
+        `counts seen during the import: ${seen.join(",")}`,
+      ).toBe(true);
       for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1] as number);
 
       const final = await tool<{ documents: number; chunks: number }>(client, "status", { db_name: "bulk" });
@@ -311,7 +317,9 @@ describe("docdb copy between engines", () => {
     const ranked = [];
     for (const place of places) {
       const [flag, value, ...db] = place as [string, string, ...string[]];
-      const results = json<{ chunk_id: string }[]>(await ok([flag, value, "find", "寺院 トークン 有効期限", ...db, "--mode", "keyword", "--json"]));
+      const results = json<{ chunk_id: string }[]>(
+        await ok([flag, value, "find", "寺院 トークン 有効期限", ...db, "--mode", "keyword", "--json"]),
+      );
       ranked.push(results.map((r) => r.chunk_id));
     }
     expect(ranked[0]?.length).toBeGreaterThan(1);

@@ -261,7 +261,10 @@ export class DocDB {
       return { engine: await open(dataDir), name: validateDbName(rest) };
     }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(address)) {
-      throw new DocDBError("INVALID_REQUEST", `unknown address ${JSON.stringify(address)}: use NAME, sqlite:NAME, sqlite:/path/NAME.db or postgres://…#NAME`);
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `unknown address ${JSON.stringify(address)}: use NAME, sqlite:NAME, sqlite:/path/NAME.db or postgres://…#NAME`,
+      );
     }
     return { engine: await this.engine(), name: validateDbName(address) };
   }

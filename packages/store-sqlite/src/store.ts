@@ -7,8 +7,8 @@ import type {
   DocumentSummary,
   DocumentWrite,
   EmbeddingInfo,
-  ExportedChunk,
   EngineCapabilities,
+  ExportedChunk,
   KeywordHit,
   PendingChunk,
   RemovedCounts,
@@ -432,9 +432,9 @@ export class SqliteStore implements Store {
     return rows.map((row) => {
       const chunk: ExportedChunk = { ...toChunk(row), inputHash: (row.input_hash as string | null) ?? null };
       if (vectors && chunk.embedded) {
-        const blob = this.statement("SELECT embedding FROM chunks_vec WHERE rowid = ?").pluck().get(BigInt(row.seq as number)) as
-          | Buffer
-          | undefined;
+        const blob = this.statement("SELECT embedding FROM chunks_vec WHERE rowid = ?")
+          .pluck()
+          .get(BigInt(row.seq as number)) as Buffer | undefined;
         // A copy of the bytes, aligned for a Float32Array.
         if (blob) chunk.vector = new Float32Array(new Uint8Array(blob).buffer);
       }

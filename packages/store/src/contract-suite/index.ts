@@ -214,7 +214,7 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         const next = random(11);
         const dims = 7;
         await store.setEmbeddingInfo({ provider: "test", model: "m", dimensions: dims });
-        const vectors = [randomUnit(next, dims), Float32Array.from([1e-8, -0.1, 0.3333333, 1, -1, 2.5e-5, 0.7071068])];
+        const vectors = [randomUnit(next, dims), Float32Array.from([1e-8, -0.1, 0.3333333, 1, -1, 2.5e-5, Math.SQRT1_2])];
         const times = { createdAt: "2020-01-02T03:04:05.678Z", updatedAt: "2021-02-03T04:05:06.789Z" };
         const doc = makeDocument(["first part", "second part", "third part"], times, (i) => ({
           inputHash: `h${i}`,
