@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type PgliteServer, startPgliteServer } from "../../../packages/store-postgres/test/support/pglite-server.js";
 import { generateCorpus } from "../../../scripts/generate-corpus.mjs";
 import { copyFixture } from "../../../test/support/collection-fixtures.js";
@@ -21,6 +21,9 @@ import { assertBuilt, BIN, CLI, serverEnv, startHttpServer } from "./support/ser
 
 // docdb on PostgreSQL end to end: the built CLI and MCP server as real processes, against a
 // PGlite server (PostgreSQL + pgvector) over TCP.
+
+// Real processes on a loaded 2-core machine: generous limits; every wait below ends on an event.
+vi.setConfig({ testTimeout: 300_000 });
 
 let pg: PgliteServer;
 let openai: FakeOpenAI;
