@@ -208,12 +208,11 @@ export class DocDB {
     try {
       const source = await this.resolveAddress(from, opened);
       const target = await this.resolveAddress(to, opened);
-      if (source.engine.location === target.engine.location && source.name === target.name) {
-        throw new DocDBError("INVALID_REQUEST", `${from} and ${to} are the same database`);
-      }
+      // Labels from the engines' locations: never a password.
+      const labels = { from: `${source.engine.location}#${source.name}`, to: `${target.engine.location}#${target.name}` };
+      if (labels.from === labels.to) throw new DocDBError("INVALID_REQUEST", `${labels.from} is both the source and the target`);
       const sourceStore = await this.openAt(source.engine, source.name, false);
       const targetStore = await this.openAt(target.engine, target.name, true);
-      const labels = { from: `${source.engine.location}#${source.name}`, to: `${target.engine.location}#${target.name}` };
       try {
         return await copyStore(sourceStore, targetStore, labels, options);
       } catch (error) {
