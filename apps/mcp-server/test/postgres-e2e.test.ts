@@ -345,6 +345,18 @@ describe("docdb copy between engines", () => {
     rmSync(join(folder, ".."), { recursive: true, force: true });
   });
 
+  it("refuses a copy onto itself and from a missing database, naming no password", async () => {
+    const secretUrl = pg.url.replace("postgres:postgres@", "postgres:pw-s3cr3t@");
+    await ok(["--store", secretUrl, "db", "create", "self"]);
+    const same = await runCli(["copy", `${secretUrl}#self`, `${secretUrl}#self`]);
+    expect(same.code).not.toBe(0);
+    expect(same.stderr).toMatch(/^INVALID_REQUEST: .*both the source and the target/);
+    const missing = await runCli(["--data-dir", join(root, "missing"), "copy", `${secretUrl}#nope`, "sqlite:x"]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/^NOT_FOUND: database "nope" does not exist/);
+    for (const r of [same, missing]) expect(r.stdout + r.stderr).not.toContain("pw-s3cr3t");
+  });
+
   it("a copy killed with SIGKILL midway finishes when run again, with the same counts", async () => {
     const FILES = 400;
     const dataDir = join(root, "kill-data");
