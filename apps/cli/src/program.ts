@@ -3,6 +3,7 @@ import { SERVE_FLAGS } from "@docdb/mcp-server/flags";
 import { Command } from "commander";
 import { collectionCommand } from "./commands/collection.js";
 import { configCommand } from "./commands/config.js";
+import { copyCommand } from "./commands/copy.js";
 import { dbCommand } from "./commands/db.js";
 import { deleteCommand } from "./commands/delete.js";
 import { embedCommand, reembedCommand } from "./commands/embed.js";
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
     watchCommand(),
     serveCommand(),
     evalCommand(),
+    copyCommand(),
     installCommand(),
     uninstallCommand(),
     configCommand(),

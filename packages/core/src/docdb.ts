@@ -1,8 +1,9 @@
-import { resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
 import { type EmbeddingModel, LocalEmbeddingModel, type Reranker } from "@docdb/embed";
 import type { StoreEngine } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
+import { type CopyOptions, type CopyResult, copyStore } from "./copy.js";
 import { Database } from "./database.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { type HealerOptions, PendingHealer } from "./healer.js";
@@ -297,6 +298,76 @@ export class DocDB {
     const statuses: DatabaseStatus[] = [];
     for (const name of await this.databaseNames()) statuses.push(await (await this.database(name)).status());
     return statuses;
+  }
+
+  /**
+   * Copies a database to another, on this store or another engine. Addresses: a bare NAME (this
+   * store), `sqlite:NAME` (in the data folder), `sqlite:/path/to/NAME.db`, or
+   * `postgres://user@host/db#NAME` (NAME defaults to "vectors"). See `copyStore`.
+   */
+  async copyDatabase(from: string, to: string, options: CopyOptions = {}): Promise<CopyResult> {
+    const opened: StoreEngine[] = [];
+    try {
+      const source = await this.resolveAddress(from, opened);
+      const target = await this.resolveAddress(to, opened);
+      // Labels from the engines' locations: never a password.
+      const labels = { from: `${source.engine.location}#${source.name}`, to: `${target.engine.location}#${target.name}` };
+      if (labels.from === labels.to) throw new DocDBError("INVALID_REQUEST", `${labels.from} is both the source and the target`);
+      const sourceStore = await this.openAt(source.engine, source.name, false);
+      const targetStore = await this.openAt(target.engine, target.name, true);
+      try {
+        return await copyStore(sourceStore, targetStore, labels, options);
+      } catch (error) {
+        throw fromStoreError(error);
+      }
+    } finally {
+      for (const engine of opened) await engine.close().catch(() => undefined);
+    }
+  }
+
+  private async openAt(engine: StoreEngine, name: string, create: boolean) {
+    try {
+      return await engine.openDatabase(name, { create });
+    } catch (error) {
+      const converted = fromStoreError(error);
+      if (DocDBError.isInstance(converted) && converted.code === "NOT_FOUND") {
+        throw new DocDBError("NOT_FOUND", `database "${name}" does not exist in ${engine.location}`);
+      }
+      throw converted;
+    }
+  }
+
+  private async resolveAddress(address: string, opened: StoreEngine[]): Promise<{ engine: StoreEngine; name: string }> {
+    const open = async (store: string): Promise<StoreEngine> => {
+      try {
+        const engine = await createEngine(store, store);
+        opened.push(engine);
+        return engine;
+      } catch (error) {
+        throw fromStoreError(error);
+      }
+    };
+    if (isPostgresUrl(address)) {
+      const hash = address.indexOf("#");
+      const name = hash < 0 ? DEFAULT_DB_NAME : decodeURIComponent(address.slice(hash + 1));
+      return { engine: await open(hash < 0 ? address : address.slice(0, hash)), name: validateDbName(name) };
+    }
+    if (address.startsWith("sqlite:")) {
+      const rest = address.slice("sqlite:".length);
+      if (rest.includes("/") || rest.includes("\\") || rest.endsWith(".db")) {
+        const file = resolve(rest);
+        return { engine: await open(dirname(file)), name: validateDbName(basename(file).replace(/\.db$/, "")) };
+      }
+      const dataDir = resolve(this.options.dataDir ?? process.env.DOCDB_DATA_DIR ?? "data");
+      return { engine: await open(dataDir), name: validateDbName(rest) };
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(address)) {
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `unknown address ${JSON.stringify(address)}: use NAME, sqlite:NAME, sqlite:/path/NAME.db or postgres://…#NAME`,
+      );
+    }
+    return { engine: await this.engine(), name: validateDbName(address) };
   }
 
   /** Closes every open database and the embedding model. */

@@ -20,6 +20,7 @@ export {
   type WatchOptions,
 } from "./collections/index.js";
 export * from "./config.js";
+export { COPY_BATCH, type CopyOptions, type CopyProgress, type CopyResult, copyStore } from "./copy.js";
 export { Database } from "./database.js";
 export { DEFAULT_EMBED_DEADLINE_MS, DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";

@@ -8,6 +8,7 @@ import {
   type DocumentWrite,
   type EmbeddingInfo,
   type EngineCapabilities,
+  type ExportedChunk,
   type KeywordHit,
   type PendingChunk,
   type RemovedCounts,
@@ -301,7 +302,7 @@ export class PostgresStore implements Store {
     const s = this.s;
     const time = now();
     let id = doc.id;
-    let createdAt = time;
+    let createdAt = doc.createdAt ?? time;
     const replaced = new Set<string>();
 
     if (w.upsertByKey && key !== null) {
@@ -356,7 +357,7 @@ export class PostgresStore implements Store {
           JSON.stringify(doc.metadata ?? {}),
           collection,
           createdAt,
-          time,
+          doc.updatedAt ?? time,
         ],
       );
     } catch (error) {
@@ -516,6 +517,24 @@ export class PostgresStore implements Store {
   async getChunks(docId: string): Promise<StoredChunk[]> {
     const rows = await this.read(`SELECT ${CHUNK_COLUMNS} FROM ${this.s}.chunks c WHERE c.doc_id = $1 ORDER BY c.idx`, [docId]);
     return rows.map(toChunk);
+  }
+
+  async exportChunks(docId: string): Promise<ExportedChunk[]> {
+    const vectors = await this.hasVectorTable();
+    const rows = await this.read(
+      vectors
+        ? `SELECT ${CHUNK_COLUMNS}, c.input_hash, v.embedding::text AS vector FROM ${this.s}.chunks c
+           LEFT JOIN ${this.s}.chunk_vectors v ON v.seq = c.seq WHERE c.doc_id = $1 ORDER BY c.idx`
+        : `SELECT ${CHUNK_COLUMNS}, c.input_hash, NULL AS vector FROM ${this.s}.chunks c WHERE c.doc_id = $1 ORDER BY c.idx`,
+      [docId],
+    );
+    return rows.map((r) => {
+      const chunk: ExportedChunk = { ...toChunk(r), inputHash: (r.input_hash as string | null) ?? null };
+      // pgvector prints the shortest decimal that reads back as the same float4.
+      const text = r.vector as string | null;
+      if (text) chunk.vector = Float32Array.from(text.slice(1, -1).split(","), Number);
+      return chunk;
+    });
   }
 
   /** Deletes documents (cascading to chunks, postings, vectors and file rows) inside a transaction. */

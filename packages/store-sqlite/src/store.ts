@@ -8,6 +8,7 @@ import type {
   DocumentWrite,
   EmbeddingInfo,
   EngineCapabilities,
+  ExportedChunk,
   KeywordHit,
   PendingChunk,
   RemovedCounts,
@@ -347,8 +348,8 @@ export class SqliteStore implements Store {
       doc.contentHash,
       JSON.stringify(doc.metadata),
       collection,
-      kept?.created_at ?? now,
-      now,
+      kept?.created_at ?? doc.createdAt ?? now,
+      doc.updatedAt ?? now,
     );
     const titleTerms = analyzeForIndex(doc.title ?? "");
     const insertChunk = this.statement(
@@ -454,6 +455,22 @@ export class SqliteStore implements Store {
 
   async getChunks(docId: string): Promise<StoredChunk[]> {
     return (this.statement("SELECT * FROM chunks WHERE doc_id = ? ORDER BY idx").all(docId) as Row[]).map(toChunk);
+  }
+
+  async exportChunks(docId: string): Promise<ExportedChunk[]> {
+    const rows = this.statement("SELECT * FROM chunks WHERE doc_id = ? ORDER BY idx").all(docId) as Row[];
+    const vectors = this.hasVectorTable();
+    return rows.map((row) => {
+      const chunk: ExportedChunk = { ...toChunk(row), inputHash: (row.input_hash as string | null) ?? null };
+      if (vectors && chunk.embedded) {
+        const blob = this.statement("SELECT embedding FROM chunks_vec WHERE rowid = ?")
+          .pluck()
+          .get(BigInt(row.seq as number)) as Buffer | undefined;
+        // A copy of the bytes, aligned for a Float32Array.
+        if (blob) chunk.vector = new Float32Array(new Uint8Array(blob).buffer);
+      }
+      return chunk;
+    });
   }
 
   async deleteDocuments(ids: string[]): Promise<RemovedCounts> {

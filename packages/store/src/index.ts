@@ -20,6 +20,7 @@ export type {
   DocumentWrite,
   EmbeddingInfo,
   EngineCapabilities,
+  ExportedChunk,
   FileRecord,
   KeywordHit,
   NewChunk,

@@ -66,6 +66,12 @@ export interface NewDocument {
   contentHash: string;
   metadata: Record<string, unknown>;
   collection?: string | null;
+  /**
+   * Times to keep (ISO 8601), for a copy of a document from another database; default now. An
+   * upsert that replaces a document keeps the replaced document's creation time instead.
+   */
+  createdAt?: string;
+  updatedAt?: string;
 }
 
 export interface NewChunk {
@@ -157,6 +163,13 @@ export interface StoredChunk {
   lineStart: number | null;
   lineEnd: number | null;
   embedded: boolean;
+}
+
+/** A chunk with everything a copy to another database needs. */
+export interface ExportedChunk extends StoredChunk {
+  inputHash: string | null;
+  /** The chunk's vector exactly as stored, when it has one. */
+  vector?: Float32Array;
 }
 
 /** A chunk with what a search result needs from its document. */
@@ -295,6 +308,8 @@ export interface Store {
   getDocumentByKey(key: string): Promise<StoredDocument | undefined>;
   /** The chunks of a document in order. */
   getChunks(docId: string): Promise<StoredChunk[]>;
+  /** The chunks of a document in order with their input hashes and vectors (for copying a database). */
+  exportChunks(docId: string): Promise<ExportedChunk[]>;
   /** Deletes documents with their chunks, vectors, keyword rows and file rows. */
   deleteDocuments(ids: string[]): Promise<RemovedCounts>;
   /** Documents in creation order. */
