@@ -5,7 +5,7 @@ import type { FileKind } from "./file-kind.js";
  * Bumped whenever a chunker changes how it cuts, so `update` re-chunks files imported with the
  * old rules even though their bytes did not change.
  */
-const CHUNKER_VERSION = 1;
+const CHUNKER_VERSION = 2;
 
 /** The key stored with each file: a file imported under other settings is re-chunked. */
 export function chunkingKey(size: number, overlap: number): string {
@@ -13,8 +13,8 @@ export function chunkingKey(size: number, overlap: number): string {
 }
 
 /** Markdown by headings, code by declarations, everything else by sentences. */
-export function chunkFile(text: string, kind: FileKind, size: number, overlap: number): Chunk[] {
+export async function chunkFile(text: string, kind: FileKind, size: number, overlap: number): Promise<Chunk[]> {
   if (kind.kind === "markdown") return chunkMarkdown(text, { size, overlap });
-  if (kind.kind === "code") return chunkCode(text, { size, overlap, language: kind.language });
+  if (kind.kind === "code") return await chunkCode(text, { size, overlap, language: kind.language });
   return chunkText(text, { size, overlap });
 }
