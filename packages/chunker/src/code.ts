@@ -37,6 +37,8 @@ interface Segment {
   declaration: boolean;
   /** Which declaration's members the segment is among (0: the file's top level); only segments of one scope share a chunk. */
   scope: number;
+  /** A short head of a split declaration: packed with the next segment even when that one is in a deeper scope. */
+  sticky?: boolean;
 }
 
 /** A top-level item of a body: a declaration, or anything else (imports, statements), with its lines. */
@@ -248,12 +250,12 @@ function tile(
       if (firstMember !== -1) {
         const memberFrom = (members[firstMember] as Unit).startLine;
         const inner = { ...self, scope: ++scopes.next };
-        const cut = tile(members.slice(firstMember), memberFrom, segTo, inner, spec, source, size, depth + 1, scopes);
-        // A head of a line or two (`namespace app {`) leads the first member rather than standing alone.
-        const lead = cut[0];
-        if (lead && source.length(segFrom, memberFrom) <= Math.min(SMALL_HEAD, size / 4)) lead.from = segFrom;
-        else if (memberFrom > segFrom) segments.push({ from: segFrom, to: memberFrom, ...inner, declaration: true });
-        segments.push(...cut);
+        if (memberFrom > segFrom) {
+          // A head of a line or two (`namespace app {`) joins what follows even when that is cut deeper.
+          const sticky = source.length(segFrom, memberFrom) <= Math.min(SMALL_HEAD, size / 4);
+          segments.push({ from: segFrom, to: memberFrom, ...inner, declaration: true, ...(sticky ? { sticky } : {}) });
+        }
+        segments.push(...tile(members.slice(firstMember), memberFrom, segTo, inner, spec, source, size, depth + 1, scopes));
         return;
       }
     }
@@ -332,7 +334,10 @@ function groupMeta(group: Segment[], language: string | undefined): Meta {
   const meta: Meta = { headingPath: commonPrefix(group.map((s) => s.path)) };
   if (language) meta.language = language;
   const declarations = group.filter((s) => s.declaration && s.names.length > 0);
-  const lead = declarations[0] ?? group.find((s) => s.names.length > 0);
+  // Short heads of outer declarations (`namespace app {`) do not name a chunk that is about what is inside them.
+  const last = group[group.length - 1] as Segment;
+  const named = declarations.filter((s) => !s.sticky || s.scope === last.scope);
+  const lead = named[0] ?? declarations[0] ?? group.find((s) => s.names.length > 0);
   if (lead) {
     meta.symbol = lead.names.join(".");
     if (lead.kind) meta.symbolKind = lead.kind;
@@ -412,7 +417,7 @@ export async function chunkCode(text: string, options: CodeChunkOptions = {}): P
   for (const segment of segments) {
     const groupFrom = group.length > 0 ? (group[0] as Segment).from : segment.from;
     const previous = group[group.length - 1];
-    if (previous && (previous.scope !== segment.scope || source.length(groupFrom, segment.to) > size)) flush();
+    if (previous && ((previous.scope !== segment.scope && !previous.sticky) || source.length(groupFrom, segment.to) > size)) flush();
     group.push(segment);
   }
   flush();

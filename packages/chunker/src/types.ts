@@ -15,7 +15,7 @@ export interface Chunk {
   symbol?: string;
   /** Code: what kind of declaration `symbol` is. */
   symbolKind?: SymbolKind;
-  /** Code: every declaration in the chunk when a run of small ones was packed together (the first is `symbol`). */
+  /** Code: every declaration in the chunk when several were packed together, outermost and first first. */
   symbols?: string[];
   /** Code: first line of the chunk, 1-based. */
   lineStart?: number;

@@ -1,4 +1,4 @@
-import { type Chunk, chunkCode, chunkMarkdown, chunkText } from "@docdb/chunker";
+import { type Chunk, chunkCode, chunkMarkdownWithCode, chunkText } from "@docdb/chunker";
 import type { FileKind } from "./file-kind.js";
 
 /**
@@ -14,7 +14,7 @@ export function chunkingKey(size: number, overlap: number): string {
 
 /** Markdown by headings, code by declarations, everything else by sentences. */
 export async function chunkFile(text: string, kind: FileKind, size: number, overlap: number): Promise<Chunk[]> {
-  if (kind.kind === "markdown") return chunkMarkdown(text, { size, overlap });
+  if (kind.kind === "markdown") return await chunkMarkdownWithCode(text, { size, overlap });
   if (kind.kind === "code") return await chunkCode(text, { size, overlap, language: kind.language });
   return chunkText(text, { size, overlap });
 }
