@@ -201,7 +201,8 @@ const SPECS: LanguageSpec[] = [
       },
     },
     wrappers: { decorated_definition: field("definition") },
-    nameNode: (node) => (node.type === "expression_statement" ? (node.namedChildren[0]?.childForFieldName("left") ?? null) : node.childForFieldName("name")),
+    nameNode: (node) =>
+      node.type === "expression_statement" ? (node.namedChildren[0]?.childForFieldName("left") ?? null) : node.childForFieldName("name"),
     preamble: new Set(["comment"]),
   },
   {
@@ -290,7 +291,9 @@ const SPECS: LanguageSpec[] = [
     grammar: "cpp",
     aliases: ["c++", "cc", "cxx", "hpp", "hh"],
     declarations: CPP_DECLARATIONS,
-    wrappers: { template_declaration: (node) => node.namedChildren.find((c) => c !== null && c.type !== "template_parameter_list") ?? null },
+    wrappers: {
+      template_declaration: (node) => node.namedChildren.find((c) => c !== null && c.type !== "template_parameter_list") ?? null,
+    },
     nameNode: cName,
     body: (node) => (node.type === "linkage_specification" ? null : node.childForFieldName("body")),
     transparent: new Set([...C_TRANSPARENT, "linkage_specification", "declaration_list"]),
@@ -323,7 +326,7 @@ const SPECS: LanguageSpec[] = [
     },
     nameNode: (node) =>
       node.type === "field_declaration" || node.type === "event_field_declaration"
-        ? descendantOfType(childOfType(node, ["variable_declaration"]), ["variable_declarator"])?.namedChildren[0] ?? null
+        ? (descendantOfType(childOfType(node, ["variable_declaration"]), ["variable_declarator"])?.namedChildren[0] ?? null)
         : node.childForFieldName("name"),
     preamble: new Set(["comment"]),
   },
@@ -340,7 +343,11 @@ const SPECS: LanguageSpec[] = [
       assignment: (node) => (node.childForFieldName("left")?.type === "constant" ? "variable" : null),
     },
     nameNode: (node) =>
-      node.type === "assignment" ? node.childForFieldName("left") : node.type === "singleton_class" ? node.childForFieldName("value") : node.childForFieldName("name"),
+      node.type === "assignment"
+        ? node.childForFieldName("left")
+        : node.type === "singleton_class"
+          ? node.childForFieldName("value")
+          : node.childForFieldName("name"),
     preamble: new Set(["comment"]),
   },
   {

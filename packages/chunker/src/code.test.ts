@@ -223,7 +223,8 @@ describe("chunkCode", () => {
   });
 
   it("parses TypeScript with JSX in it (a .tsx file reported as typescript)", async () => {
-    const tsx = 'export function Hello({ name }: { name: string }) {\n  return <p className="x">Hello {name}</p>;\n}\n\nexport const n: number = 1;\n';
+    const tsx =
+      'export function Hello({ name }: { name: string }) {\n  return <p className="x">Hello {name}</p>;\n}\n\nexport const n: number = 1;\n';
     const chunks = await chunkCode(tsx, { language: "typescript", size: 120, overlap: 0 });
     expect(chunks.map((c) => [c.symbol, c.fallback])).toEqual([
       ["Hello", undefined],
@@ -250,7 +251,23 @@ describe("chunkCode", () => {
 
   it("lists its languages and resolves aliases", () => {
     expect([...CODE_LANGUAGES].sort()).toEqual(
-      ["bash", "c", "cpp", "csharp", "go", "java", "javascript", "kotlin", "php", "python", "ruby", "rust", "swift", "tsx", "typescript"].sort(),
+      [
+        "bash",
+        "c",
+        "cpp",
+        "csharp",
+        "go",
+        "java",
+        "javascript",
+        "kotlin",
+        "php",
+        "python",
+        "ruby",
+        "rust",
+        "swift",
+        "tsx",
+        "typescript",
+      ].sort(),
     );
     expect(codeLanguage("TS")).toBe("typescript");
     expect(codeLanguage("c++")).toBe("cpp");

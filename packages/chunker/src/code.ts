@@ -240,8 +240,19 @@ function tile(
     let name = nameNode ? cleanName(nameNode.text) : unit.node.type === "export_statement" ? "default" : "(anonymous)";
     if (spec.qualify) name = spec.qualify(declaration.node, name);
     const inType = parent.kind !== undefined && TYPE_LIKE.has(parent.kind);
-    const kind: SymbolKind = !inType ? declaration.kind : declaration.kind === "function" ? "method" : declaration.kind === "variable" ? "field" : declaration.kind;
-    const self = { path: [...parent.path, labelOf(unit.node, nameNode, source)], names: [...parent.names, name], kind, scope: parent.scope };
+    const kind: SymbolKind = !inType
+      ? declaration.kind
+      : declaration.kind === "function"
+        ? "method"
+        : declaration.kind === "variable"
+          ? "field"
+          : declaration.kind;
+    const self = {
+      path: [...parent.path, labelOf(unit.node, nameNode, source)],
+      names: [...parent.names, name],
+      kind,
+      scope: parent.scope,
+    };
     if (source.length(segFrom, segTo) > size && CONTAINERS.has(kind) && depth < 8) {
       const body = spec.body ? spec.body(declaration.node) : declaration.node.childForFieldName("body");
       const headLine = firstLine(declaration.node);

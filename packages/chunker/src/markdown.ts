@@ -90,7 +90,11 @@ export function chunkMarkdown(text: string, options: ChunkOptions = {}): Chunk[]
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)/;
 
 /** Fenced code blocks in text[from, to) whose info string names a language the code chunker parses. */
-function codeFences(text: string, from: number, to: number): { start: number; codeStart: number; codeEnd: number; end: number; language: string }[] {
+function codeFences(
+  text: string,
+  from: number,
+  to: number,
+): { start: number; codeStart: number; codeEnd: number; end: number; language: string }[] {
   const fences: { start: number; codeStart: number; codeEnd: number; end: number; language: string }[] = [];
   let open: { start: number; codeStart: number; marker: string; language: string | undefined } | null = null;
   let offset = from;
@@ -104,7 +108,8 @@ function codeFences(text: string, from: number, to: number): { start: number; co
     } else {
       const trimmed = line.trim();
       if (trimmed.length >= open.marker.length && trimmed === (open.marker[0] as string).repeat(trimmed.length)) {
-        if (open.language) fences.push({ start: open.start, codeStart: open.codeStart, codeEnd: offset, end: lineEnd, language: open.language });
+        if (open.language)
+          fences.push({ start: open.start, codeStart: open.codeStart, codeEnd: offset, end: lineEnd, language: open.language });
         open = null;
       }
     }

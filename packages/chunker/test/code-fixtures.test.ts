@@ -79,7 +79,7 @@ const FIXTURE_TABLE: Fixture[] = [
       ["PaymentService.retryCharge", "method", ["/** Retries a failed charge"], ["return this.charge(charge.id", 1]],
       ["PaymentService.refund", "method", ["refund(charge: Charge): void {"]],
       ["sleep", "function", ["export function sleep"], ["return new Promise((resolve)", 1]],
-      ["formatAmount", "function", ["export const formatAmount"], ["`${(cents / 100).toFixed(2)}"]],
+      ["formatAmount", "function", ["export const formatAmount"], ["(cents / 100).toFixed(2)"]],
       ["Billing", "module", ["export namespace Billing {"]],
       ["Billing.invoiceNumber", "function", ["export function invoiceNumber"]],
     ],
@@ -369,7 +369,11 @@ describe("chunkCode on real-looking fixtures", () => {
           expect(holder?.headingPath?.length ?? 0, member).toBeGreaterThanOrEqual(fixture.split.container.split(".").length);
         }
         // The whole file is covered: every non-blank line is in some chunk.
-        const covered = new Set(chunks.flatMap((c) => Array.from({ length: (c.lineEnd as number) - (c.lineStart as number) + 1 }, (_, i) => (c.lineStart as number) + i)));
+        const covered = new Set(
+          chunks.flatMap((c) =>
+            Array.from({ length: (c.lineEnd as number) - (c.lineStart as number) + 1 }, (_, i) => (c.lineStart as number) + i),
+          ),
+        );
         text.split("\n").forEach((line, i) => {
           if (line.trim() !== "") expect(covered.has(i + 1), `line ${i + 1}: ${line}`).toBe(true);
         });
