@@ -14,14 +14,14 @@
 import { execFileSync } from "node:child_process";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { extname, join, relative } from "node:path";
+import { extname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
-const dir = join(ROOT, arg("--dir", "node_modules"));
+const dir = resolve(ROOT, arg("--dir", "node_modules"));
 const maxFiles = Number(arg("--files", "3000"));
 const size = Number(arg("--size", "700"));
 const overlap = Number(arg("--overlap", "100"));
