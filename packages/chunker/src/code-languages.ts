@@ -64,6 +64,15 @@ const jsVariableKind = (node: Node): SymbolKind => {
   return value && FUNCTION_VALUES.has(value.type) ? "function" : "variable";
 };
 
+/** `module.exports.load = function…`, `Store.prototype.get = (…) => …`: a function named by where it is assigned. */
+const jsAssignedFunction = (node: Node): Node | null => {
+  const assignment = node.namedChildren[0];
+  if (assignment?.type !== "assignment_expression") return null;
+  const left = assignment.childForFieldName("left");
+  const right = assignment.childForFieldName("right");
+  return left?.type === "member_expression" && right && FUNCTION_VALUES.has(right.type) ? left : null;
+};
+
 const JS_DECLARATIONS: LanguageSpec["declarations"] = {
   function_declaration: "function",
   generator_function_declaration: "function",
@@ -83,6 +92,7 @@ const JS_DECLARATIONS: LanguageSpec["declarations"] = {
   public_field_definition: "field",
   field_definition: "field",
   property_signature: "field",
+  expression_statement: (node) => (jsAssignedFunction(node) ? "function" : null),
 };
 
 const JS_WRAPPERS: LanguageSpec["wrappers"] = {
@@ -91,6 +101,7 @@ const JS_WRAPPERS: LanguageSpec["wrappers"] = {
 };
 
 const jsName = (node: Node): Node | null => {
+  if (node.type === "expression_statement") return jsAssignedFunction(node);
   if (node.type === "lexical_declaration" || node.type === "variable_declaration") {
     return childOfType(node, ["variable_declarator"])?.childForFieldName("name") ?? null;
   }

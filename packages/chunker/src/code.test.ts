@@ -233,6 +233,26 @@ describe("chunkCode", () => {
     expect(chunks[0]?.language).toBe("typescript");
   });
 
+  it("names CommonJS and prototype functions by where they are assigned", async () => {
+    const js = [
+      "function Store() {",
+      "  this.items = new Map();",
+      "}",
+      "",
+      "Store.prototype.get = function (key) {",
+      "  return this.items.get(key);",
+      "};",
+      "",
+      "module.exports.createStore = () => new Store();",
+      "",
+      "exports.VERSION = '1.0';",
+      "",
+    ].join("\n");
+    const chunks = await chunkCode(js, { language: "javascript", size: 10, overlap: 0 });
+    const symbols = [...new Set(chunks.map((c) => `${c.symbol}:${c.symbolKind}`))];
+    expect(symbols).toEqual(["Store:function", "Store.get:function", "createStore:function", "undefined:undefined"]);
+  });
+
   it("cuts a single overlong line by characters, keeping the symbol", async () => {
     const text = `const data = "${"x".repeat(500)}";\n`;
     const chunks = await chunkCode(text, { language: "javascript", size: 100, overlap: 10 });

@@ -185,6 +185,7 @@ function unitsOf(body: Node, spec: LanguageSpec): Unit[] {
 
 function cleanName(name: string): string {
   return name
+    .replace(/^(?:module\.)?exports\.|\.prototype(?=\.)/g, "")
     .replace(/<[^<>]*>/g, "")
     .replace(/::|\\/g, ".")
     .replace(/\s+/g, " ")
