@@ -90,7 +90,7 @@ describe("buildKeywordQuery", () => {
   });
 
   it("returns terms only: query syntax of any engine is just words", () => {
-    expect(matchTerms('say "hi" OR NOT col:x')).toEqual(["sai", "hi", "col:x"]);
+    expect(matchTerms('say "hi" OR NOT col:x')).toEqual(["sai", "hi", "col", "x", "col.x"]);
     expect(matchTerms('x"y')).toEqual(["x", "y"]);
     expect(buildKeywordQuery("   ")).toBeNull();
     expect(buildKeywordQuery("?!")).toBeNull();

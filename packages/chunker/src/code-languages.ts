@@ -8,8 +8,10 @@ import type { SymbolKind } from "./types.js";
  * `tree-sitter-wasms`.
  */
 export interface LanguageSpec {
-  /** Canonical name, as chunks report it. */
+  /** Canonical name (what `language` options and fence tags resolve to). */
   name: string;
+  /** The language chunks report, when not `name` (TSX is TypeScript to people filtering results). */
+  language?: string;
   /** Grammar file stem: `tree-sitter-<grammar>.wasm`. */
   grammar: string;
   /** Other names (file-kind names, Markdown fence tags) that mean this language. */
@@ -28,8 +30,6 @@ export interface LanguageSpec {
   body?: (node: Node) => Node | null;
   /** The name a declaration goes by in symbol paths, from its node and its own name (Go methods: `Server.Serve`). */
   qualify?: (node: Node, name: string) => string;
-  /** A tsx-like sibling grammar to try when this one fails (TypeScript source with JSX in it). */
-  retryWith?: string;
 }
 
 const field = (name: string) => (node: Node) => node.childForFieldName(name);
@@ -196,8 +196,9 @@ const TYPESCRIPT_BASE = {
 };
 
 const SPECS: LanguageSpec[] = [
-  { name: "typescript", grammar: "typescript", aliases: ["ts", "mts", "cts"], retryWith: "tsx", ...TYPESCRIPT_BASE },
-  { name: "tsx", grammar: "tsx", aliases: [], ...TYPESCRIPT_BASE },
+  // TypeScript proper, where `<T>x` is a cast; .tsx files are parsed by the TSX grammar, where it is JSX.
+  { name: "typescript", grammar: "typescript", aliases: ["ts", "mts", "cts"], ...TYPESCRIPT_BASE },
+  { name: "tsx", language: "typescript", grammar: "tsx", aliases: [], ...TYPESCRIPT_BASE },
   { name: "javascript", grammar: "javascript", aliases: ["js", "jsx", "mjs", "cjs", "node"], ...TYPESCRIPT_BASE },
   {
     name: "python",

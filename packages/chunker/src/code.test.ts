@@ -222,10 +222,10 @@ describe("chunkCode", () => {
     expect(MAX_ERROR_SHARE).toBeGreaterThan(0);
   });
 
-  it("parses TypeScript with JSX in it (a .tsx file reported as typescript)", async () => {
+  it("parses TSX with its own grammar and reports it as typescript", async () => {
     const tsx =
       'export function Hello({ name }: { name: string }) {\n  return <p className="x">Hello {name}</p>;\n}\n\nexport const n: number = 1;\n';
-    const chunks = await chunkCode(tsx, { language: "typescript", size: 120, overlap: 0 });
+    const chunks = await chunkCode(tsx, { language: "tsx", size: 120, overlap: 0 });
     expect(chunks.map((c) => [c.symbol, c.fallback])).toEqual([
       ["Hello", undefined],
       ["n", undefined],

@@ -297,27 +297,14 @@ function errorShare(tree: Tree, length: number): number {
 }
 
 /** The tree for `text`, or undefined when too much of it does not parse. The caller deletes the tree. */
-async function parse(spec: LanguageSpec, text: string): Promise<{ tree: Tree; spec: LanguageSpec } | undefined> {
-  const parser = await parserFor(spec.grammar);
-  const tree = parser.parse(text);
+async function parse(spec: LanguageSpec, text: string): Promise<Tree | undefined> {
+  const tree = (await parserFor(spec.grammar)).parse(text);
   if (!tree) return undefined;
-  let best = { tree, spec, share: errorShare(tree, text.length) };
-  if (best.share > 0 && spec.retryWith) {
-    const other = specFor(spec.retryWith) as LanguageSpec;
-    const retried = (await parserFor(other.grammar)).parse(text);
-    if (retried) {
-      const share = errorShare(retried, text.length);
-      if (share < best.share) {
-        best.tree.delete();
-        best = { tree: retried, spec: other, share };
-      } else retried.delete();
-    }
-  }
-  if (best.share > MAX_ERROR_SHARE) {
-    best.tree.delete();
+  if (errorShare(tree, text.length) > MAX_ERROR_SHARE) {
+    tree.delete();
     return undefined;
   }
-  return { tree: best.tree, spec: best.spec };
+  return tree;
 }
 
 function commonPrefix(paths: string[][]): string[] {
@@ -385,21 +372,21 @@ export async function chunkCode(text: string, options: CodeChunkOptions = {}): P
   if (text.trim() === "") return [];
   const source = new Source(text);
   const spec = specFor(options.language);
-  const language = spec?.name ?? options.language?.trim().toLowerCase();
+  const language = spec ? (spec.language ?? spec.name) : options.language?.trim().toLowerCase();
   const whole: Segment = { from: 0, to: source.lineCount, path: [], names: [], declaration: false, scope: 0 };
 
   let segments: Segment[] = [whole];
   let fallback: CodeFallback | undefined = "unsupported_language";
   if (spec) {
-    const parsed = await parse(spec, text);
-    if (!parsed) fallback = "syntax_error";
+    const tree = await parse(spec, text);
+    if (!tree) fallback = "syntax_error";
     else {
       try {
         const top = { path: [], names: [], scope: 0 };
-        segments = tile(unitsOf(parsed.tree.rootNode, parsed.spec), 0, source.lineCount, top, parsed.spec, source, size, 0, { next: 0 });
+        segments = tile(unitsOf(tree.rootNode, spec), 0, source.lineCount, top, spec, source, size, 0, { next: 0 });
         fallback = undefined;
       } finally {
-        parsed.tree.delete();
+        tree.delete();
       }
     }
   }

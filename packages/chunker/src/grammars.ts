@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import v8 from "node:v8";
-import { Language, Parser } from "web-tree-sitter";
+import type { Language, Parser } from "web-tree-sitter";
 
 /**
  * tree-sitter through WebAssembly: the runtime from `web-tree-sitter`, the grammars prebuilt in
@@ -10,38 +10,43 @@ import { Language, Parser } from "web-tree-sitter";
 const require = createRequire(import.meta.url);
 
 /**
- * V8 compiles WebAssembly lazily with its baseline compiler (Liftoff) and only later, in the
- * background, optimizes hot functions. tree-sitter spends its time in a few huge functions (the
- * parse loop, each grammar's lexer) that this tiering reaches late or not at all: parsing ran at
- * about a third of the speed it reaches once optimized (0.5 against 2–4 MB/s of JavaScript on the
- * 2-core test machine). So the runtime and every grammar are compiled eagerly by the optimizing
- * compiler: a one-off cost of about half a second for the runtime and one to two seconds per
- * grammar, paid back after a few MB of code. The flags are set only around those compilations
- * and put back to V8's defaults after; a process started with its own Liftoff or lazy-compilation
- * flags is left alone.
+ * The runtime and the grammars are compiled by V8's baseline WebAssembly compiler (Liftoff) only.
+ * By default V8 recompiles hot functions with its optimizing compiler on background threads, and
+ * tree-sitter's hot functions include each grammar's lexer, a single function of 100 KB (JavaScript,
+ * TypeScript) to 600 KB (C++): optimizing those cost more CPU than it saved on a whole import of
+ * 7 MB of code (chunking it took 3.7 s of CPU with Liftoff only, 6-8 s with tiering; eager
+ * optimizing compilation, tried first, cost 1-3 s per grammar before the first file). See
+ * BENCHMARKS.md, "Importing code". The flag is set only while tree-sitter's modules compile (V8 reads it then).
  */
-function optimizedCompile<T>(compile: () => Promise<T>): Promise<T> {
-  const ownFlags = process.execArgv.some((a) => /liftoff|wasm-lazy-compilation/.test(a));
-  if (ownFlags) return compile();
-  v8.setFlagsFromString("--no-liftoff");
-  v8.setFlagsFromString("--no-wasm-lazy-compilation");
-  return compile().finally(() => {
-    v8.setFlagsFromString("--liftoff");
-    v8.setFlagsFromString("--wasm-lazy-compilation");
-  });
+let compiling = 0;
+async function baselineCompiled<T>(compile: () => Promise<T>): Promise<T> {
+  // A process started with its own WebAssembly compiler flags is left alone.
+  if (process.execArgv.some((a) => /liftoff|wasm/.test(a))) return compile();
+  if (compiling++ === 0) v8.setFlagsFromString("--liftoff-only");
+  try {
+    return await compile();
+  } finally {
+    if (--compiling === 0) v8.setFlagsFromString("--no-liftoff-only");
+  }
 }
 
-let runtime: Promise<void> | undefined;
+type TreeSitter = typeof import("web-tree-sitter");
+
+let runtime: Promise<TreeSitter> | undefined;
 const languages = new Map<string, Promise<Language>>();
 const parsers = new Map<string, Parser>();
 
-function init(): Promise<void> {
-  runtime ??= optimizedCompile(() => Parser.init({ locateFile: () => require.resolve("web-tree-sitter/tree-sitter.wasm") })).catch(
-    (error: unknown) => {
+/** web-tree-sitter, imported on first use (a process that never chunks code never loads it) and initialised once. */
+function init(): Promise<TreeSitter> {
+  runtime ??= import("web-tree-sitter")
+    .then(async (treeSitter) => {
+      await baselineCompiled(() => treeSitter.Parser.init({ locateFile: () => require.resolve("web-tree-sitter/tree-sitter.wasm") }));
+      return treeSitter;
+    })
+    .catch((error: unknown) => {
       runtime = undefined;
       throw error;
-    },
-  );
+    });
   return runtime;
 }
 
@@ -53,7 +58,7 @@ export function grammarPath(grammar: string): string {
 function loadLanguage(grammar: string): Promise<Language> {
   let language = languages.get(grammar);
   if (!language) {
-    language = init().then(() => optimizedCompile(() => Language.load(grammarPath(grammar))));
+    language = init().then((treeSitter) => baselineCompiled(() => treeSitter.Language.load(grammarPath(grammar))));
     language.catch(() => languages.delete(grammar));
     languages.set(grammar, language);
   }
@@ -65,6 +70,7 @@ export async function parserFor(grammar: string): Promise<Parser> {
   const existing = parsers.get(grammar);
   if (existing) return existing;
   const language = await loadLanguage(grammar);
+  const { Parser } = await init();
   let parser = parsers.get(grammar);
   if (!parser) {
     parser = new Parser();

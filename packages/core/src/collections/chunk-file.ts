@@ -15,6 +15,6 @@ export function chunkingKey(size: number, overlap: number): string {
 /** Markdown by headings, code by declarations, everything else by sentences. */
 export async function chunkFile(text: string, kind: FileKind, size: number, overlap: number): Promise<Chunk[]> {
   if (kind.kind === "markdown") return await chunkMarkdownWithCode(text, { size, overlap });
-  if (kind.kind === "code") return await chunkCode(text, { size, overlap, language: kind.language });
+  if (kind.kind === "code") return await chunkCode(text, { size, overlap, language: kind.dialect ?? kind.language });
   return chunkText(text, { size, overlap });
 }
