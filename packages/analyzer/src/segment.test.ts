@@ -34,7 +34,9 @@ function sourceTexts(): string[] {
     }
   }
   // The analyzer sees chunks, not whole files, NFKC-normalised.
-  return texts.flatMap((t) => Array.from({ length: Math.ceil(t.length / 700) }, (_, i) => t.slice(i * 700, (i + 1) * 700).normalize("NFKC")));
+  return texts.flatMap((t) =>
+    Array.from({ length: Math.ceil(t.length / 700) }, (_, i) => t.slice(i * 700, (i + 1) * 700).normalize("NFKC")),
+  );
 }
 
 describe("word segments", () => {

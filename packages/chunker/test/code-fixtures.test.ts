@@ -353,7 +353,9 @@ describe("chunkCode on real-looking fixtures", () => {
         const chunks = await chunkCode(text, { language: fixture.language, size: 300, overlap: 30 });
         expectFaithful(text, chunks);
         for (const c of chunks) {
-          expect(c.language).toBe(({ jsx: "javascript", tsx: "typescript" } as Record<string, string>)[fixture.language] ?? fixture.language);
+          expect(c.language).toBe(
+            ({ jsx: "javascript", tsx: "typescript" } as Record<string, string>)[fixture.language] ?? fixture.language,
+          );
           expect(c.text.length).toBeLessThanOrEqual(300);
           expect(c.lineStart).toBe(text.slice(0, c.start).split("\n").length);
           expect(c.lineEnd).toBe(text.slice(0, c.end).split("\n").length);

@@ -499,6 +499,8 @@ export class Database {
         embedded: c.embedded,
         ...(c.lineStart !== null ? { line_start: c.lineStart } : {}),
         ...(c.lineEnd !== null ? { line_end: c.lineEnd } : {}),
+        ...(c.symbol !== null ? { symbol: c.symbol } : {}),
+        ...(c.symbolKind !== null ? { symbol_kind: c.symbolKind } : {}),
       })),
     };
   }

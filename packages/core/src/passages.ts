@@ -99,6 +99,9 @@ export function toPassage(group: Group, content: string | undefined): SearchResu
     ...(hit.heading ? { heading: hit.heading } : {}),
     ...(lineStarts.length > 0 ? { line_start: Math.min(...lineStarts) } : {}),
     ...(lineEnds.length > 0 ? { line_end: Math.max(...lineEnds) } : {}),
+    ...(hit.language ? { language: hit.language } : {}),
+    ...(hit.symbol ? { symbol: hit.symbol } : {}),
+    ...(hit.symbolKind ? { symbol_kind: hit.symbolKind } : {}),
   };
 }
 

@@ -29,6 +29,10 @@ export function toStoredChunks(text: string, chunks: Chunk[], title: string | nu
       heading,
       lineStart: lineOf(c.start),
       lineEnd: lineOf(Math.max(c.start, c.end - 1)),
+      language: c.language ?? null,
+      symbol: c.symbol ?? null,
+      symbolKind: c.symbolKind ?? null,
+      codeFallback: c.fallback ?? null,
       inputHash: contentHash(embeddingInput({ text: c.text, heading, title })),
     };
   });

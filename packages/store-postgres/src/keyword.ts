@@ -33,9 +33,13 @@ export interface ChunkPostings {
   terms: Map<string, { title: number[]; body: number[] }>;
 }
 
-/** Index terms of a chunk: title = document title + chunk heading (weight 2), body = the chunk text. */
-export function chunkPostings(title: string | null | undefined, heading: string | null | undefined, text: string): ChunkPostings {
-  const titleTerms = [...words(title ?? ""), ...(heading ? words(heading) : [])];
+/** Index terms of a chunk: title = document title + chunk heading + code symbol (weight 2), body = the chunk text. */
+export function chunkPostings(
+  title: string | null | undefined,
+  chunk: { heading?: string | null; symbol?: string | null },
+  text: string,
+): ChunkPostings {
+  const titleTerms = [...words(title ?? ""), ...(chunk.heading ? words(chunk.heading) : []), ...(chunk.symbol ? words(chunk.symbol) : [])];
   const bodyTerms = words(text);
   const terms = new Map<string, { title: number[]; body: number[] }>();
   const entry = (term: string) => {

@@ -86,6 +86,10 @@ function toChunk(r: Row): StoredChunk {
     heading: (r.heading as string | null) ?? null,
     lineStart: (r.line_start as number | null) ?? null,
     lineEnd: (r.line_end as number | null) ?? null,
+    language: (r.language as string | null) ?? null,
+    symbol: (r.symbol as string | null) ?? null,
+    symbolKind: (r.symbol_kind as string | null) ?? null,
+    codeFallback: (r.code_fallback as string | null) ?? null,
     embedded: r.embedded as boolean,
   };
 }
@@ -118,7 +122,7 @@ function toFile(r: Row): StoredFile {
 }
 
 const DOCUMENT_COLUMNS = "d.id, d.key, d.source, d.title, d.content, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at";
-const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.embedded`;
+const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.language, c.symbol, c.symbol_kind, c.code_fallback, c.embedded`;
 
 /** A transaction's change to the keyword statistics. */
 interface KeywordDelta {
@@ -273,7 +277,7 @@ export class PostgresStore implements Store {
       }
     }
     // Analysed once, outside the transaction (which may run again).
-    const postings = writes.map((w) => w.chunks.map((c) => chunkPostings(w.document.title, c.heading, c.text)));
+    const postings = writes.map((w) => w.chunks.map((c) => chunkPostings(w.document.title, c, c.text)));
     return this.db.transaction(
       async (client) => {
         const dims = await this.dimensions(client);
@@ -386,10 +390,13 @@ export class PostgresStore implements Store {
         }
       }
       const { rows } = await client.query<{ seq: string; idx: number }>(
-        `INSERT INTO ${s}.chunks (id, doc_id, idx, text, start, "end", heading, line_start, line_end, input_hash, embedded, kw_length)
-         SELECT x.id, $1, x.idx, x.text, x.start, x.e, x.heading, x.line_start, x.line_end, x.input_hash, x.embedded, x.kw_length
-         FROM unnest($2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::bool[], $12::int[])
-           AS x(id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length)
+        `INSERT INTO ${s}.chunks (id, doc_id, idx, text, start, "end", heading, line_start, line_end, input_hash, embedded, kw_length,
+                                 language, symbol, symbol_kind, code_fallback)
+         SELECT x.id, $1, x.idx, x.text, x.start, x.e, x.heading, x.line_start, x.line_end, x.input_hash, x.embedded, x.kw_length,
+                x.language, x.symbol, x.symbol_kind, x.code_fallback
+         FROM unnest($2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::bool[], $12::int[],
+                     $13::text[], $14::text[], $15::text[], $16::text[])
+           AS x(id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length, language, symbol, symbol_kind, code_fallback)
          RETURNING seq, idx`,
         [
           id,
@@ -404,6 +411,10 @@ export class PostgresStore implements Store {
           w.chunks.map((c) => c.inputHash ?? null),
           vectors.map((v) => v !== null),
           postings.map((p) => p.length),
+          w.chunks.map((c) => c.language ?? null),
+          w.chunks.map((c) => c.symbol ?? null),
+          w.chunks.map((c) => c.symbolKind ?? null),
+          w.chunks.map((c) => c.codeFallback ?? null),
         ],
       );
       const seqByIdx = new Map(rows.map((r) => [r.idx, r.seq]));
@@ -579,7 +590,7 @@ export class PostgresStore implements Store {
 
   async listDocuments(options: { limit: number; offset?: number; filter?: import("@docdb/store").Filter }): Promise<DocumentSummary[]> {
     const params = new Params();
-    const where = options.filter ? `WHERE ${filterToSql(options.filter, params)}` : "";
+    const where = options.filter ? `WHERE ${filterToSql(options.filter, params, { chunks: "document", schema: this.s })}` : "";
     const limit = params.add(Math.max(0, Math.floor(options.limit)));
     const offset = params.add(Math.max(0, Math.floor(options.offset ?? 0)));
     const rows = await this.read(
@@ -776,14 +787,24 @@ export class PostgresStore implements Store {
     const rows = await this.read(
       `SELECT (SELECT count(*) FROM ${this.s}.documents WHERE collection = $1) AS documents,
               count(c.seq) AS chunks, count(c.seq) FILTER (WHERE c.embedded) AS embedded,
-              (SELECT count(*) FROM ${this.s}.files WHERE collection = $1) AS files
+              (SELECT count(*) FROM ${this.s}.files WHERE collection = $1) AS files,
+              count(DISTINCT c.doc_id) FILTER (WHERE c.code_fallback IS NOT NULL) AS fallback_documents,
+              count(c.seq) FILTER (WHERE c.code_fallback IS NOT NULL) AS fallback_chunks
        FROM ${this.s}.documents d JOIN ${this.s}.chunks c ON c.doc_id = d.id WHERE d.collection = $1`,
       [name],
     );
     const r = rows[0] ?? {};
     const chunks = Number(r.chunks ?? 0);
     const embedded = Number(r.embedded ?? 0);
-    return { documents: Number(r.documents ?? 0), chunks, embedded, pending: chunks - embedded, files: Number(r.files ?? 0) };
+    return {
+      documents: Number(r.documents ?? 0),
+      chunks,
+      embedded,
+      pending: chunks - embedded,
+      files: Number(r.files ?? 0),
+      codeFallbackDocuments: Number(r.fallback_documents ?? 0),
+      codeFallbackChunks: Number(r.fallback_chunks ?? 0),
+    };
   }
 
   private fileSql(where: string): string {

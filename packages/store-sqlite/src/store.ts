@@ -77,6 +77,10 @@ function toChunk(row: Row): StoredChunk {
     heading: (row.heading as string | null) ?? null,
     lineStart: (row.line_start as number | null) ?? null,
     lineEnd: (row.line_end as number | null) ?? null,
+    language: (row.language as string | null) ?? null,
+    symbol: (row.symbol as string | null) ?? null,
+    symbolKind: (row.symbol_kind as string | null) ?? null,
+    codeFallback: (row.code_fallback as string | null) ?? null,
     embedded: row.embedded === 1,
   };
 }
@@ -222,20 +226,23 @@ export class SqliteStore implements Store {
     let after = 0;
     for (;;) {
       const rows = this.statement(
-        `SELECT c.seq, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+        `SELECT c.seq, c.text, c.heading, c.symbol, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
          WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
-      ).all(after, REINDEX_BATCH) as { seq: number; text: string; heading: string | null; title: string | null }[];
+      ).all(after, REINDEX_BATCH) as { seq: number; text: string; heading: string | null; symbol: string | null; title: string | null }[];
       if (rows.length === 0) break;
       await this.write(() => {
-        for (const r of rows) this.indexChunk(r.seq, analyzeForIndex(r.title ?? ""), r.heading, r.text);
+        for (const r of rows) this.indexChunk(r.seq, analyzeForIndex(r.title ?? ""), r, r.text);
       });
       after = (rows[rows.length - 1] as { seq: number }).seq;
     }
     await this.write(() => this.setMetaValue("analyzer_version", String(ANALYZER_VERSION)));
   }
 
-  private indexChunk(seq: number, titleTerms: string, heading: string | null, text: string): void {
-    const title = heading ? `${titleTerms} ${analyzeForIndex(heading)}` : titleTerms;
+  /** Title column: the document title, the chunk's heading and its code symbol (weighted as one); body: the text. */
+  private indexChunk(seq: number, titleTerms: string, chunk: { heading?: string | null; symbol?: string | null }, text: string): void {
+    let title = titleTerms;
+    if (chunk.heading) title += ` ${analyzeForIndex(chunk.heading)}`;
+    if (chunk.symbol) title += ` ${analyzeForIndex(chunk.symbol)}`;
     this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)").run(seq, title, analyzeForIndex(text));
   }
 
@@ -353,8 +360,9 @@ export class SqliteStore implements Store {
     );
     const titleTerms = analyzeForIndex(doc.title ?? "");
     const insertChunk = this.statement(
-      `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end, input_hash, embedded)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end, input_hash, embedded,
+                           language, symbol, symbol_kind, code_fallback)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     let reused = 0;
     for (const chunk of chunks) {
@@ -380,9 +388,13 @@ export class SqliteStore implements Store {
         chunk.lineEnd ?? null,
         chunk.inputHash ?? null,
         vector ? 1 : 0,
+        chunk.language ?? null,
+        chunk.symbol ?? null,
+        chunk.symbolKind ?? null,
+        chunk.codeFallback ?? null,
       );
       const seq = Number(result.lastInsertRowid);
-      this.indexChunk(seq, titleTerms, chunk.heading ?? null, chunk.text);
+      this.indexChunk(seq, titleTerms, chunk, chunk.text);
       if (vector) this.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)").run(BigInt(seq), vector);
     }
     if (write.file) {
@@ -490,7 +502,7 @@ export class SqliteStore implements Store {
   }
 
   async listDocuments(options: { limit: number; offset?: number; filter?: Filter }): Promise<DocumentSummary[]> {
-    const { sql, params } = filterToSql(options.filter);
+    const { sql, params } = filterToSql(options.filter, "document");
     const rows = this.db
       .prepare(
         `SELECT d.id, d.key, d.source, d.title, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at,
@@ -681,7 +693,11 @@ export class SqliteStore implements Store {
          (SELECT count(*) FROM documents WHERE collection = @c) AS documents,
          (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.collection = @c) AS chunks,
          (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.collection = @c AND c.embedded = 1) AS embedded,
-         (SELECT count(*) FROM files WHERE collection = @c) AS files`,
+         (SELECT count(*) FROM files WHERE collection = @c) AS files,
+         (SELECT count(DISTINCT c.doc_id) FROM chunks c JOIN documents d ON d.id = c.doc_id
+          WHERE d.collection = @c AND c.code_fallback IS NOT NULL) AS codeFallbackDocuments,
+         (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id
+          WHERE d.collection = @c AND c.code_fallback IS NOT NULL) AS codeFallbackChunks`,
     ).get({ c: name }) as Omit<CollectionCounts, "pending">;
     return { ...row, pending: row.chunks - row.embedded };
   }

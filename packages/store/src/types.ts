@@ -84,6 +84,17 @@ export interface NewChunk {
   heading?: string | null;
   lineStart?: number | null;
   lineEnd?: number | null;
+  /** Code: the language of the chunk (`typescript`, `python`…); null for prose. */
+  language?: string | null;
+  /**
+   * Code: the symbol path of the declaration the chunk holds (`PaymentService.retryCharge`).
+   * Engines index it with the title and heading, so a query naming the symbol finds its definition.
+   */
+  symbol?: string | null;
+  /** Code: what the symbol is (`function`, `class`, `method`…). */
+  symbolKind?: string | null;
+  /** Code cut by line windows instead of by its syntax tree, and why (`syntax_error`, `unsupported_language`). */
+  codeFallback?: string | null;
   /**
    * Hash of what the chunk's vector is computed from. When a document is replaced, a new chunk
    * whose hash equals one of the replaced document's embedded chunks takes over that vector.
@@ -162,6 +173,10 @@ export interface StoredChunk {
   heading: string | null;
   lineStart: number | null;
   lineEnd: number | null;
+  language: string | null;
+  symbol: string | null;
+  symbolKind: string | null;
+  codeFallback: string | null;
   embedded: boolean;
 }
 
@@ -249,6 +264,9 @@ export interface CollectionCounts {
   embedded: number;
   pending: number;
   files: number;
+  /** Documents with chunks of code cut by line windows (`codeFallback` set), and those chunks. */
+  codeFallbackDocuments: number;
+  codeFallbackChunks: number;
 }
 
 export interface RemovedCounts {

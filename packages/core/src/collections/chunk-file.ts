@@ -12,9 +12,14 @@ export function chunkingKey(size: number, overlap: number): string {
   return `v${CHUNKER_VERSION}:${size}:${overlap}`;
 }
 
-/** Markdown by headings, code by declarations, everything else by sentences. */
+/**
+ * Markdown by headings, code by declarations, everything else by sentences. A code snippet in a
+ * Markdown file that does not parse is cut by lines like any prose; only code files count as
+ * fallbacks (`status`).
+ */
 export async function chunkFile(text: string, kind: FileKind, size: number, overlap: number): Promise<Chunk[]> {
-  if (kind.kind === "markdown") return await chunkMarkdownWithCode(text, { size, overlap });
+  if (kind.kind === "markdown")
+    return (await chunkMarkdownWithCode(text, { size, overlap })).map(({ fallback: _fallback, ...chunk }) => chunk);
   if (kind.kind === "code") return await chunkCode(text, { size, overlap, language: kind.dialect ?? kind.language });
   return chunkText(text, { size, overlap });
 }

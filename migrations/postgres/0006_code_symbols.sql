@@ -1,0 +1,16 @@
+-- docdb schema for PostgreSQL, version 6: what a chunk of code holds (issue 16).
+-- * language: the chunk's programming language (typescript, python…), null for prose.
+-- * symbol: the symbol path of the declaration it holds (PaymentService.retryCharge); its terms
+--   are indexed with the title and heading (postings' title positions).
+-- * symbol_kind: function, class, method, interface, type, enum, struct, trait, impl, module,
+--   variable, field or macro.
+-- * code_fallback: set when the code was cut by line windows instead of its syntax tree, and why
+--   (syntax_error, unsupported_language).
+-- The postings are rebuilt on the next open when the analyzer version changed (meta.analyzer_version).
+
+ALTER TABLE chunks
+  ADD COLUMN language TEXT COLLATE "C",
+  ADD COLUMN symbol TEXT COLLATE "C",
+  ADD COLUMN symbol_kind TEXT COLLATE "C",
+  ADD COLUMN code_fallback TEXT;
+CREATE INDEX chunks_code_fallback ON chunks (doc_id) WHERE code_fallback IS NOT NULL;
