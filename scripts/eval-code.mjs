@@ -6,6 +6,7 @@
  * is declared on, found in the file itself, so chunkers that record no symbols are judged alike).
  *
  *   pnpm build && node scripts/eval-code.mjs [--cli apps/cli/dist/index.js] [--ref HEAD] [--top 3] [--json]
+ *                                            [--questions eval/code-questions.json]
  *
  * --cli   the docdb program to evaluate (e.g. a build of main, to compare)
  * --ref   the commit whose files are imported (default HEAD), taken with `git archive`, without
@@ -26,6 +27,7 @@ const cli = resolve(arg("--cli", join(ROOT, "apps/cli/dist/index.js")));
 const ref = arg("--ref", "HEAD");
 const top = Number(arg("--top", "3"));
 const json = args.includes("--json");
+const questionsFile = resolve(arg("--questions", join(ROOT, "eval/code-questions.json")));
 
 const work = mkdtempSync(join(tmpdir(), "docdb-eval-code-"));
 const source = join(work, "src");
@@ -53,7 +55,7 @@ try {
   mkdirSync(source);
   execFileSync("sh", ["-c", `git -C "${ROOT}" archive "${ref}" | tar -x -C "${source}"`]);
   rmSync(join(source, "eval"), { recursive: true, force: true });
-  const { questions } = JSON.parse(readFileSync(join(ROOT, "eval/code-questions.json"), "utf8"));
+  const { questions } = JSON.parse(readFileSync(questionsFile, "utf8"));
   const version = docdb("--version").trim();
   docdb("collection", "add", "-n", "self", "-s", source, "-d", "docdb's own source");
   const imported = JSON.parse(docdb("import", "-n", "self", "--json"));
