@@ -6,11 +6,14 @@
 --   variable, field or macro.
 -- * code_fallback: set when the code was cut by line windows instead of its syntax tree, and why
 --   (syntax_error, unsupported_language).
+-- * doc: the documentation of its declarations (doc comments, docstrings), indexed with the
+--   title, heading and symbol.
 -- The postings are rebuilt on the next open when the analyzer version changed (meta.analyzer_version).
 
 ALTER TABLE chunks
   ADD COLUMN language TEXT COLLATE "C",
   ADD COLUMN symbol TEXT COLLATE "C",
   ADD COLUMN symbol_kind TEXT COLLATE "C",
-  ADD COLUMN code_fallback TEXT;
+  ADD COLUMN code_fallback TEXT,
+  ADD COLUMN doc TEXT;
 CREATE INDEX chunks_code_fallback ON chunks (doc_id) WHERE code_fallback IS NOT NULL;

@@ -6,12 +6,15 @@
 --   variable, field or macro.
 -- * code_fallback: set when the code was cut by line windows instead of its syntax tree, and why
 --   (syntax_error, unsupported_language).
+-- * doc: the documentation of its declarations (doc comments, docstrings), indexed with the
+--   title and heading so that the words describing code weigh more than the code.
 -- The keyword index is refilled on the next open (the analyzer version changed with this release).
 
 ALTER TABLE chunks ADD COLUMN language TEXT;
 ALTER TABLE chunks ADD COLUMN symbol TEXT;
 ALTER TABLE chunks ADD COLUMN symbol_kind TEXT;
 ALTER TABLE chunks ADD COLUMN code_fallback TEXT;
+ALTER TABLE chunks ADD COLUMN doc TEXT;
 CREATE INDEX chunks_code_fallback ON chunks(doc_id) WHERE code_fallback IS NOT NULL;
 
 -- chunks_v as in version 4, with the code columns.

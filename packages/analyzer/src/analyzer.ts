@@ -1,4 +1,5 @@
 import { stemmer } from "stemmer";
+import { reservedWords } from "./reserved-words.js";
 import { segments } from "./segment.js";
 import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from "./stopwords.js";
 
@@ -168,8 +169,13 @@ function wordTerms(segment: string, out: Term[]): void {
   }
 }
 
-/** The terms of a text in order, with the extra forms described above. */
-export function terms(text: string): Term[] {
+/**
+ * The terms of a text in order, with the extra forms described above. With the `language` of a
+ * chunk of code, that language's reserved words standing alone (`return`, `const`, `self` in
+ * `self.x`) are left out; see reserved-words.ts.
+ */
+export function terms(text: string, language?: string | null): Term[] {
+  const reserved = reservedWords(language);
   // ASCII is its own NFKC form; normalising costs more than checking.
   const source = ASCII.test(text) ? text : text.normalize("NFKC");
   const joins = hyphenJoins(source);
@@ -201,29 +207,34 @@ export function terms(text: string): Term[] {
     if (MEMBER_PATH.test(segment)) {
       // A member path (this.store.writeDocuments, PaymentService.retryCharge, os.path): each
       // name is a word of its own, and the whole path, names joined by dots, an extra form.
+      // Of the names, only the first can be a reserved word (this, self); the rest are members.
       const names = segment.split(PATH_SEPARATOR);
       const joined: string[] = [];
-      for (const name of names) {
+      names.forEach((name, i) => {
         const first = out.length;
+        if (i === 0 && reserved?.has(name)) return;
         wordTerms(name, out);
         if (out.length > first) joined.push((out[first] as Term).text);
-      }
+      });
       if (joined.length > 1) out.push({ text: joined.join("."), added: true });
-    } else wordTerms(segment, out);
+    } else if (!reserved?.has(segment)) wordTerms(segment, out);
     addJoin(end);
   }
   flushKatakana();
   return out;
 }
 
-/** The indexed terms of a text, in order: every term of `terms`, accents folded and English stemmed. */
-export function words(text: string): string[] {
-  return terms(text).map((t) => finalTerm(t.text));
+/**
+ * The indexed terms of a text, in order: every term of `terms`, accents folded and English
+ * stemmed. `language`: the text is a chunk of code in that language (its reserved words are left out).
+ */
+export function words(text: string, language?: string | null): string[] {
+  return terms(text, language).map((t) => finalTerm(t.text));
 }
 
 /** The terms of a title or a chunk separated by spaces (how engines that take text store them). */
-export function analyzeForIndex(text: string): string {
-  return words(text).join(" ");
+export function analyzeForIndex(text: string, language?: string | null): string {
+  return words(text, language).join(" ");
 }
 
 /** 何年 asks for a year, 何色 for a colour: keep the counter, drop the question. */

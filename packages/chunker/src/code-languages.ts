@@ -28,6 +28,8 @@ export interface LanguageSpec {
   nameNode?: (node: Node) => Node | null;
   /** The node holding a declaration's members; by default its `body` field. */
   body?: (node: Node) => Node | null;
+  /** A docstring inside the declaration (Python), besides the comments above it. */
+  docstring?: (node: Node) => Node | null;
   /** The name a declaration goes by in symbol paths, from its node and its own name (Go methods: `Server.Serve`). */
   qualify?: (node: Node, name: string) => string;
 }
@@ -213,6 +215,10 @@ const SPECS: LanguageSpec[] = [
       },
     },
     wrappers: { decorated_definition: field("definition") },
+    docstring: (node) => {
+      const first = node.childForFieldName("body")?.namedChildren[0];
+      return first?.type === "expression_statement" && first.namedChildren[0]?.type === "string" ? first.namedChildren[0] : null;
+    },
     nameNode: (node) =>
       node.type === "expression_statement" ? (node.namedChildren[0]?.childForFieldName("left") ?? null) : node.childForFieldName("name"),
     preamble: new Set(["comment"]),

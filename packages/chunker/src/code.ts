@@ -39,6 +39,8 @@ interface Segment {
   scope: number;
   /** A short head of a split declaration: packed with the next segment even when that one is in a deeper scope. */
   sticky?: boolean;
+  /** The declaration's documentation: its doc comment (or docstring), without comment markers. */
+  doc?: string;
 }
 
 /** A top-level item of a body: a declaration, or anything else (imports, statements), with its lines. */
@@ -47,6 +49,8 @@ interface Unit {
   declaration?: { node: Node; kind: SymbolKind };
   startLine: number;
   endLine: number;
+  /** Comments right above a declaration (no blank line between). */
+  comments?: Node[];
 }
 
 /** Offsets of line starts; the last entry is the text length, so line i is [starts[i], starts[i+1]). */
@@ -173,14 +177,38 @@ function unitsOf(body: Node, spec: LanguageSpec): Unit[] {
         if (previous && comment && lastLine(comment) >= start - 1 && firstLine(comment) > previous.startLine) {
           start = firstLine(comment);
           previous.endLine = Math.min(previous.endLine, start - 1);
+          attached.push(comment);
         }
       }
+      const comments = attached.filter((n) => n.type.includes("comment"));
+      if (comments.length > 0) unit.comments = comments;
       unit.startLine = start;
     } else flushPending();
     push(unit);
   }
   flushPending();
   return units;
+}
+
+/** Comment markers: `/**`, `*` and `*/`, `//`, `///`, `#`, `--`, Python's quotes. */
+const COMMENT_MARKERS = /^\s*(?:\/\*+!?|\*+\/|\*(?!\*)|\/\/[/!]?|#+|--|"""|'''|r?"{3})\s?/;
+
+/** Comment or docstring text without its markers, one line per line, blank lines left out. */
+function commentText(raw: string): string {
+  return raw
+    .split("\n")
+    .map((line) => line.replace(COMMENT_MARKERS, "").replace(/\s*(?:\*+\/|"""|''')\s*$/, "").trim())
+    .filter((line) => line !== "")
+    .join("\n");
+}
+
+/** A declaration's doc comment (the comments right above it) and docstring, as plain text. */
+function documentation(unit: Unit, declaration: Node, spec: LanguageSpec): string | undefined {
+  const parts = (unit.comments ?? []).map((c) => commentText(c.text));
+  const docstring = spec.docstring?.(declaration);
+  if (docstring) parts.push(commentText(docstring.text));
+  const doc = parts.filter((p) => p !== "").join("\n");
+  return doc === "" ? undefined : doc;
 }
 
 function cleanName(name: string): string {
@@ -248,11 +276,13 @@ function tile(
         : declaration.kind === "variable"
           ? "field"
           : declaration.kind;
+    const doc = documentation(unit, declaration.node, spec);
     const self = {
       path: [...parent.path, labelOf(unit.node, nameNode, source)],
       names: [...parent.names, name],
       kind,
       scope: parent.scope,
+      ...(doc ? { doc } : {}),
     };
     if (source.length(segFrom, segTo) > size && CONTAINERS.has(kind) && depth < 8) {
       const body = spec.body ? spec.body(declaration.node) : declaration.node.childForFieldName("body");
@@ -267,7 +297,9 @@ function tile(
           const sticky = source.length(segFrom, memberFrom) <= Math.min(SMALL_HEAD, size / 4);
           segments.push({ from: segFrom, to: memberFrom, ...inner, declaration: true, ...(sticky ? { sticky } : {}) });
         }
-        segments.push(...tile(members.slice(firstMember), memberFrom, segTo, inner, spec, source, size, depth + 1, scopes));
+        // Members have documentation of their own.
+        const { doc: _doc, ...memberParent } = inner;
+        segments.push(...tile(members.slice(firstMember), memberFrom, segTo, memberParent, spec, source, size, depth + 1, scopes));
         return;
       }
     }
@@ -322,6 +354,7 @@ function commonPrefix(paths: string[][]): string[] {
 /** What every chunk cut from one group of segments says about itself. */
 interface Meta {
   headingPath: string[];
+  doc?: string;
   language?: string;
   symbol?: string;
   symbolKind?: SymbolKind;
@@ -342,6 +375,8 @@ function groupMeta(group: Segment[], language: string | undefined): Meta {
     if (lead.kind) meta.symbolKind = lead.kind;
   }
   if (declarations.length > 1) meta.symbols = [...new Set(declarations.map((s) => s.names.join(".")))];
+  const docs = [...new Set(declarations.map((s) => s.doc).filter((d): d is string => d !== undefined))];
+  if (docs.length > 0) meta.doc = docs.join("\n");
   return meta;
 }
 
@@ -352,6 +387,7 @@ function withMeta(chunk: Chunk, meta: Meta, source: Source): Chunk {
   if (meta.symbol !== undefined) out.symbol = meta.symbol;
   if (meta.symbolKind !== undefined) out.symbolKind = meta.symbolKind;
   if (meta.symbols !== undefined) out.symbols = meta.symbols;
+  if (meta.doc !== undefined) out.doc = meta.doc;
   out.lineStart = source.lineOf(chunk.start);
   out.lineEnd = source.lineOf(Math.max(chunk.start, chunk.end - 1));
   if (meta.fallback !== undefined) out.fallback = meta.fallback;

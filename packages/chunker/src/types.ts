@@ -17,6 +17,11 @@ export interface Chunk {
   symbolKind?: SymbolKind;
   /** Code: every declaration in the chunk when several were packed together, outermost and first first. */
   symbols?: string[];
+  /**
+   * Code: the documentation of the chunk's declarations (doc comments, docstrings) without comment
+   * markers, also on every piece of a declaration cut into line windows.
+   */
+  doc?: string;
   /** Code: first line of the chunk, 1-based. */
   lineStart?: number;
   /** Code: last line of the chunk, 1-based, inclusive. */

@@ -33,6 +33,7 @@ export function toStoredChunks(text: string, chunks: Chunk[], title: string | nu
       symbol: c.symbol ?? null,
       symbolKind: c.symbolKind ?? null,
       codeFallback: c.fallback ?? null,
+      doc: c.doc ?? null,
       inputHash: contentHash(embeddingInput({ text: c.text, heading, title })),
     };
   });

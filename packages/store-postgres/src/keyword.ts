@@ -33,14 +33,18 @@ export interface ChunkPostings {
   terms: Map<string, { title: number[]; body: number[] }>;
 }
 
-/** Index terms of a chunk: title = document title + chunk heading + code symbol (weight 2), body = the chunk text. */
+/**
+ * Index terms of a chunk: title = document title + chunk heading + code symbol + documentation
+ * (weight 2), body = the chunk text (a code chunk's without its language's reserved words).
+ */
 export function chunkPostings(
   title: string | null | undefined,
-  chunk: { heading?: string | null; symbol?: string | null },
+  chunk: { heading?: string | null; symbol?: string | null; doc?: string | null; language?: string | null },
   text: string,
 ): ChunkPostings {
-  const titleTerms = [...words(title ?? ""), ...(chunk.heading ? words(chunk.heading) : []), ...(chunk.symbol ? words(chunk.symbol) : [])];
-  const bodyTerms = words(text);
+  const titleTerms = [...words(title ?? "")];
+  for (const extra of [chunk.heading, chunk.symbol, chunk.doc]) if (extra) titleTerms.push(...words(extra));
+  const bodyTerms = words(text, chunk.language);
   const terms = new Map<string, { title: number[]; body: number[] }>();
   const entry = (term: string) => {
     let e = terms.get(term);

@@ -18,8 +18,16 @@ export async function refreshKeywordIndex(db: Database, s: string): Promise<void
   if (current[0]?.value === version) return;
   let after = "0";
   for (;;) {
-    const rows = await db.read<{ seq: string; text: string; heading: string | null; symbol: string | null; title: string | null }>(
-      `SELECT c.seq, c.text, c.heading, c.symbol, d.title FROM ${s}.chunks c JOIN ${s}.documents d ON d.id = c.doc_id
+    const rows = await db.read<{
+      seq: string;
+      text: string;
+      heading: string | null;
+      symbol: string | null;
+      doc: string | null;
+      language: string | null;
+      title: string | null;
+    }>(
+      `SELECT c.seq, c.text, c.heading, c.symbol, c.doc, c.language, d.title FROM ${s}.chunks c JOIN ${s}.documents d ON d.id = c.doc_id
        WHERE c.seq > $1::bigint ORDER BY c.seq LIMIT $2`,
       [after, REINDEX_BATCH],
     );

@@ -10,6 +10,7 @@ import type {
   EngineCapabilities,
   ExportedChunk,
   KeywordHit,
+  NewChunk,
   PendingChunk,
   RemovedCounts,
   SearchOptions,
@@ -47,6 +48,9 @@ const EXACT_FILTER_LIMIT = 5000;
 
 type Row = Record<string, unknown>;
 
+/** What the keyword index reads of a chunk besides its text. */
+type IndexedChunk = Pick<NewChunk, "heading" | "symbol" | "doc" | "language">;
+
 function toVectorBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
@@ -81,6 +85,7 @@ function toChunk(row: Row): StoredChunk {
     symbol: (row.symbol as string | null) ?? null,
     symbolKind: (row.symbol_kind as string | null) ?? null,
     codeFallback: (row.code_fallback as string | null) ?? null,
+    doc: (row.doc as string | null) ?? null,
     embedded: row.embedded === 1,
   };
 }
@@ -226,9 +231,9 @@ export class SqliteStore implements Store {
     let after = 0;
     for (;;) {
       const rows = this.statement(
-        `SELECT c.seq, c.text, c.heading, c.symbol, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+        `SELECT c.seq, c.text, c.heading, c.symbol, c.doc, c.language, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
          WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
-      ).all(after, REINDEX_BATCH) as { seq: number; text: string; heading: string | null; symbol: string | null; title: string | null }[];
+      ).all(after, REINDEX_BATCH) as ({ seq: number; text: string; title: string | null } & IndexedChunk)[];
       if (rows.length === 0) break;
       await this.write(() => {
         for (const r of rows) this.indexChunk(r.seq, analyzeForIndex(r.title ?? ""), r, r.text);
@@ -238,12 +243,14 @@ export class SqliteStore implements Store {
     await this.write(() => this.setMetaValue("analyzer_version", String(ANALYZER_VERSION)));
   }
 
-  /** Title column: the document title, the chunk's heading and its code symbol (weighted as one); body: the text. */
-  private indexChunk(seq: number, titleTerms: string, chunk: { heading?: string | null; symbol?: string | null }, text: string): void {
+  /**
+   * Title column: the document title, the chunk's heading, code symbol and documentation (weighted
+   * as one); body: the text (a code chunk's without its language's reserved words).
+   */
+  private indexChunk(seq: number, titleTerms: string, chunk: IndexedChunk, text: string): void {
     let title = titleTerms;
-    if (chunk.heading) title += ` ${analyzeForIndex(chunk.heading)}`;
-    if (chunk.symbol) title += ` ${analyzeForIndex(chunk.symbol)}`;
-    this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)").run(seq, title, analyzeForIndex(text));
+    for (const extra of [chunk.heading, chunk.symbol, chunk.doc]) if (extra) title += ` ${analyzeForIndex(extra)}`;
+    this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)").run(seq, title, analyzeForIndex(text, chunk.language));
   }
 
   async getEmbeddingInfo(): Promise<EmbeddingInfo | undefined> {
@@ -361,8 +368,8 @@ export class SqliteStore implements Store {
     const titleTerms = analyzeForIndex(doc.title ?? "");
     const insertChunk = this.statement(
       `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end, input_hash, embedded,
-                           language, symbol, symbol_kind, code_fallback)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                           language, symbol, symbol_kind, code_fallback, doc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     let reused = 0;
     for (const chunk of chunks) {
@@ -392,6 +399,7 @@ export class SqliteStore implements Store {
         chunk.symbol ?? null,
         chunk.symbolKind ?? null,
         chunk.codeFallback ?? null,
+        chunk.doc ?? null,
       );
       const seq = Number(result.lastInsertRowid);
       this.indexChunk(seq, titleTerms, chunk, chunk.text);

@@ -96,6 +96,11 @@ export interface NewChunk {
   /** Code cut by line windows instead of by its syntax tree, and why (`syntax_error`, `unsupported_language`). */
   codeFallback?: string | null;
   /**
+   * Code: the documentation of the chunk's declarations (doc comments, docstrings). Engines index
+   * it with the title and heading, so the words that describe code weigh more than the code.
+   */
+  doc?: string | null;
+  /**
    * Hash of what the chunk's vector is computed from. When a document is replaced, a new chunk
    * whose hash equals one of the replaced document's embedded chunks takes over that vector.
    */
@@ -177,6 +182,7 @@ export interface StoredChunk {
   symbol: string | null;
   symbolKind: string | null;
   codeFallback: string | null;
+  doc: string | null;
   embedded: boolean;
 }
 
