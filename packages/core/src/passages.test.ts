@@ -20,6 +20,7 @@ function hit(id: string, idx: number, start: number, end: number, docId = "d1"):
     symbol: null,
     symbolKind: null,
     codeFallback: null,
+    doc: null,
     embedded: false,
     title: null,
     source: null,
