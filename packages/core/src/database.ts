@@ -3,6 +3,7 @@ import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/
 import { EmbeddingError, type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
 import { allOf, type ChunkHit, type Filter, type Store } from "@docdb/store";
 import { Collections } from "./collections/collections.js";
+import { DEFINITION_CANDIDATES, defines, definitionsFirst, namedSymbol } from "./definitions.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
@@ -236,6 +237,21 @@ export class Database {
     });
   }
 
+  /** The best keyword hits among chunks of code whose own symbol is `name` (see definitions.ts). */
+  private async definitions(
+    query: NonNullable<ReturnType<typeof buildKeywordQuery>>,
+    name: string,
+    filter: Filter | undefined,
+  ): Promise<{ chunkId: string; score: number }[]> {
+    const withSymbol = allOf([filter, { op: "exists", field: { chunk: "symbol" }, value: true }]);
+    const hits = await this.call(() => this.store.keywordSearch(query, { limit: DEFINITION_CANDIDATES, filter: withSymbol }));
+    if (hits.length === 0) return [];
+    const defining = new Set(
+      (await this.call(() => this.store.chunkHits(hits.map((h) => h.chunkId)))).filter((c) => defines(c, name)).map((c) => c.id),
+    );
+    return hits.filter((h) => defining.has(h.chunkId));
+  }
+
   private async searchFilter(input: FindInput): Promise<Filter | undefined> {
     if (input.filter !== undefined && (typeof input.filter !== "object" || input.filter === null || Array.isArray(input.filter))) {
       throw new DocDBError("INVALID_REQUEST", 'filter must be a JSON object of metadata paths and values, e.g. {"lang":"ja"}');
@@ -302,6 +318,8 @@ export class Database {
     if (mode !== "vector") {
       const keywordQuery = buildKeywordQuery(query);
       keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: fetch, filter })) : [];
+      const name = namedSymbol(query);
+      if (keywordQuery && name !== undefined) keyword = definitionsFirst(keyword, await this.definitions(keywordQuery, name, filter));
     }
     if (mode !== "keyword") {
       const model = this.context.embedding;
