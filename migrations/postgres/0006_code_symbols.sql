@@ -4,6 +4,8 @@
 --   are indexed with the title and heading (postings' title positions).
 -- * symbol_kind: function, class, method, interface, type, enum, struct, trait, impl, module,
 --   variable, field or macro.
+-- * symbols: when several small declarations were packed into the chunk, all of them (symbol
+--   first) as [{"symbol", "kind"}]; all are indexed with the title.
 -- * code_fallback: set when the code was cut by line windows instead of its syntax tree, and why
 --   (syntax_error, unsupported_language).
 -- * doc: the documentation of its declarations (doc comments, docstrings), indexed with the
@@ -14,6 +16,7 @@ ALTER TABLE chunks
   ADD COLUMN language TEXT COLLATE "C",
   ADD COLUMN symbol TEXT COLLATE "C",
   ADD COLUMN symbol_kind TEXT COLLATE "C",
+  ADD COLUMN symbols JSONB,
   ADD COLUMN code_fallback TEXT,
   ADD COLUMN doc TEXT;
 CREATE INDEX chunks_code_fallback ON chunks (doc_id) WHERE code_fallback IS NOT NULL;

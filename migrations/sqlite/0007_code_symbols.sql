@@ -4,6 +4,8 @@
 --   indexes it with the title and heading, so a query naming it finds the definition.
 -- * symbol_kind: function, class, method, interface, type, enum, struct, trait, impl, module,
 --   variable, field or macro.
+-- * symbols: when several small declarations were packed into the chunk, all of them (symbol
+--   first) as a JSON array of {"symbol", "kind"}; all are indexed with the title.
 -- * code_fallback: set when the code was cut by line windows instead of its syntax tree, and why
 --   (syntax_error, unsupported_language).
 -- * doc: the documentation of its declarations (doc comments, docstrings), indexed with the
@@ -13,6 +15,7 @@
 ALTER TABLE chunks ADD COLUMN language TEXT;
 ALTER TABLE chunks ADD COLUMN symbol TEXT;
 ALTER TABLE chunks ADD COLUMN symbol_kind TEXT;
+ALTER TABLE chunks ADD COLUMN symbols TEXT CHECK (symbols IS NULL OR json_valid(symbols));
 ALTER TABLE chunks ADD COLUMN code_fallback TEXT;
 ALTER TABLE chunks ADD COLUMN doc TEXT;
 CREATE INDEX chunks_code_fallback ON chunks(doc_id) WHERE code_fallback IS NOT NULL;

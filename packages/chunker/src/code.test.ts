@@ -90,7 +90,7 @@ describe("chunkCode", () => {
     const chunks = await chunkCode(TS, { language: "typescript", size: 2000, overlap: 100 });
     expect(chunks).toHaveLength(1);
     expect(chunks[0]?.text).toBe(TS.trimEnd());
-    expect(chunks[0]?.symbols).toEqual(["loadConfig", "Config", "TokenStore"]);
+    expect(chunks[0]?.symbols?.map((s) => s.symbol)).toEqual(["loadConfig", "Config", "TokenStore"]);
     expect(chunks[0]?.symbol).toBe("loadConfig");
   });
 

@@ -190,14 +190,19 @@ function unitsOf(body: Node, spec: LanguageSpec): Unit[] {
   return units;
 }
 
-/** Comment markers: `/**`, `*` and `*/`, `//`, `///`, `#`, `--`, Python's quotes. */
+/** Comment markers: `/**`, `*` and `*/ `, `; //`, `///`, `#`, `--`, Python's quotes. */
 const COMMENT_MARKERS = /^\s*(?:\/\*+!?|\*+\/|\*(?!\*)|\/\/[/!]?|#+|--|"""|'''|r?"{3})\s?/;
 
 /** Comment or docstring text without its markers, one line per line, blank lines left out. */
 function commentText(raw: string): string {
   return raw
     .split("\n")
-    .map((line) => line.replace(COMMENT_MARKERS, "").replace(/\s*(?:\*+\/|"""|''')\s*$/, "").trim())
+    .map((line) =>
+      line
+        .replace(COMMENT_MARKERS, "")
+        .replace(/\s*(?:\*+\/|"""|''')\s*$/, "")
+        .trim(),
+    )
     .filter((line) => line !== "")
     .join("\n");
 }
@@ -358,7 +363,7 @@ interface Meta {
   language?: string;
   symbol?: string;
   symbolKind?: SymbolKind;
-  symbols?: string[];
+  symbols?: { symbol: string; kind: SymbolKind }[];
   fallback?: CodeFallback;
 }
 
@@ -374,7 +379,18 @@ function groupMeta(group: Segment[], language: string | undefined): Meta {
     meta.symbol = lead.names.join(".");
     if (lead.kind) meta.symbolKind = lead.kind;
   }
-  if (declarations.length > 1) meta.symbols = [...new Set(declarations.map((s) => s.names.join(".")))];
+  if (declarations.length > 1) {
+    const seen = new Set<string>();
+    const symbols: { symbol: string; kind: SymbolKind }[] = [];
+    // The lead first, then the others in order.
+    for (const s of lead ? [lead, ...declarations] : declarations) {
+      const symbol = s.names.join(".");
+      if (seen.has(symbol) || s.kind === undefined) continue;
+      seen.add(symbol);
+      symbols.push({ symbol, kind: s.kind });
+    }
+    if (symbols.length > 1) meta.symbols = symbols;
+  }
   const docs = [...new Set(declarations.map((s) => s.doc).filter((d): d is string => d !== undefined))];
   if (docs.length > 0) meta.doc = docs.join("\n");
   return meta;

@@ -15,8 +15,8 @@ export interface Chunk {
   symbol?: string;
   /** Code: what kind of declaration `symbol` is. */
   symbolKind?: SymbolKind;
-  /** Code: every declaration in the chunk when several were packed together, outermost and first first. */
-  symbols?: string[];
+  /** Code: every declaration in the chunk when several were packed together, in order (`symbol` first). */
+  symbols?: { symbol: string; kind: SymbolKind }[];
   /**
    * Code: the documentation of the chunk's declarations (doc comments, docstrings) without comment
    * markers, also on every piece of a declaration cut into line windows.

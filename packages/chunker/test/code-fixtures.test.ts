@@ -366,7 +366,7 @@ describe("chunkCode on real-looking fixtures", () => {
           expect(inside.length).toBeGreaterThanOrEqual(2);
         }
         for (const member of fixture.split.members) {
-          const holder = chunks.find((c) => c.symbol === member || c.symbols?.includes(member));
+          const holder = chunks.find((c) => c.symbol === member || c.symbols?.some((s) => s.symbol === member));
           expect(holder, member).toBeDefined();
           expect(holder?.headingPath?.length ?? 0, member).toBeGreaterThanOrEqual(fixture.split.container.split(".").length);
         }

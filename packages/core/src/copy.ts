@@ -118,6 +118,7 @@ export async function copyStore(
           language: c.language,
           symbol: c.symbol,
           symbolKind: c.symbolKind,
+          symbols: c.symbols,
           codeFallback: c.codeFallback,
           doc: c.doc,
           inputHash: c.inputHash,

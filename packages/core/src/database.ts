@@ -3,7 +3,7 @@ import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/
 import { EmbeddingError, type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
 import { allOf, type ChunkHit, type Filter, type Store } from "@docdb/store";
 import { Collections } from "./collections/collections.js";
-import { DEFINITION_CANDIDATES, defines, definitionsFirst, namedSymbol } from "./definitions.js";
+import { DEFINITION_CANDIDATES, definedSymbol, definitionsFirst, namedSymbol } from "./definitions.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
@@ -247,7 +247,7 @@ export class Database {
     const hits = await this.call(() => this.store.keywordSearch(query, { limit: DEFINITION_CANDIDATES, filter: withSymbol }));
     if (hits.length === 0) return [];
     const defining = new Set(
-      (await this.call(() => this.store.chunkHits(hits.map((h) => h.chunkId)))).filter((c) => defines(c, name)).map((c) => c.id),
+      (await this.call(() => this.store.chunkHits(hits.map((h) => h.chunkId)))).filter((c) => definedSymbol(c, name)).map((c) => c.id),
     );
     return hits.filter((h) => defining.has(h.chunkId));
   }
@@ -314,11 +314,11 @@ export class Database {
     if (reranker) fetch = Math.max(fetch, candidates);
 
     let keyword: { chunkId: string; score: number }[] = [];
+    const name = namedSymbol(query);
     let vector: { chunkId: string; distance: number }[] = [];
     if (mode !== "vector") {
       const keywordQuery = buildKeywordQuery(query);
       keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: fetch, filter })) : [];
-      const name = namedSymbol(query);
       if (keywordQuery && name !== undefined) keyword = definitionsFirst(keyword, await this.definitions(keywordQuery, name, filter));
     }
     if (mode !== "keyword") {
@@ -405,7 +405,7 @@ export class Database {
     }
     const passages = await this.collections.markStale(
       groups.map(({ group }) => {
-        const passage = toPassage(group, contents.get(group.docId));
+        const passage = toPassage(group, contents.get(group.docId), name);
         const retrieval = retrievalScores?.get(passage.chunk_id);
         return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
       }),

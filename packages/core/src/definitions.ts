@@ -1,12 +1,13 @@
-import type { ChunkHit } from "@docdb/store";
+import type { ChunkHit, CodeSymbol } from "@docdb/store";
 
 /**
  * Definitions first: a query that is one identifier (`migrate`, `LineGuard`,
  * `PaymentService.retryCharge`, `std::vector`) asks where that symbol is defined. BM25 alone often
  * puts something else first: a file named like it (every chunk of `confirm.ts` has `confirm` in its
  * title, the shortest one wins), words sharing its stem (`migrate` and every `migrations`), or a
- * method of the class it names (`LineGuard > _transform`). So the chunks whose own symbol is that
- * name come first, in their BM25 order, followed by everything else in its order.
+ * method of the class it names (`LineGuard > _transform`). So the chunks that define that name
+ * (their symbol, or one of the small declarations packed into them) come first, in their BM25
+ * order, followed by everything else in its order.
  */
 
 /** Letters, digits, `_` and `$`, not starting with a digit; parts joined by `.` or `::`. */
@@ -22,10 +23,16 @@ export function namedSymbol(query: string): string | undefined {
   return trimmed.replaceAll("::", ".").toLowerCase();
 }
 
-/** True when the chunk defines `name` (a symbol path from namedSymbol): its symbol is it, or ends with it. */
-export function defines(hit: Pick<ChunkHit, "symbol">, name: string): boolean {
-  const symbol = hit.symbol?.toLowerCase();
-  return symbol !== undefined && (symbol === name || symbol.endsWith(`.${name}`));
+/**
+ * The declaration of `name` (a symbol path from namedSymbol) the chunk holds: its symbol, or one
+ * packed with it, whose path is `name` or ends with it; undefined when it holds none.
+ */
+export function definedSymbol(hit: Pick<ChunkHit, "symbol" | "symbolKind" | "symbols">, name: string): CodeSymbol | undefined {
+  const held = hit.symbols.length > 0 ? hit.symbols : hit.symbol ? [{ symbol: hit.symbol, kind: hit.symbolKind }] : [];
+  return held.find((s) => {
+    const symbol = s.symbol.toLowerCase();
+    return symbol === name || symbol.endsWith(`.${name}`);
+  });
 }
 
 /**

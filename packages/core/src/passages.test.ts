@@ -19,6 +19,7 @@ function hit(id: string, idx: number, start: number, end: number, docId = "d1"):
     language: null,
     symbol: null,
     symbolKind: null,
+    symbols: [],
     codeFallback: null,
     doc: null,
     embedded: false,

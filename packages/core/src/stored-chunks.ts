@@ -32,6 +32,7 @@ export function toStoredChunks(text: string, chunks: Chunk[], title: string | nu
       language: c.language ?? null,
       symbol: c.symbol ?? null,
       symbolKind: c.symbolKind ?? null,
+      symbols: c.symbols ?? null,
       codeFallback: c.fallback ?? null,
       doc: c.doc ?? null,
       inputHash: contentHash(embeddingInput({ text: c.text, heading, title })),

@@ -39,11 +39,19 @@ export interface ChunkPostings {
  */
 export function chunkPostings(
   title: string | null | undefined,
-  chunk: { heading?: string | null; symbol?: string | null; doc?: string | null; language?: string | null },
+  chunk: {
+    heading?: string | null;
+    symbol?: string | null;
+    symbols?: { symbol: string }[] | null;
+    doc?: string | null;
+    language?: string | null;
+  },
   text: string,
 ): ChunkPostings {
   const titleTerms = [...words(title ?? "")];
-  for (const extra of [chunk.heading, chunk.symbol, chunk.doc]) if (extra) titleTerms.push(...words(extra));
+  // Every declaration a chunk holds, or its one symbol.
+  const symbols = chunk.symbols && chunk.symbols.length > 0 ? chunk.symbols.map((s) => s.symbol) : [chunk.symbol];
+  for (const extra of [chunk.heading, ...symbols, chunk.doc]) if (extra) titleTerms.push(...words(extra));
   const bodyTerms = words(text, chunk.language);
   const terms = new Map<string, { title: number[]; body: number[] }>();
   const entry = (term: string) => {

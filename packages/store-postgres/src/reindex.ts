@@ -23,11 +23,12 @@ export async function refreshKeywordIndex(db: Database, s: string): Promise<void
       text: string;
       heading: string | null;
       symbol: string | null;
+      symbols: { symbol: string }[] | null;
       doc: string | null;
       language: string | null;
       title: string | null;
     }>(
-      `SELECT c.seq, c.text, c.heading, c.symbol, c.doc, c.language, d.title FROM ${s}.chunks c JOIN ${s}.documents d ON d.id = c.doc_id
+      `SELECT c.seq, c.text, c.heading, c.symbol, c.symbols, c.doc, c.language, d.title FROM ${s}.chunks c JOIN ${s}.documents d ON d.id = c.doc_id
        WHERE c.seq > $1::bigint ORDER BY c.seq LIMIT $2`,
       [after, REINDEX_BATCH],
     );

@@ -1,6 +1,7 @@
 import type { KeywordQuery } from "@docdb/analyzer";
 import {
   type ChunkHit,
+  type CodeSymbol,
   type CollectionCounts,
   type CollectionPatch,
   type CollectionRecord,
@@ -89,6 +90,7 @@ function toChunk(r: Row): StoredChunk {
     language: (r.language as string | null) ?? null,
     symbol: (r.symbol as string | null) ?? null,
     symbolKind: (r.symbol_kind as string | null) ?? null,
+    symbols: (r.symbols as CodeSymbol[] | null) ?? [],
     codeFallback: (r.code_fallback as string | null) ?? null,
     doc: (r.doc as string | null) ?? null,
     embedded: r.embedded as boolean,
@@ -123,7 +125,7 @@ function toFile(r: Row): StoredFile {
 }
 
 const DOCUMENT_COLUMNS = "d.id, d.key, d.source, d.title, d.content, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at";
-const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.language, c.symbol, c.symbol_kind, c.code_fallback, c.doc, c.embedded`;
+const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.language, c.symbol, c.symbol_kind, c.symbols, c.code_fallback, c.doc, c.embedded`;
 
 /** A transaction's change to the keyword statistics. */
 interface KeywordDelta {
@@ -392,12 +394,12 @@ export class PostgresStore implements Store {
       }
       const { rows } = await client.query<{ seq: string; idx: number }>(
         `INSERT INTO ${s}.chunks (id, doc_id, idx, text, start, "end", heading, line_start, line_end, input_hash, embedded, kw_length,
-                                 language, symbol, symbol_kind, code_fallback, doc)
+                                 language, symbol, symbol_kind, symbols, code_fallback, doc)
          SELECT x.id, $1, x.idx, x.text, x.start, x.e, x.heading, x.line_start, x.line_end, x.input_hash, x.embedded, x.kw_length,
-                x.language, x.symbol, x.symbol_kind, x.code_fallback, x.doc
+                x.language, x.symbol, x.symbol_kind, x.symbols::jsonb, x.code_fallback, x.doc
          FROM unnest($2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::bool[], $12::int[],
-                     $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
-           AS x(id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length, language, symbol, symbol_kind, code_fallback, doc)
+                     $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+           AS x(id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length, language, symbol, symbol_kind, symbols, code_fallback, doc)
          RETURNING seq, idx`,
         [
           id,
@@ -415,6 +417,7 @@ export class PostgresStore implements Store {
           w.chunks.map((c) => c.language ?? null),
           w.chunks.map((c) => c.symbol ?? null),
           w.chunks.map((c) => c.symbolKind ?? null),
+          w.chunks.map((c) => (c.symbols && c.symbols.length > 0 ? JSON.stringify(c.symbols) : null)),
           w.chunks.map((c) => c.codeFallback ?? null),
           w.chunks.map((c) => c.doc ?? null),
         ],

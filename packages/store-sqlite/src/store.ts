@@ -1,6 +1,7 @@
 import { ANALYZER_VERSION, analyzeForIndex, type KeywordQuery } from "@docdb/analyzer";
 import type {
   ChunkHit,
+  CodeSymbol,
   CollectionCounts,
   CollectionPatch,
   CollectionRecord,
@@ -49,7 +50,12 @@ const EXACT_FILTER_LIMIT = 5000;
 type Row = Record<string, unknown>;
 
 /** What the keyword index reads of a chunk besides its text. */
-type IndexedChunk = Pick<NewChunk, "heading" | "symbol" | "doc" | "language">;
+type IndexedChunk = Pick<NewChunk, "heading" | "symbol" | "symbols" | "doc" | "language">;
+
+/** The symbols a chunk's keyword index holds: all it holds, or its one symbol. */
+function symbolNames(chunk: Pick<NewChunk, "symbol" | "symbols">): (string | null | undefined)[] {
+  return chunk.symbols && chunk.symbols.length > 0 ? chunk.symbols.map((s) => s.symbol) : [chunk.symbol];
+}
 
 function toVectorBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
@@ -84,6 +90,7 @@ function toChunk(row: Row): StoredChunk {
     language: (row.language as string | null) ?? null,
     symbol: (row.symbol as string | null) ?? null,
     symbolKind: (row.symbol_kind as string | null) ?? null,
+    symbols: row.symbols ? (JSON.parse(row.symbols as string) as CodeSymbol[]) : [],
     codeFallback: (row.code_fallback as string | null) ?? null,
     doc: (row.doc as string | null) ?? null,
     embedded: row.embedded === 1,
@@ -231,12 +238,17 @@ export class SqliteStore implements Store {
     let after = 0;
     for (;;) {
       const rows = this.statement(
-        `SELECT c.seq, c.text, c.heading, c.symbol, c.doc, c.language, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+        `SELECT c.seq, c.text, c.heading, c.symbol, c.symbols, c.doc, c.language, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
          WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
-      ).all(after, REINDEX_BATCH) as ({ seq: number; text: string; title: string | null } & IndexedChunk)[];
+      ).all(after, REINDEX_BATCH) as ({ seq: number; text: string; title: string | null; symbols: string | null } & Omit<
+        IndexedChunk,
+        "symbols"
+      >)[];
       if (rows.length === 0) break;
       await this.write(() => {
-        for (const r of rows) this.indexChunk(r.seq, analyzeForIndex(r.title ?? ""), r, r.text);
+        for (const r of rows) {
+          this.indexChunk(r.seq, analyzeForIndex(r.title ?? ""), { ...r, symbols: r.symbols ? JSON.parse(r.symbols) : null }, r.text);
+        }
       });
       after = (rows[rows.length - 1] as { seq: number }).seq;
     }
@@ -249,7 +261,7 @@ export class SqliteStore implements Store {
    */
   private indexChunk(seq: number, titleTerms: string, chunk: IndexedChunk, text: string): void {
     let title = titleTerms;
-    for (const extra of [chunk.heading, chunk.symbol, chunk.doc]) if (extra) title += ` ${analyzeForIndex(extra)}`;
+    for (const extra of [chunk.heading, ...symbolNames(chunk), chunk.doc]) if (extra) title += ` ${analyzeForIndex(extra)}`;
     this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)").run(seq, title, analyzeForIndex(text, chunk.language));
   }
 
@@ -368,8 +380,8 @@ export class SqliteStore implements Store {
     const titleTerms = analyzeForIndex(doc.title ?? "");
     const insertChunk = this.statement(
       `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end, input_hash, embedded,
-                           language, symbol, symbol_kind, code_fallback, doc)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                           language, symbol, symbol_kind, symbols, code_fallback, doc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     let reused = 0;
     for (const chunk of chunks) {
@@ -398,6 +410,7 @@ export class SqliteStore implements Store {
         chunk.language ?? null,
         chunk.symbol ?? null,
         chunk.symbolKind ?? null,
+        chunk.symbols && chunk.symbols.length > 0 ? JSON.stringify(chunk.symbols) : null,
         chunk.codeFallback ?? null,
         chunk.doc ?? null,
       );

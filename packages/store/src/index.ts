@@ -16,6 +16,7 @@ export {
 } from "./filter.js";
 export type {
   ChunkHit,
+  CodeSymbol,
   CollectionCounts,
   CollectionPatch,
   CollectionRecord,

@@ -74,6 +74,12 @@ export interface NewDocument {
   updatedAt?: string;
 }
 
+/** A declaration in a chunk of code: its symbol path and kind. */
+export interface CodeSymbol {
+  symbol: string;
+  kind: string | null;
+}
+
 export interface NewChunk {
   id: string;
   idx: number;
@@ -93,6 +99,11 @@ export interface NewChunk {
   symbol?: string | null;
   /** Code: what the symbol is (`function`, `class`, `method`…). */
   symbolKind?: string | null;
+  /**
+   * Code: every declaration the chunk holds when several small ones were packed together, `symbol`
+   * first. Engines index all of them (instead of `symbol` alone) with the title.
+   */
+  symbols?: CodeSymbol[] | null;
   /** Code cut by line windows instead of by its syntax tree, and why (`syntax_error`, `unsupported_language`). */
   codeFallback?: string | null;
   /**
@@ -181,6 +192,8 @@ export interface StoredChunk {
   language: string | null;
   symbol: string | null;
   symbolKind: string | null;
+  /** Every declaration the chunk holds when it holds several; empty otherwise. */
+  symbols: CodeSymbol[];
   codeFallback: string | null;
   doc: string | null;
   embedded: boolean;
