@@ -90,7 +90,11 @@ describe("chunkCode", () => {
     const chunks = await chunkCode(TS, { language: "typescript", size: 2000, overlap: 100 });
     expect(chunks).toHaveLength(1);
     expect(chunks[0]?.text).toBe(TS.trimEnd());
-    expect(chunks[0]?.symbols?.map((s) => s.symbol)).toEqual(["loadConfig", "Config", "TokenStore"]);
+    expect(chunks[0]?.symbols).toEqual([
+      { symbol: "loadConfig", kind: "function" },
+      { symbol: "Config", kind: "interface" },
+      { symbol: "TokenStore", kind: "class" },
+    ]);
     expect(chunks[0]?.symbol).toBe("loadConfig");
   });
 
@@ -263,6 +267,37 @@ describe("chunkCode", () => {
       expect(c.symbol).toBe("data");
       expect([c.lineStart, c.lineEnd]).toEqual([1, 1]);
     }
+  });
+
+  it("records each declaration's documentation without comment markers, on every piece of it", async () => {
+    const ts = await chunkCode(TS, { language: "typescript", size: 160, overlap: 20 });
+    expect(ts.find((c) => c.symbol === "loadConfig")?.doc).toBe("Reads the config file.");
+    expect(ts.find((c) => c.symbol === "TokenStore.rotate")?.doc).toBeUndefined();
+
+    const py =
+      'def settle(invoice):\n    """Marks an invoice as paid.\n\n    Returns the receipt number.\n    """\n    return 1\n\n# not a doc comment of anything\n';
+    expect((await chunkCode(py, { language: "python", size: 700, overlap: 0 }))[0]?.doc).toBe(
+      "Marks an invoice as paid.\nReturns the receipt number.",
+    );
+
+    const rust = "/// Moves `cents` between accounts.\n/// Fails when the balance is short.\n#[inline]\npub fn transfer(cents: u64) {}\n";
+    expect((await chunkCode(rust, { language: "rust", size: 700, overlap: 0 }))[0]?.doc).toBe(
+      "Moves `cents` between accounts.\nFails when the balance is short.",
+    );
+
+    // A long function cut into line windows: every window carries the function's doc comment.
+    const body = Array.from({ length: 40 }, (_, i) => `  total += ${i};`).join("\n");
+    const long = `// Sums the first forty numbers.\nfunction sum() {\n  let total = 0;\n${body}\n  return total;\n}\n`;
+    const windows = await chunkCode(long, { language: "javascript", size: 200, overlap: 20 });
+    expect(windows.length).toBeGreaterThan(2);
+    expect(new Set(windows.map((w) => w.doc))).toEqual(new Set(["Sums the first forty numbers."]));
+    // Packed declarations: all their docs.
+    const packed = await chunkCode("/** First. */\nexport const a = 1;\n/** Second. */\nexport const b = 2;\n", {
+      language: "typescript",
+      size: 700,
+      overlap: 0,
+    });
+    expect(packed[0]?.doc).toBe("First.\nSecond.");
   });
 
   it("returns nothing for blank input", async () => {

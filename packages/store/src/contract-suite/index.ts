@@ -506,15 +506,28 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         codeFallback,
       });
 
-      it("keeps each chunk's language, symbol, kind and fallback, on every read", async () => {
+      it("keeps each chunk's language, symbols, kind, documentation and fallback, on every read", async () => {
         const store = await fresh();
         await store.setEmbeddingInfo({ provider: "p", model: "m", dimensions: 2 });
         const fields = [
-          code("typescript", "PaymentService.retryCharge", "method"),
-          code(null, null, null),
-          code("cobol", null, null, "unsupported_language"),
+          {
+            ...code("typescript", "PaymentService.retryCharge", "method"),
+            doc: "Retries a failed charge.\nWaits longer each time 🕐.",
+            symbols: [],
+          },
+          { ...code(null, null, null), doc: null, symbols: [] },
+          { ...code("cobol", null, null, "unsupported_language"), doc: null, symbols: [] },
+          {
+            ...code("python", "Invoice", "class"),
+            doc: null,
+            symbols: [
+              { symbol: "Invoice", kind: "class" },
+              { symbol: "Invoice.tax", kind: "method" },
+              { symbol: "settle", kind: null },
+            ],
+          },
         ];
-        const doc = makeDocument(["async retryCharge() {}", "prose", "IDENTIFICATION DIVISION."], {}, (i) => ({
+        const doc = makeDocument(["async retryCharge() {}", "prose", "IDENTIFICATION DIVISION.", "class Invoice: ..."], {}, (i) => ({
           ...fields[i],
           lineStart: i + 1,
           lineEnd: i + 1,
@@ -550,6 +563,32 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         // The symbol's words alone find it first too ("service" is in its symbol and title only).
         const words = await store.keywordSearch(query("payment service"), { limit: 5 });
         expect(words[0]?.chunkId).toBe(definition.chunks[0]?.id);
+      });
+
+      it("indexes documentation and every packed symbol with the title, and a code chunk without its language's reserved words", async () => {
+        const store = await fresh();
+        const documented = makeDocument(["def tax(self, rate):\n    return self.total * rate"], { title: "billing.py" }, () => ({
+          ...code("python", "Invoice.tax", "method"),
+          doc: "Consumption tax, rounded down to the yen.",
+        }));
+        const packed = makeDocument(["class Invoice: ...\ndef settle(invoice): ..."], { title: "models.py" }, () => ({
+          ...code("python", "Invoice", "class"),
+          symbols: [
+            { symbol: "Invoice", kind: "class" },
+            { symbol: "settle", kind: "function" },
+          ],
+        }));
+        const prose = makeDocument(["Return the form by the deadline; the tax office will not return it."], { title: "notes.md" });
+        const uses = makeDocument(["settle(first)\nsettle(second)\nsettle(third)"], { title: "jobs.py" }, () => code("python", null, null));
+        await store.writeDocuments([documented, packed, prose, uses]);
+        const top = async (text: string) => (await store.keywordSearch(query(text), { limit: 5 })).map((h) => h.chunkId);
+        // "consumption" and "yen" are only in the documentation.
+        expect(await top("consumption yen")).toEqual([documented.chunks[0]?.id]);
+        // "settle" is the second declaration packed into a chunk: indexed with its title, it outweighs three calls.
+        expect(await top("settle")).toEqual([packed.chunks[0]?.id, uses.chunks[0]?.id]);
+        // `return` in Python code is syntax: only the prose matches it.
+        expect(await top("return")).toEqual([prose.chunks[0]?.id]);
+        expect(await top("self")).toEqual([]);
       });
 
       it("filters on language, symbol and symbol_kind: a search sees one chunk, a listing any chunk of a document", async () => {
