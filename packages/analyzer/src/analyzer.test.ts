@@ -59,7 +59,8 @@ describe("terms for the index", () => {
   });
 
   it("leaves a code chunk's reserved words out, keeping identifiers and members that contain them", () => {
-    const ts = "export async function load(path: string) {\n  const text = await this.files.read(path);\n  return node.type ?? returnValue;\n}";
+    const ts =
+      "export async function load(path: string) {\n  const text = await this.files.read(path);\n  return node.type ?? returnValue;\n}";
     // this.files.read: `this` is left out, the members stay (files.read is the path without it).
     expect(words(ts, "typescript")).toEqual([
       "load",
@@ -76,7 +77,12 @@ describe("terms for the index", () => {
       "return",
       "valu",
     ]);
-    expect(words("def settle(self, invoice):\n    return None if self.paid else invoice", "python")).toEqual(["settl", "invoic", "paid", "invoic"]);
+    expect(words("def settle(self, invoice):\n    return None if self.paid else invoice", "python")).toEqual([
+      "settl",
+      "invoic",
+      "paid",
+      "invoic",
+    ]);
     // Go's `error` type is syntax; errors.New is a call.
     expect(words("if err != nil { return errors.New(msg) } var e error", "go")).toEqual(["err", "error", "new", "errors.new", "msg", "e"]);
     // Prose, and languages without a list, keep every word.

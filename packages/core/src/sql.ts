@@ -7,10 +7,24 @@ export const SQL_DEFAULT_TIMEOUT_MS = 5_000;
 const SQL_MAX_TIMEOUT_MS = 60_000;
 const SQL_MAX_LENGTH = 100_000;
 
-/** The documented read-only views and their columns (migrations/sqlite/0004_views.sql). */
+/** The documented read-only views and their columns (migrations/sqlite/0004_views.sql, 0007_code_symbols.sql). */
 export const SQL_VIEWS: Readonly<Record<string, readonly string[]>> = {
   documents_v: ["id", "key", "title", "source", "collection", "metadata", "created_at", "updated_at", "length"],
-  chunks_v: ["id", "doc_id", "idx", "text", "start", "end", "heading", "line_start", "line_end", "embedded"],
+  chunks_v: [
+    "id",
+    "doc_id",
+    "idx",
+    "text",
+    "start",
+    "end",
+    "heading",
+    "line_start",
+    "line_end",
+    "language",
+    "symbol",
+    "symbol_kind",
+    "embedded",
+  ],
   collections_v: ["name", "description", "source", "enabled", "settings", "created_at", "updated_at", "last_import_at"],
   files_v: ["collection", "path", "size", "mtime", "content_hash", "doc_id", "chunking", "imported_at"],
 };
