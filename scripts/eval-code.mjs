@@ -15,6 +15,7 @@
  * --cli   the docdb program to evaluate (e.g. a build of main, to compare)
  * --ref   the commit whose files are imported (default HEAD), taken with `git archive`, without
  *         eval/ (the questions themselves would otherwise be the best match for every question)
+ *         and BENCHMARKS.md (where these results are written down)
  *
  * Each run uses a fresh data folder and no embedding model.
  */
@@ -65,6 +66,7 @@ try {
   mkdirSync(source);
   execFileSync("sh", ["-c", `git -C "${ROOT}" archive "${ref}" | tar -x -C "${source}"`]);
   rmSync(join(source, "eval"), { recursive: true, force: true });
+  rmSync(join(source, "BENCHMARKS.md"), { force: true });
   const { questions } = JSON.parse(readFileSync(questionsFile, "utf8"));
   const version = docdb("--version").trim();
   docdb("collection", "add", "-n", "self", "-s", source, "-d", "docdb's own source");
