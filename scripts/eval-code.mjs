@@ -5,9 +5,10 @@
  * file, and the expected symbol (a result from that file whose lines include the line the symbol
  * is declared on, found in the file itself, or whose heading ends with the symbol's name, which
  * both the line-pattern and the tree-sitter chunker record for pieces of a long declaration).
- * The top 3 are those of `find -k 3`. It also reports each one's rank in `find -k 10` and the
- * mean reciprocal rank (MRR@10), a finer measure on so few questions, and whether the symbol's
- * name alone as the query (`find embedMany`) returns its definition first.
+ * Results are those of `docdb find` as it answers by default (ten passages, neighbouring chunks
+ * merged); the top 3 are its first three. It also reports each one's rank there and the mean
+ * reciprocal rank (MRR@10), a finer measure on so few questions, and whether the symbol's name
+ * alone as the query (`find embedMany`) returns its definition first.
  *
  *   pnpm build && node scripts/eval-code.mjs [--cli apps/cli/dist/index.js] [--ref HEAD] [--top 3] [--json]
  *                                            [--questions eval/code-questions.json]
@@ -16,6 +17,9 @@
  * --ref   the commit whose files are imported (default HEAD), taken with `git archive`, without
  *         eval/ (the questions themselves would otherwise be the best match for every question)
  *         and BENCHMARKS.md (where these results are written down)
+ *
+ * --prefix  words put before every question, e.g. "which function returns" (a check that code
+ *           words in a question do not pull it towards code that merely uses them)
  *
  * Each run uses a fresh data folder and no embedding model.
  */
@@ -34,6 +38,7 @@ const top = Number(arg("--top", "3"));
 const DEPTH = 10;
 const json = args.includes("--json");
 const questionsFile = resolve(arg("--questions", join(ROOT, "eval/code-questions.json")));
+const prefix = arg("--prefix", "");
 
 const work = mkdtempSync(join(tmpdir(), "docdb-eval-code-"));
 const source = join(work, "src");
@@ -75,10 +80,10 @@ try {
   const rows = questions.map((q, i) => {
     const line = declarationLine(readFileSync(join(source, q.file), "utf8"), q.symbol);
     if (line === undefined) throw new Error(`question ${i + 1}: ${q.symbol} is not declared in ${q.file}`);
-    const find = (k) => JSON.parse(docdb("find", q.query, "--collection", "self", "--mode", "keyword", "-k", String(k), "--json"));
-    // The top 3 of `find -k 3` (what an agent asking for three gets), and ranks in `find -k 10`.
-    const results = find(top);
-    const deeper = find(DEPTH);
+    const query = prefix ? `${prefix} ${q.query}` : q.query;
+    // What `docdb find` answers by default (ten results, neighbouring chunks merged into passages).
+    const deeper = JSON.parse(docdb("find", query, "--collection", "self", "--mode", "keyword", "-k", String(DEPTH), "--json"));
+    const results = deeper.slice(0, top);
     const inFile = (r) => r.source === q.file;
     // On the symbol: the passage holds its declaration line, or is a piece of its declaration
     // (a long function cut into windows), as the heading both chunkers record names it.
