@@ -1,12 +1,15 @@
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/chunker";
 import { EmbeddingError, type EmbeddingModel, embedMany } from "@docdb/embed";
-import { allOf, type ChunkHit, type Filter, type Store } from "@docdb/store";
+import { allOf, type ChunkHit, type DocumentWrite, type Filter, type Store } from "@docdb/store";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
 import type { Logger } from "./logger.js";
+import { Memory, resolveMemoryOptions } from "./memory/memory.js";
+import { isSystemCollection, MEMORY_COLLECTION_PREFIX, MEMORY_COLLECTIONS, WITHOUT_SYSTEM_COLLECTIONS } from "./memory/names.js";
+import type { ResolvedMemoryOptions } from "./memory/types.js";
 import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
 import type {
   DatabaseStatus,
@@ -39,6 +42,8 @@ export interface DatabaseContext {
   chunkOptions: ChunkOptions;
   /** Engine kind for status ("sqlite", "postgres"). */
   engine: string;
+  /** Agent memory thresholds (default: the environment's, else docdb's defaults). */
+  memory?: ResolvedMemoryOptions;
 }
 
 function describeEmbeddingFailure(error: unknown): string {
@@ -51,6 +56,8 @@ function describeEmbeddingFailure(error: unknown): string {
 export class Database {
   /** Named document sets imported from folders (add, import, status, watch). */
   readonly collections: Collections;
+  /** Memory for agents: question–answer records by topic, merged into knowledge (see Memory). */
+  readonly memory: Memory;
 
   /** @internal Opened by `DocDB.database`; not constructed directly. */
   constructor(
@@ -65,6 +72,16 @@ export class Database {
       embedPending: (options) => this.embedPending(options),
       pendingCount: async () => (await this.store.counts()).pending,
       model: async () => (await this.status()).model,
+    });
+    this.memory = new Memory({
+      databaseName: name,
+      store,
+      embedding: context.embedding,
+      logger: context.logger,
+      options: context.memory ?? resolveMemoryOptions(),
+      insert: (inputs) => this.insertDocuments(inputs),
+      search: (query, options) => this.search(query, options),
+      embed: (model, texts) => this.embed(model, texts, "document"),
     });
   }
 
@@ -96,9 +113,67 @@ export class Database {
    * embeds the chunks. When the embedding provider fails, the document stays stored and keyword
    * searchable, its chunks pending (`embedded: false` and a warning). With a `key` already in
    * use, that document is replaced (same doc_id; unchanged chunks keep their vectors).
+   * Collections whose names start with "_" belong to docdb itself (agent memory) and are refused.
    */
   async insertDocument(input: InsertInput): Promise<InsertResult> {
+    if (typeof input === "object" && input !== null && typeof input.collection === "string" && isSystemCollection(input.collection)) {
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `collection names starting with "_" are reserved for docdb (agent memory lives in ${MEMORY_COLLECTION_PREFIX}*): choose another name`,
+      );
+    }
+    const [result] = await this.insertDocuments([input]);
+    return result as InsertResult;
+  }
+
+  /**
+   * @internal Several documents written in one transaction (all or none), then embedded. Used by
+   * `insertDocument` and by agent memory (knowledge plus the QAs it marks merged). No reserved-
+   * collection check: callers inside core choose their collections.
+   */
+  async insertDocuments(inputs: (InsertInput & { id?: string })[]): Promise<InsertResult[]> {
     const started = performance.now();
+    const prepared = inputs.map((input) => this.prepare(input));
+    const model = this.context.embedding;
+    if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
+    const written = await this.call(() => this.store.writeDocuments(prepared.map((p) => p.write)));
+
+    const results: InsertResult[] = [];
+    for (const [i, p] of prepared.entries()) {
+      const { docId, replaced, reusedVectors } = written[i] as { docId: string; replaced: boolean; reusedVectors: number };
+      const warnings: string[] = [];
+      const missing = p.chunkCount - reusedVectors;
+      let embedded = missing === 0;
+      if (!model && !embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
+      else if (model && !embedded) {
+        try {
+          const pending = (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
+          const vectors = await this.embed(
+            model,
+            pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title: p.title })),
+            "document",
+          );
+          await this.recordModel(model);
+          await this.call(() => this.store.writeVectors(pending.map((c, j) => ({ chunkId: c.id, vector: vectors[j] as Float32Array }))));
+          embedded = true;
+        } catch (error) {
+          const reason = describeEmbeddingFailure(error);
+          // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
+          this.context.logger.info({ db: this.name, doc_id: docId, err: reason }, "embedding failed; document stored as pending");
+          warnings.push(this.pendingWarning(reason));
+        }
+      }
+      this.context.logger.info(
+        { db: this.name, doc_id: docId, chunks: p.chunkCount, replaced, embedded, ms: Math.round(performance.now() - started) },
+        "insert",
+      );
+      results.push({ doc_id: docId, chunk_count: p.chunkCount, embedded, replaced, reused_vectors: reusedVectors, warnings });
+    }
+    return results;
+  }
+
+  /** Validates one insert and turns it into the store's write (chunks with fresh ids). */
+  private prepare(input: InsertInput & { id?: string }): { write: DocumentWrite; title: string | null; chunkCount: number } {
     if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
     const text = validateText(input.text, this.context.maxTextLength);
     const metadata = validateMetadata(input.metadata);
@@ -106,58 +181,26 @@ export class Database {
     if (input.title !== undefined && (typeof input.title !== "string" || input.title.length > 1000)) {
       throw new DocDBError("INVALID_REQUEST", "title must be a string of at most 1000 characters");
     }
-    const model = this.context.embedding;
-    if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
-
     const title = input.title ?? null;
     const chunks = toStoredChunks(text, this.chunk(input, text), title);
-    const [written] = await this.call(() =>
-      this.store.writeDocuments([
-        {
-          document: {
-            id: newId(),
-            key: key ?? null,
-            source: input.source ?? null,
-            title,
-            content: text,
-            contentHash: contentHash(text),
-            metadata,
-            collection: input.collection ?? null,
-          },
-          chunks,
-          upsertByKey: key !== undefined,
+    return {
+      write: {
+        document: {
+          id: input.id ?? newId(),
+          key: key ?? null,
+          source: input.source ?? null,
+          title,
+          content: text,
+          contentHash: contentHash(text),
+          metadata,
+          collection: input.collection ?? null,
         },
-      ]),
-    );
-    const { docId, replaced, reusedVectors } = written as { docId: string; replaced: boolean; reusedVectors: number };
-
-    const warnings: string[] = [];
-    const missing = chunks.length - reusedVectors;
-    let embedded = missing === 0;
-    if (!model && !embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
-    else if (model && !embedded) {
-      try {
-        const pending = (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
-        const vectors = await this.embed(
-          model,
-          pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title })),
-          "document",
-        );
-        await this.recordModel(model);
-        await this.call(() => this.store.writeVectors(pending.map((c, i) => ({ chunkId: c.id, vector: vectors[i] as Float32Array }))));
-        embedded = true;
-      } catch (error) {
-        const reason = describeEmbeddingFailure(error);
-        // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
-        this.context.logger.info({ db: this.name, doc_id: docId, err: reason }, "embedding failed; document stored as pending");
-        warnings.push(this.pendingWarning(reason));
-      }
-    }
-    this.context.logger.info(
-      { db: this.name, doc_id: docId, chunks: chunks.length, replaced, embedded, ms: Math.round(performance.now() - started) },
-      "insert",
-    );
-    return { doc_id: docId, chunk_count: chunks.length, embedded, replaced, reused_vectors: reusedVectors, warnings };
+        chunks,
+        upsertByKey: key !== undefined,
+      },
+      title,
+      chunkCount: chunks.length,
+    };
   }
 
   /** The model is recorded with its first vectors, so a model that never embedded anything binds nothing. */
@@ -203,7 +246,7 @@ export class Database {
     return allOf([
       parseFilter(input.filter),
       input.path_prefix !== undefined ? { op: "prefix", field: { builtin: "source" }, value: input.path_prefix } : undefined,
-      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : undefined,
+      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : WITHOUT_SYSTEM_COLLECTIONS,
       input.doc_ids !== undefined ? { op: "in", field: { builtin: "doc_id" }, values: input.doc_ids } : undefined,
     ]);
   }
@@ -225,6 +268,24 @@ export class Database {
       throw new DocDBError("INVALID_REQUEST", "threshold must be a number from 0 to 1 (scores are 0–1, higher is better)");
     }
     const filter = await this.searchFilter(input);
+    const { results, warnings } = await this.search(query, { topK, mode, threshold: input.threshold, filter, exact: input.exact === true });
+    this.context.logger.info(
+      { db: this.name, mode, top_k: topK, results: results.length, ms: Math.round(performance.now() - started) },
+      "find",
+    );
+    return { results, mode, warnings };
+  }
+
+  /**
+   * @internal The search behind `findSimilar`, over whatever `filter` allows (agent memory passes
+   * its own collections here). Arguments are already validated.
+   */
+  async search(
+    query: string,
+    options: { topK: number; mode: SearchMode; threshold?: number; filter?: Filter; exact?: boolean },
+  ): Promise<{ results: SearchResult[]; warnings: string[] }> {
+    const { topK, mode, filter } = options;
+    const input = { threshold: options.threshold, exact: options.exact };
     const warnings: string[] = [];
     // Fetch more than top_k when fusion or a threshold may drop some.
     const fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : topK;
@@ -280,11 +341,7 @@ export class Database {
         return hit ? [toResult(hit, r.score, r.distance)] : [];
       }),
     );
-    this.context.logger.info(
-      { db: this.name, mode, top_k: topK, results: results.length, ms: Math.round(performance.now() - started) },
-      "find",
-    );
-    return { results, mode, warnings };
+    return { results, warnings };
   }
 
   /** A document with its text and chunk layout; NOT_FOUND for an unknown id. */
@@ -338,7 +395,9 @@ export class Database {
     if (!Number.isInteger(offset) || offset < 0) throw new DocDBError("INVALID_REQUEST", "offset must be a whole number, 0 or more");
     const filter = allOf([
       parseFilter(options.filter),
-      options.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: options.collection } : undefined,
+      options.collection !== undefined
+        ? { op: "eq", field: { builtin: "collection" }, value: options.collection }
+        : WITHOUT_SYSTEM_COLLECTIONS,
     ]);
     const rows = await this.call(() => this.store.listDocuments({ limit, offset, filter }));
     return rows.map((d) => ({
@@ -355,19 +414,32 @@ export class Database {
     }));
   }
 
-  /** Counts and the embedding model of this database. */
+  /**
+   * Counts and the embedding model of this database. Documents, chunks, embedded and pending
+   * count the user's documents; agent memory is counted apart in `memory` (`embedPending`
+   * embeds both).
+   */
   async status(): Promise<DatabaseStatus> {
     const counts = await this.call(() => this.store.counts());
     const info = await this.call(() => this.store.getEmbeddingInfo());
+    const memory = { documents: 0, chunks: 0, embedded: 0, pending: 0 };
+    for (const collection of Object.values(MEMORY_COLLECTIONS)) {
+      const c = await this.call(() => this.store.collectionCounts(collection));
+      memory.documents += c.documents;
+      memory.chunks += c.chunks;
+      memory.embedded += c.embedded;
+      memory.pending += c.pending;
+    }
     return {
       name: this.name,
       engine: this.context.engine,
       location: this.location,
-      documents: counts.documents,
-      chunks: counts.chunks,
-      embedded: counts.embedded,
-      pending: counts.pending,
+      documents: counts.documents - memory.documents,
+      chunks: counts.chunks - memory.chunks,
+      embedded: counts.embedded - memory.embedded,
+      pending: counts.pending - memory.pending,
       model: info ? { provider: info.provider, model: info.model, dimensions: info.dimensions } : null,
+      ...(memory.documents > 0 ? { memory } : {}),
     };
   }
 

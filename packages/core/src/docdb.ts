@@ -6,6 +6,8 @@ import { createSqliteEngine } from "@docdb/store-sqlite";
 import { Database } from "./database.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { createLogger, type Logger } from "./logger.js";
+import { resolveMemoryOptions } from "./memory/memory.js";
+import type { MemoryOptions, ResolvedMemoryOptions } from "./memory/types.js";
 import { createEmbeddingModel, type EmbeddingConfig, resolveEmbeddingConfig } from "./provider.js";
 import type { DatabaseStatus } from "./types.js";
 import { DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, validateDbName } from "./validate.js";
@@ -29,6 +31,8 @@ export interface OpenDocDBOptions {
   /** Longest document accepted, in characters. Default 100,000. */
   maxTextLength?: number;
   chunkOptions?: ChunkOptions;
+  /** Agent memory thresholds (0–1); default from `DOCDB_MEMORY_*` environment variables, else docdb's. */
+  memory?: MemoryOptions;
 }
 
 function isModel(value: unknown): value is EmbeddingModel {
@@ -65,12 +69,14 @@ export class DocDB {
   readonly embedding: EmbeddingModel | null;
   readonly logger: Logger;
   private readonly embeddingProblem: string | undefined;
+  private readonly memoryOptions: ResolvedMemoryOptions;
   private readonly options: OpenDocDBOptions;
   private readonly open = new Map<string, Promise<Database>>();
   private enginePromise: Promise<StoreEngine> | undefined;
 
   constructor(options: OpenDocDBOptions = {}) {
     this.options = options;
+    this.memoryOptions = resolveMemoryOptions(options.memory);
     this.logger = options.logger ?? createLogger();
     let embedding: EmbeddingModel | null = null;
     let problem: string | undefined;
@@ -163,6 +169,7 @@ export class DocDB {
       maxTextLength: this.options.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH,
       chunkOptions: this.options.chunkOptions ?? {},
       engine: engine.kind,
+      memory: this.memoryOptions,
     });
   }
 

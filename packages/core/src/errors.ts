@@ -8,6 +8,7 @@ export type ErrorCode =
   | "MODEL_MISMATCH"
   | "DIMENSION_MISMATCH"
   | "STORE_UNAVAILABLE"
+  | "SAMPLING_UNAVAILABLE"
   | "INTERNAL";
 
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -18,6 +19,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "MODEL_MISMATCH",
   "DIMENSION_MISMATCH",
   "STORE_UNAVAILABLE",
+  "SAMPLING_UNAVAILABLE",
   "INTERNAL",
 ];
 
@@ -27,11 +29,14 @@ const MARKER = Symbol.for("docdb.error");
 export class DocDBError extends Error {
   readonly [MARKER] = true;
   readonly code: ErrorCode;
+  /** Structured detail for callers that can use it (e.g. the merge groups of SAMPLING_UNAVAILABLE). */
+  readonly details?: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message, options);
     this.name = "DocDBError";
     this.code = code;
+    if (options?.details !== undefined) this.details = options.details;
   }
 
   static isInstance(error: unknown): error is DocDBError {

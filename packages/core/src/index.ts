@@ -35,6 +35,7 @@ export {
 } from "./eval/index.js";
 export { parseFilter } from "./filter.js";
 export { createLogger, type Logger, silentLogger } from "./logger.js";
+export * from "./memory/index.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
 export {
   createEmbeddingModel,
