@@ -9,6 +9,7 @@ import { readJsonBody } from "./http-body.js";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS } from "./http-defaults.js";
 import { checkOriginAndHost, defaultOrigins, hasToken, isLoopbackHost } from "./http-guard.js";
 import type { ToolRegistry } from "./registry.js";
+import type { ResourceProvider } from "./resources.js";
 import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
 
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS };
@@ -28,6 +29,8 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** Open MCP sessions kept; the least recently used is closed beyond this. Default 100. */
   maxSessions?: number;
+  /** Resources besides the tools (e.g. agent memory's knowledge://). */
+  resources?: ResourceProvider;
 }
 
 export interface HttpHandle {
@@ -94,7 +97,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   }
 
   async function startSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-    const server = createServer(registry);
+    const server = createServer(registry, { resources: options.resources });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

@@ -1,5 +1,6 @@
-import type { DocDB } from "@docdb/core";
+import { DEFAULT_DB_NAME, type DocDB } from "@docdb/core";
 import { attachCollectionTools, startCollectionWatcher } from "./collections/index.js";
+import { memoryResources } from "./memory/resources.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
 import { createDocdbTools } from "./tools/index.js";
 
@@ -33,6 +34,8 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
   const watcher = resolved.watch
     ? startCollectionWatcher(docdb, { db: resolved.defaultDb, debounceMs: resolved.watchDebounceMs })
     : undefined;
+  // Agent memory of the default database as knowledge:// resources.
+  const resources = memoryResources(docdb, resolved.defaultDb ?? DEFAULT_DB_NAME);
   const signal = untilSignal();
   try {
     // Each transport is loaded only when used: agents start the stdio server often, and wait for it.
@@ -45,6 +48,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
         port: resolved.port,
         token: resolved.token,
         allowedOrigins: resolved.allowedOrigins,
+        resources,
       });
       process.stderr.write(
         `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""})\n`,
@@ -53,7 +57,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       await handle.close();
     } else {
       const { serveStdio } = await import("./stdio.js");
-      const handle = await serveStdio({ registry, logger: docdb.logger });
+      const handle = await serveStdio({ registry, logger: docdb.logger, resources });
       process.stderr.write(`docdb MCP server on stdio (store ${await docdb.location()})\n`);
       await Promise.race([handle.done, signal.promise]);
       await handle.close();

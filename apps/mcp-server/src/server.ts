@@ -1,7 +1,17 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestParamsSchema, ErrorCode, type JSONRPCRequest, type ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestParamsSchema,
+  CompleteRequestParamsSchema,
+  CreateMessageResultSchema,
+  ErrorCode,
+  type JSONRPCRequest,
+  ReadResourceRequestParamsSchema,
+  type ServerCapabilities,
+  type ServerResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ToolRegistry } from "./registry.js";
 import { invalidRequest, quote } from "./request-error.js";
+import type { ResourceProvider } from "./resources.js";
 
 export const SERVER_NAME = "docdb";
 export const SERVER_VERSION = "0.1.0";
@@ -11,12 +21,20 @@ const INSTRUCTIONS = [
   "find_similar_documents (hybrid meaning + keyword search; Japanese and English). Results carry doc_id",
   "and character offsets; get_document returns the whole text. Databases are named; omit db_name for the",
   "default one. Failed calls return isError with {error: {code, message}}: read the message, fix the call.",
+  "Memory: after solving a question, store it with store_qa {question, answer, topic}; before solving one, try query_qa",
+  "{question, context}. merge_knowledge merges similar answers into knowledge (through your client's sampling);",
+  "knowledge://{topic}/{query} resources serve it.",
 ].join(" ");
+
+/** How long a sampling request (the client's LLM writing a merge) may take. */
+const SAMPLING_TIMEOUT_MS = 5 * 60_000;
 
 export interface CreateServerOptions {
   name?: string;
   version?: string;
   instructions?: string;
+  /** Resources besides the tools (agent memory's knowledge://); none when absent. */
+  resources?: ResourceProvider;
 }
 
 /**
@@ -31,9 +49,11 @@ export interface CreateServerOptions {
  * until it is closed.
  */
 export function createServer(registry: ToolRegistry, options: CreateServerOptions = {}): Server {
+  const { resources } = options;
+  const capabilities: ServerCapabilities = { tools: { listChanged: true }, ...(resources ? { resources: {}, completions: {} } : {}) };
   const server = new Server(
     { name: options.name ?? SERVER_NAME, version: options.version ?? SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true } }, instructions: options.instructions ?? INSTRUCTIONS },
+    { capabilities, instructions: options.instructions ?? INSTRUCTIONS },
   );
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra): Promise<ServerResult> => {
     switch (request.method) {
@@ -44,15 +64,48 @@ export function createServer(registry: ToolRegistry, options: CreateServerOption
         if (!params.success) {
           throw invalidRequest("tools/call needs params {name: string, arguments?: object}: check the request against the MCP schema");
         }
-        return registry.call(params.data.name, params.data.arguments, { signal: extra.signal });
+        return registry.call(params.data.name, params.data.arguments, {
+          signal: extra.signal,
+          sampling: {
+            available: () => server.getClientCapabilities()?.sampling !== undefined,
+            // Sent as part of this request, so over HTTP it travels on the call's own response stream.
+            createMessage: (samplingParams) =>
+              extra.sendRequest({ method: "sampling/createMessage", params: samplingParams }, CreateMessageResultSchema, {
+                signal: extra.signal,
+                timeout: SAMPLING_TIMEOUT_MS,
+                resetTimeoutOnProgress: true,
+              }),
+          },
+        });
       }
-      default:
-        throw invalidRequest(
-          `unknown method ${quote(request.method)}: this server answers initialize, ping, tools/list and tools/call`,
-          {},
-          ErrorCode.MethodNotFound,
-        );
+      case "resources/list":
+        if (!resources) break;
+        return { resources: await resources.list() };
+      case "resources/templates/list":
+        if (!resources) break;
+        return { resourceTemplates: resources.templates() };
+      case "resources/read": {
+        if (!resources) break;
+        const params = ReadResourceRequestParamsSchema.safeParse(request.params);
+        if (!params.success) throw invalidRequest("resources/read needs params {uri: string}");
+        return resources.read(params.data.uri);
+      }
+      case "completion/complete": {
+        if (!resources) break;
+        const params = CompleteRequestParamsSchema.safeParse(request.params);
+        if (!params.success) throw invalidRequest("completion/complete needs params {ref, argument: {name, value}}");
+        const { ref, argument } = params.data;
+        const values = ref.type === "ref/resource" ? await resources.complete(ref.uri, argument) : [];
+        return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+      }
     }
+    throw invalidRequest(
+      `unknown method ${quote(request.method)}: this server answers initialize, ping, tools/list and tools/call${
+        resources ? ", resources/list, resources/templates/list, resources/read and completion/complete" : ""
+      }`,
+      {},
+      ErrorCode.MethodNotFound,
+    );
   };
   const unsubscribe = registry.onChange(() => {
     // Before initialize (or after close) there is nobody to tell: the client lists tools once initialized.

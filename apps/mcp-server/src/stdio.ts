@@ -3,11 +3,14 @@ import type { Logger } from "@docdb/core";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { DEFAULT_MAX_LINE_BYTES, LineGuard } from "./line-guard.js";
 import type { ToolRegistry } from "./registry.js";
+import type { ResourceProvider } from "./resources.js";
 import { createServer } from "./server.js";
 
 export interface StdioOptions {
   registry: ToolRegistry;
   logger: Logger;
+  /** Resources besides the tools (e.g. agent memory's knowledge://). */
+  resources?: ResourceProvider;
   stdin?: Readable;
   stdout?: Writable;
   /** Longest message accepted; longer lines are dropped. Default 8 MiB. */
@@ -49,7 +52,7 @@ export async function serveStdio(options: StdioOptions): Promise<StdioHandle> {
   // Invalid JSON lines and messages that are not JSON-RPC: the SDK skips them and reports here.
   transport.onerror = (error) =>
     logger.warn({ err: error.message.replace(/\s+/g, " ").slice(0, 300) }, "ignored an unreadable stdin message");
-  const server = createServer(options.registry);
+  const server = createServer(options.registry, { resources: options.resources });
   await server.connect(transport);
 
   return {

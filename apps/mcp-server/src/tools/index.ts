@@ -8,6 +8,7 @@ import { findSimilarDocumentsTool } from "./find-similar-documents.js";
 import { getDocumentTool } from "./get-document.js";
 import { insertDocumentTool } from "./insert-document.js";
 import { listDatabasesTool } from "./list-databases.js";
+import { memoryTools } from "./memory.js";
 import { statusTool } from "./status.js";
 
 export type { ToolsContext };
@@ -19,7 +20,7 @@ export interface DocdbToolsOptions {
   logger?: Logger;
 }
 
-/** A registry holding docdb's seven tools; add more (e.g. per-collection search) with `registry.add`. */
+/** A registry holding docdb's tools (documents and agent memory); add more (e.g. per-collection search) with `registry.add`. */
 export function createDocdbTools(docdb: DocDB, options: DocdbToolsOptions = {}): ToolRegistry {
   const context: ToolsContext = { docdb, defaultDb: validateDbName(options.defaultDb ?? DEFAULT_DB_NAME) };
   const registry = new ToolRegistry(options.logger ?? docdb.logger);
@@ -30,5 +31,11 @@ export function createDocdbTools(docdb: DocDB, options: DocdbToolsOptions = {}):
   registry.add(getDocumentTool(context));
   registry.add(deleteDocumentTool(context));
   registry.add(statusTool(context));
+  const memory = memoryTools(context);
+  registry.add(memory.storeQa);
+  registry.add(memory.queryQa);
+  registry.add(memory.mergeKnowledge);
+  registry.add(memory.storeKnowledge);
+  registry.add(memory.listTopics);
   return registry;
 }
