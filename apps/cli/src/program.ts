@@ -12,6 +12,7 @@ import { insertCommand } from "./commands/insert.js";
 import { installCommand, uninstallCommand } from "./commands/install.js";
 import { listCommand } from "./commands/list.js";
 import { modelsCommand } from "./commands/models.js";
+import { qaCommand } from "./commands/qa.js";
 import { serveCommand } from "./commands/serve.js";
 import { statusCommand } from "./commands/status.js";
 import { watchCommand } from "./commands/watch.js";
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
     collectionCommand(),
     importCommand(),
     watchCommand(),
+    qaCommand(),
     serveCommand(),
     evalCommand(),
     installCommand(),
