@@ -27,13 +27,6 @@ const hitSchema = z.object({
   source_qa_ids: z.array(z.string()).optional(),
 });
 
-const groupSchema = z.object({
-  topic: z.string(),
-  similarity: z.enum(["vector", "keywords"]).describe("How the questions were compared"),
-  score: z.number().describe("The weakest similarity holding the group together"),
-  qas: z.array(z.object({ qa_id: z.string(), question: z.string(), answer: z.string() })),
-});
-
 const knowledgeSchema = z.object({
   knowledge_id: z.string(),
   topic: z.string(),
