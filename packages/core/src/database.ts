@@ -133,7 +133,7 @@ export class Database {
    */
   async insertDocuments(inputs: (InsertInput & { id?: string })[]): Promise<InsertResult[]> {
     const started = performance.now();
-    const prepared = inputs.map((input) => this.prepare(input));
+    const prepared = inputs.map((input) => this.toWrite(input));
     const model = this.context.embedding;
     if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
     const written = await this.call(() => this.store.writeDocuments(prepared.map((p) => p.write)));
@@ -173,7 +173,7 @@ export class Database {
   }
 
   /** Validates one insert and turns it into the store's write (chunks with fresh ids). */
-  private prepare(input: InsertInput & { id?: string }): { write: DocumentWrite; title: string | null; chunkCount: number } {
+  private toWrite(input: InsertInput & { id?: string }): { write: DocumentWrite; title: string | null; chunkCount: number } {
     if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
     const text = validateText(input.text, this.context.maxTextLength);
     const metadata = validateMetadata(input.metadata);
