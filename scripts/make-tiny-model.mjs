@@ -7,10 +7,15 @@
 // from a seeded generator: the same options always give the same bytes. Tests and the
 // benchmark use it offline, with no Python and no download.
 //
-//   node scripts/make-tiny-model.mjs [OUT_DIR] [--hidden 32] [--layers 2] [--intermediate 64] [--seed 7] [--force]
+//   node scripts/make-tiny-model.mjs [OUT_DIR] [--hidden 32] [--layers 2] [--intermediate 64] [--seed 7] [--rerank] [--force]
 //
 // With --hidden 384 --layers 12 --intermediate 1536 it has multilingual-e5-small's compute
 // shape (not its quality): the benchmark uses that to estimate real-model throughput offline.
+//
+// With --rerank it is a cross-encoder instead (BertForSequenceClassification-shaped): the same
+// encoder, then BERT's pooler (the [CLS] vector through a dense layer and tanh) and a classifier
+// giving one logit per (query, passage) pair, output `logits` [batch, 1]. Its scores mean
+// nothing, but they are deterministic: the reranker tests check that docdb orders by them.
 
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -104,7 +109,7 @@ function tokenizerFiles(vocab) {
 }
 
 /** Builds the ONNX graph as plain objects shaped like onnx-subset.proto's messages. */
-function buildGraph({ vocabSize, hidden, layers, intermediate, maxPositions, seed }) {
+function buildGraph({ vocabSize, hidden, layers, intermediate, maxPositions, seed, head }) {
   const next = random(seed);
   const initializer = [];
   const node = [];
@@ -174,8 +179,6 @@ function buildGraph({ vocabSize, hidden, layers, intermediate, maxPositions, see
     const feedForward = dense(op("Tanh", [dense(state, `${p}.intermediate`, hidden, intermediate)]), `${p}.output`, intermediate, hidden);
     state = layerNorm(op("Add", [state, feedForward]), `${p}.output_norm`);
   }
-  node.push({ op_type: "Identity", name: "output", input: [state], output: ["last_hidden_state"], attribute: [] });
-
   const tensorType = (elemType, dims) => ({
     tensor_type: { elem_type: elemType, shape: { dim: dims.map((d) => (typeof d === "string" ? { dim_param: d } : { dim_value: d })) } },
   });
@@ -183,8 +186,19 @@ function buildGraph({ vocabSize, hidden, layers, intermediate, maxPositions, see
     name,
     type: tensorType(INT64, ["batch_size", "sequence_length"]),
   }));
-  const output = [{ name: "last_hidden_state", type: tensorType(FLOAT, ["batch_size", "sequence_length", hidden]) }];
-  return { name: "tiny-bert", node, initializer, input, output };
+  let output;
+  if (head === "rerank") {
+    // BERT's pooler on the [CLS] token, then one logit: what a cross-encoder reranker returns.
+    const cls = op("Gather", [state, "const.zero"], [intAttr("axis", 1)]);
+    const pooled = op("Tanh", [dense(cls, "pooler.dense", hidden, hidden)]);
+    const logits = dense(pooled, "classifier", hidden, 1);
+    node.push({ op_type: "Identity", name: "output", input: [logits], output: ["logits"], attribute: [] });
+    output = [{ name: "logits", type: tensorType(FLOAT, ["batch_size", 1]) }];
+  } else {
+    node.push({ op_type: "Identity", name: "output", input: [state], output: ["last_hidden_state"], attribute: [] });
+    output = [{ name: "last_hidden_state", type: tensorType(FLOAT, ["batch_size", "sequence_length", hidden]) }];
+  }
+  return { name: head === "rerank" ? "tiny-bert-reranker" : "tiny-bert", node, initializer, input, output };
 }
 
 function encodeModel(graph) {
@@ -226,15 +240,18 @@ export function makeTinyModel(options = {}) {
     maxPositions: 512,
     seed: options.seed ?? 7,
     ...(options.extraWords?.length ? { extraWords: [...new Set(options.extraWords)].sort() } : {}),
+    ...(options.rerank ? { head: "rerank" } : {}),
   };
   const markerPath = join(outDir, MARKER_FILE);
   if (!options.force && isCurrent(markerPath, settings)) return outDir;
   const vocab = vocabulary(settings.extraWords);
   const { tokenizer, tokenizerConfig } = tokenizerFiles(vocab);
   const vocabSize = Object.keys(vocab).length;
+  const rerank = settings.head === "rerank";
   const config = {
-    _name_or_path: "docdb/tiny-bert",
-    architectures: ["BertModel"],
+    _name_or_path: rerank ? "docdb/tiny-bert-reranker" : "docdb/tiny-bert",
+    architectures: [rerank ? "BertForSequenceClassification" : "BertModel"],
+    ...(rerank ? { num_labels: 1, id2label: { 0: "LABEL_0" }, label2id: { LABEL_0: 0 } } : {}),
     model_type: "bert",
     hidden_size: settings.hidden,
     num_hidden_layers: settings.layers,
@@ -293,6 +310,7 @@ function parseArgs(argv) {
     else if (arg === "--intermediate") options.intermediate = value();
     else if (arg === "--seed") options.seed = value();
     else if (arg === "--force") options.force = true;
+    else if (arg === "--rerank") options.rerank = true;
     else if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`);
     else options.outDir = arg;
   }

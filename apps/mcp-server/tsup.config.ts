@@ -1,10 +1,19 @@
+import { rmSync } from "node:fs";
 import { defineConfig } from "tsup";
+import { bundleOptions } from "../../scripts/tsup-bundle";
 
-export default defineConfig({
-  entry: ["src/index.ts", "src/bin.ts"],
-  format: ["esm"],
-  target: "node20",
-  dts: { entry: "src/index.ts" },
-  clean: true,
-  sourcemap: true,
-});
+// Several builds into one folder, so the folder is emptied once here rather than by any of them.
+rmSync("dist", { recursive: true, force: true });
+
+export default defineConfig([
+  // The library (`@docdb/mcp-server`, imported by `docdb serve` and by programs): dependencies stay imports.
+  {
+    entry: ["src/index.ts", "src/flags.ts"],
+    format: ["esm"],
+    target: "node20",
+    dts: true,
+    sourcemap: true,
+  },
+  // The `docdb-mcp` program: dist/bin.js runs the bundle dist/docdb-mcp.cjs, SQL migrations beside it.
+  ...bundleOptions("docdb-mcp", "src/bin.ts", "bin"),
+]);

@@ -14,3 +14,12 @@ export function tinyModelDir(hidden = 32): string {
   const outDir = join(root, hidden === 32 ? "tiny-bert" : `tiny-bert-${hidden}`);
   return (makeTinyModel as (options: { outDir: string; hidden: number }) => string)({ outDir, hidden });
 }
+
+/**
+ * The generated tiny cross-encoder (scripts/make-tiny-model.mjs --rerank): a
+ * BertForSequenceClassification-shaped model with one logit per (query, passage) pair.
+ */
+export function tinyRerankerDir(): string {
+  const outDir = join(root, "tiny-bert-reranker");
+  return (makeTinyModel as (options: { outDir: string; rerank: boolean; seed: number }) => string)({ outDir, rerank: true, seed: 11 });
+}

@@ -62,7 +62,8 @@ export function openFromCommand(command: Command): DocDB {
   return openDocDB({
     store: config.values.store,
     dataDir: config.values.dataDir,
-    logger: createLogger({ level }),
+    // Plain lines on a pipe or file too: a person reads the CLI's warnings (servers keep JSON logs).
+    logger: createLogger({ level, format: "human" }),
     embedding: explicitEmbeddingConfig(config),
     chunkOptions: { size: config.values.chunkSize, overlap: config.values.chunkOverlap },
   });

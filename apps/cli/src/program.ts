@@ -1,6 +1,9 @@
+// The flags only: the server itself is loaded when `docdb serve` runs.
+import { SERVE_FLAGS } from "@docdb/mcp-server/flags";
 import { Command } from "commander";
 import { collectionCommand } from "./commands/collection.js";
 import { configCommand } from "./commands/config.js";
+import { copyCommand } from "./commands/copy.js";
 import { dbCommand } from "./commands/db.js";
 import { deleteCommand } from "./commands/delete.js";
 import { embedCommand, reembedCommand } from "./commands/embed.js";
@@ -14,6 +17,7 @@ import { listCommand } from "./commands/list.js";
 import { modelsCommand } from "./commands/models.js";
 import { qaCommand } from "./commands/qa.js";
 import { serveCommand } from "./commands/serve.js";
+import { sqlCommand } from "./commands/sql.js";
 import { statusCommand } from "./commands/status.js";
 import { watchCommand } from "./commands/watch.js";
 
@@ -21,15 +25,10 @@ export function buildProgram(): Command {
   const program = new Command("docdb")
     .description("docdb: a local document database for AI agents (SQLite by default, PostgreSQL + pgvector when shared)")
     .version("0.1.0")
-    .option("--data-dir <dir>", "folder holding the SQLite databases (docdb.config.json dataDir, env DOCDB_DATA_DIR, default ./data)")
-    .option(
-      "--store <url>",
-      "a postgres://user:pass@host:5432/db URL to keep the databases on PostgreSQL (docdb.config.json store, env DOCDB_STORE_URL)",
-    )
-    .option("-v, --verbose", "log timings and provider calls to stderr")
-    .option("--embedding <provider>", "local, openai, ollama or none (env DOCDB_EMBEDDING; default openai with OPENAI_API_KEY, else local)")
-    .option("--embedding-model <id>", "model for that provider (env DOCDB_EMBEDDING_MODEL)")
-    .option("--model-dir <dir>", "local model folder (env DOCDB_MODEL_DIR)")
+    .option("-v, --verbose", "log timings and provider calls to stderr");
+  // --data-dir, --store, --embedding, --embedding-model, --model-dir: one definition with docdb-mcp.
+  for (const flag of SERVE_FLAGS.filter((f) => f.global)) program.option(`--${flag.name} <${flag.value}>`, flag.description);
+  program
     .showHelpAfterError("(run with --help for usage)")
     .addHelpText(
       "after",
@@ -43,6 +42,7 @@ export function buildProgram(): Command {
     deleteCommand(),
     listCommand(),
     statusCommand(),
+    sqlCommand(),
     embedCommand(),
     reembedCommand(),
     modelsCommand(),
@@ -52,6 +52,7 @@ export function buildProgram(): Command {
     qaCommand(),
     serveCommand(),
     evalCommand(),
+    copyCommand(),
     installCommand(),
     uninstallCommand(),
     configCommand(),

@@ -82,7 +82,7 @@ describe("docdb CLI (built binary)", () => {
     writeFileSync(big, "あ".repeat(100_001));
     const tooBig = await docdb("insert", big, "--json");
     expect(tooBig.code).not.toBe(0);
-    expect(tooBig.stderr).toMatch(/^INVALID_REQUEST: .*100001 characters.*100000/);
+    expect(tooBig.stderr).toMatch(/^INVALID_REQUEST: .*big\.txt has more than 100000 characters, the limit for one document/);
     expect(tooBig.stdout).toBe("");
     // Nothing was stored by the failed attempts.
     const status = await docdb("status", "--json");

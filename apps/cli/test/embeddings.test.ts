@@ -54,6 +54,7 @@ function json<T>(result: CliResult): T {
 
 type Status = {
   current_model: string | null;
+  current_model_state?: { ready: boolean; problem?: string };
   databases: { name: string; chunks: number; pending: number; embedded: number; model: unknown }[];
 };
 type Found = { doc_id: string; text: string; score: number; distance?: number }[];
@@ -81,12 +82,13 @@ describe("no key, no model, offline", () => {
     const inserted = await docdb(["insert", "--text", DOCS[0] as string, "--json"]);
     expect(inserted.code).toBe(0);
     expect(json<{ embedded: boolean; chunk_count: number }>(inserted)).toMatchObject({ embedded: false, chunk_count: 1 });
-    expect(inserted.stderr).toMatch(
-      /^warning: stored without vectors \(EMBEDDING_UNAVAILABLE: local embedding model Xenova\/multilingual-e5-small/m,
-    );
-    for (const way of ["DOCDB_MODEL_DIR", "internet", "OPENAI_API_KEY", "docdb embed --pending --db vectors"])
-      expect(inserted.stderr).toContain(way);
+    expect(inserted.stderr).toMatch(/^warning: stored without vectors \(local embedding model Xenova\/multilingual-e5-small/m);
+    // One short line per insert: it points at `docdb models` for the ways to get a model.
+    for (const hint of ["docdb models", "docdb embed --pending --db vectors"]) expect(inserted.stderr).toContain(hint);
+    const models = await docdb(["models"]);
+    for (const way of ["DOCDB_MODEL_DIR", "download cache"]) expect(models.stdout + models.stderr).toContain(way);
     expect(inserted.stderr).not.toMatch(/"level"/); // one warning, not a copy in the log too
+    expect(inserted.stderr).not.toMatch(/EMBEDDING_UNAVAILABLE: .*EMBEDDING_UNAVAILABLE/);
     await docdb(["insert", "--text", DOCS[1] as string]);
     await docdb(["insert", "--text", DOCS[2] as string]);
 
@@ -94,6 +96,11 @@ describe("no key, no model, offline", () => {
     expect(keyword.map((r) => r.text)).toContain(DOCS[0]);
     const before = json<Status>(await docdb(["status", "--json"]));
     expect(before.current_model).toBe("local/Xenova/multilingual-e5-small (384)");
+    expect(before.current_model_state).toMatchObject({ ready: false, problem: expect.stringMatching(/cannot be reached/) });
+    const human = await docdb(["status"]);
+    expect(human.stdout).toMatch(
+      /current embedding model: local\/Xenova\/multilingual-e5-small \(384\), which cannot load: it is not on disk and http:\/\/127\.0\.0\.1:\d+ cannot be reached/,
+    );
     expect(before.databases[0]).toMatchObject({ chunks: 3, pending: 3, embedded: 0, model: null });
 
     const embedded = await docdb(["embed", "--pending", "--json"], withModel(tiny32));
@@ -116,6 +123,10 @@ describe("no key, no model, offline", () => {
     const failed = await docdb(["embed", "--pending"]);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/^EMBEDDING_UNAVAILABLE: .*Xenova\/multilingual-e5-small.*OPENAI_API_KEY/m);
+    // Says what to fix, not just "run the command again".
+    expect(failed.stderr).toMatch(/To fix: make the local model available/);
+    expect(failed.stderr).not.toMatch(/run the command again to continue/);
+    expect(failed.stderr).not.toMatch(/EMBEDDING_UNAVAILABLE: .*EMBEDDING_UNAVAILABLE/);
     const status = json<Status>(await docdb(["status", "--json"]));
     expect(status.databases[0]).toMatchObject({ pending: 1, model: null });
     // So another model can embed it without a mismatch.

@@ -12,10 +12,10 @@ export interface CliResult {
 /** Runs the built `docdb` binary as a process. */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
+  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string; bin?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [options.bin ?? CLI, ...args], {
       cwd: options.cwd,
       env: { ...process.env, DOCDB_EMBEDDING: "none", OPENAI_API_KEY: "", DOCDB_LOG_LEVEL: "warn", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],

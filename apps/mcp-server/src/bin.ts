@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { createLogger, DocDBError, explicitEmbeddingConfig, loadConfig, openDocDB, toDocDBError } from "@docdb/core";
+import { fromServeFlags, parseArgsOptions, serveFlagsHelp } from "./flags.js";
 import { withConfigFiles } from "./options.js";
 import { runServer } from "./run.js";
 import { SERVER_VERSION } from "./server.js";
@@ -8,23 +9,15 @@ import { SERVER_VERSION } from "./server.js";
 const USAGE = `Usage: docdb-mcp [options]
 
 Serves docdb's tools to AI agents over MCP: stdio by default, Streamable HTTP with --http.
+The same flags as \`docdb serve\`.
 
 Options:
-  --data-dir <dir>       folder holding the SQLite databases (docdb.config.json dataDir, env DOCDB_DATA_DIR,
-                         default ./data)
-  --store <url>          keep the databases on PostgreSQL: postgres://user:pass@host:5432/db
-                         (docdb.config.json store, env DOCDB_STORE_URL)
-  --db <name>            database for calls without db_name (default vectors)
-  --http                 serve Streamable HTTP on /mcp instead of stdio
-  --host <host>          HTTP host (env DOCDB_HTTP_HOST, default 127.0.0.1; others need a token)
-  --port <port>          HTTP port (env DOCDB_HTTP_PORT, default 7411)
-  --token <token>        require Authorization: Bearer <token> (env DOCDB_HTTP_TOKEN)
-  --allow-origin <url>   also accept browser requests from this origin (repeatable;
-                         env DOCDB_HTTP_ALLOWED_ORIGINS, comma-separated)
+${serveFlagsHelp()}
   -h, --help             show this help
   --version              print the version
 
-Logs go to stderr (level: env DOCDB_LOG_LEVEL, default info). Embeddings: see DOCDB_EMBEDDING.
+Logs go to stderr (level: env DOCDB_LOG_LEVEL, default info). Pending embeddings are embedded in the
+background while the server runs.
 `;
 
 async function main(): Promise<void> {
@@ -36,8 +29,9 @@ async function main(): Promise<void> {
   }
   if (values.help) return void process.stdout.write(USAGE);
   if (values.version) return void process.stdout.write(`${SERVER_VERSION}\n`);
+  const flags = fromServeFlags((name) => (values as Record<string, unknown>)[name]);
   // Flags > docdb.config.json (project, then user) > environment > defaults.
-  const config = loadConfig({ flags: { dataDir: values["data-dir"], store: values.store } });
+  const config = loadConfig({ flags: flags.config });
   const docdb = openDocDB({
     store: config.values.store,
     dataDir: config.values.dataDir,
@@ -45,33 +39,13 @@ async function main(): Promise<void> {
     embedding: explicitEmbeddingConfig(config),
     chunkOptions: { size: config.values.chunkSize, overlap: config.values.chunkOverlap },
   });
-  await runServer(
-    docdb,
-    withConfigFiles(
-      {
-        http: values.http,
-        host: values.host,
-        port: values.port,
-        token: values.token,
-        allowedOrigins: values["allow-origin"],
-        defaultDb: values.db,
-      },
-      config,
-    ),
-  );
+  await runServer(docdb, withConfigFiles({ ...flags.serve, defaultDb: flags.serve.defaultDb ?? config.values.db }, config));
 }
 
 function parse() {
   return parseArgs({
     options: {
-      "data-dir": { type: "string" },
-      store: { type: "string" },
-      db: { type: "string" },
-      http: { type: "boolean" },
-      host: { type: "string" },
-      port: { type: "string" },
-      token: { type: "string" },
-      "allow-origin": { type: "string", multiple: true },
+      ...parseArgsOptions(),
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },

@@ -9,7 +9,7 @@ import { readJsonBody } from "./http-body.js";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS } from "./http-defaults.js";
 import { checkOriginAndHost, defaultOrigins, hasToken, isLoopbackHost } from "./http-guard.js";
 import type { ToolRegistry } from "./registry.js";
-import type { ResourceProvider } from "./resources.js";
+import type { DocdbResources } from "./resources.js";
 import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
 
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS };
@@ -17,6 +17,8 @@ export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_M
 export interface HttpOptions {
   registry: ToolRegistry;
   logger: Logger;
+  /** Documents and agent memory (knowledge://) as resources, the search prompt and argument completion. */
+  resources?: DocdbResources;
   /** Default 127.0.0.1. Any other than loopback needs a token. */
   host?: string;
   /** Default 7411; 0 picks a free port. */
@@ -29,8 +31,6 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** Open MCP sessions kept; the least recently used is closed beyond this. Default 100. */
   maxSessions?: number;
-  /** Resources besides the tools (e.g. agent memory's knowledge://). */
-  resources?: ResourceProvider;
 }
 
 export interface HttpHandle {
@@ -64,6 +64,12 @@ function sendError(
     { jsonrpc: "2.0", id: null, error: { code: options.rpcCode ?? -32000, message, data: { code } } },
     options.headers,
   );
+}
+
+/** True when a message (or a batch) asks to initialize, well-formed or not. */
+function hasInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize");
 }
 
 /**
@@ -134,7 +140,18 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
           rpcCode: body.status === 400 ? ErrorCode.ParseError : -32000,
         });
       }
-      if (session) return session.transport.handleRequest(request, response, body.value);
+      if (session) {
+        if (hasInitialize(body.value)) {
+          return sendError(
+            response,
+            400,
+            "INVALID_REQUEST",
+            "this session is already initialized: send initialize without the mcp-session-id header to start a new session",
+            { rpcCode: ErrorCode.InvalidRequest },
+          );
+        }
+        return session.transport.handleRequest(request, response, body.value);
+      }
       if (!isInitializeRequest(body.value)) {
         return sendError(response, 400, "INVALID_REQUEST", "no mcp-session-id header: send initialize first to start a session");
       }

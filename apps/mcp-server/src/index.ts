@@ -8,13 +8,21 @@ export {
   listCollectionsTool,
   startCollectionWatcher,
 } from "./collections/index.js";
+export { fromServeFlags, parseArgsOptions, SERVE_FLAGS, type ServeFlag, serveFlagsHelp } from "./flags.js";
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, type HttpHandle, type HttpOptions, serveHttp } from "./http.js";
 export { isLoopbackHost } from "./http-guard.js";
-export { KNOWLEDGE_TEMPLATE, knowledgeUri, memoryResources } from "./memory/resources.js";
+export { KNOWLEDGE_TEMPLATE, KnowledgeResources, knowledgeUri } from "./memory/resources.js";
 export { type ResolvedServeOptions, resolveServeOptions, type ServeOptions, withConfigFiles } from "./options.js";
 export { ToolRegistry } from "./registry.js";
 export { invalidRequest, RequestError } from "./request-error.js";
-export type { ResourceProvider } from "./resources.js";
+export {
+  COLLECTION_TEMPLATE,
+  DOCUMENT_TEMPLATE,
+  DocdbResources,
+  type DocdbResourcesOptions,
+  RESOURCE_PAGE_SIZE,
+  SEARCH_PROMPT,
+} from "./resources.js";
 export { runServer } from "./run.js";
 export { type CreateServerOptions, createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
 export { type StdioHandle, type StdioOptions, serveStdio } from "./stdio.js";

@@ -36,6 +36,18 @@ function parsePort(value: number | string, where: string): number {
   return port;
 }
 
+/** A token nobody could send (blank, or with spaces at its ends, which HTTP strips) is refused. */
+function parseToken(value: string | undefined, where: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === "" || value !== value.trim() || /[\s\u0000-\u001f]/.test(value)) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `${where} must be a token without spaces or control characters (it is sent as "Authorization: Bearer <token>"), e.g. the output of \`openssl rand -hex 32\``,
+    );
+  }
+  return value;
+}
+
 /** Flags over environment (DOCDB_HTTP_HOST, _PORT, _TOKEN, _ALLOWED_ORIGINS) over defaults. */
 export function resolveServeOptions(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): ResolvedServeOptions {
   const envOrigins = (env.DOCDB_HTTP_ALLOWED_ORIGINS ?? "")
@@ -51,7 +63,12 @@ export function resolveServeOptions(options: ServeOptions, env: NodeJS.ProcessEn
         : env.DOCDB_HTTP_PORT
           ? parsePort(env.DOCDB_HTTP_PORT, "DOCDB_HTTP_PORT")
           : DEFAULT_HTTP_PORT,
-    token: options.token || env.DOCDB_HTTP_TOKEN || undefined,
+    token:
+      options.token !== undefined
+        ? parseToken(options.token, "--token")
+        : env.DOCDB_HTTP_TOKEN
+          ? parseToken(env.DOCDB_HTTP_TOKEN, "DOCDB_HTTP_TOKEN")
+          : undefined,
     allowedOrigins: [...(options.allowedOrigins ?? []), ...envOrigins],
     defaultDb: options.defaultDb,
     watch: options.watch ?? false,

@@ -1,8 +1,10 @@
 import { DEFAULT_DB_NAME, type DocDB } from "@docdb/core";
 import { attachCollectionTools, startCollectionWatcher } from "./collections/index.js";
-import { memoryResources } from "./memory/resources.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
 import { createDocdbTools } from "./tools/index.js";
+
+/** Longest wait for the collections' tools before serving anyway (they follow with tools/list_changed). */
+const COLLECTION_WAIT_MS = 2000;
 
 function untilSignal(): { promise: Promise<void>; dispose(): void } {
   let resolve: () => void = () => undefined;
@@ -29,26 +31,32 @@ function untilSignal(): { promise: Promise<void>; dispose(): void } {
 export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promise<void> {
   const resolved = resolveServeOptions(options);
   const registry = createDocdbTools(docdb, { defaultDb: resolved.defaultDb });
+  // Loaded here, not at start-up of every importer: it brings the SDK's McpServer module.
+  const { DocdbResources } = await import("./resources.js");
+  const resources = new DocdbResources(docdb, { defaultDb: resolved.defaultDb ?? DEFAULT_DB_NAME });
   // One search tool per enabled collection, kept current while the server runs.
   const collectionTools = attachCollectionTools(registry, docdb, { db: resolved.defaultDb });
   const watcher = resolved.watch
     ? startCollectionWatcher(docdb, { db: resolved.defaultDb, debounceMs: resolved.watchDebounceMs })
     : undefined;
-  // Agent memory of the default database as knowledge:// resources.
-  const resources = memoryResources(docdb, resolved.defaultDb ?? DEFAULT_DB_NAME);
+  // Chunks left pending (provider down, deadline passed) are embedded in the background.
+  docdb.startHealing();
   const signal = untilSignal();
   try {
+    // The first tools/list should already hold the collections' tools (not every client follows
+    // tools/list_changed): wait for the first look at the database, but never long.
+    await Promise.race([collectionTools.ready, new Promise((resolve) => setTimeout(resolve, COLLECTION_WAIT_MS).unref())]);
     // Each transport is loaded only when used: agents start the stdio server often, and wait for it.
     if (resolved.http) {
       const { serveHttp } = await import("./http.js");
       const handle = await serveHttp({
         registry,
+        resources,
         logger: docdb.logger,
         host: resolved.host,
         port: resolved.port,
         token: resolved.token,
         allowedOrigins: resolved.allowedOrigins,
-        resources,
       });
       process.stderr.write(
         `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""})\n`,
@@ -57,7 +65,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       await handle.close();
     } else {
       const { serveStdio } = await import("./stdio.js");
-      const handle = await serveStdio({ registry, logger: docdb.logger, resources });
+      const handle = await serveStdio({ registry, resources, logger: docdb.logger });
       process.stderr.write(`docdb MCP server on stdio (store ${await docdb.location()})\n`);
       await Promise.race([handle.done, signal.promise]);
       await handle.close();

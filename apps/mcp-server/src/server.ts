@@ -1,17 +1,14 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestParamsSchema,
-  CompleteRequestParamsSchema,
   CreateMessageResultSchema,
   ErrorCode,
   type JSONRPCRequest,
-  ReadResourceRequestParamsSchema,
-  type ServerCapabilities,
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolRegistry } from "./registry.js";
 import { invalidRequest, quote } from "./request-error.js";
-import type { ResourceProvider } from "./resources.js";
+import type { DocdbResources } from "./resources.js";
 
 export const SERVER_NAME = "docdb";
 export const SERVER_VERSION = "0.1.0";
@@ -19,7 +16,8 @@ export const SERVER_VERSION = "0.1.0";
 const INSTRUCTIONS = [
   "docdb is a local document database. Store text with insert_document, then find passages with",
   "find_similar_documents (hybrid meaning + keyword search; Japanese and English). Results carry doc_id",
-  "and character offsets; get_document returns the whole text. Databases are named; omit db_name for the",
+  "and character offsets; get_document returns the whole text or just a range (start/end or line_start/line_end).",
+  "Answers stay within max_chars characters (default 6000); include_text false returns references only. Databases are named; omit db_name for the",
   "default one. Failed calls return isError with {error: {code, message}}: read the message, fix the call.",
   "Memory: after solving a question, store it with store_qa {question, answer, topic}; before solving one, try query_qa",
   "{question, context}. merge_knowledge merges similar answers into knowledge (through your client's sampling);",
@@ -33,8 +31,11 @@ export interface CreateServerOptions {
   name?: string;
   version?: string;
   instructions?: string;
-  /** Resources besides the tools (agent memory's knowledge://); none when absent. */
-  resources?: ResourceProvider;
+  /**
+   * Documents and agent memory (knowledge://) as resources, the search prompt and argument
+   * completion; without it, tools only.
+   */
+  resources?: DocdbResources;
 }
 
 /**
@@ -49,12 +50,17 @@ export interface CreateServerOptions {
  * until it is closed.
  */
 export function createServer(registry: ToolRegistry, options: CreateServerOptions = {}): Server {
-  const { resources } = options;
-  const capabilities: ServerCapabilities = { tools: { listChanged: true }, ...(resources ? { resources: {}, completions: {} } : {}) };
   const server = new Server(
     { name: options.name ?? SERVER_NAME, version: options.version ?? SERVER_VERSION },
-    { capabilities, instructions: options.instructions ?? INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        ...(options.resources ? { resources: {}, prompts: {}, completions: {} } : {}),
+      },
+      instructions: options.instructions ?? INSTRUCTIONS,
+    },
   );
+  options.resources?.attach(server);
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra): Promise<ServerResult> => {
     switch (request.method) {
       case "tools/list":
@@ -78,34 +84,13 @@ export function createServer(registry: ToolRegistry, options: CreateServerOption
           },
         });
       }
-      case "resources/list":
-        if (!resources) break;
-        return { resources: await resources.list() };
-      case "resources/templates/list":
-        if (!resources) break;
-        return { resourceTemplates: resources.templates() };
-      case "resources/read": {
-        if (!resources) break;
-        const params = ReadResourceRequestParamsSchema.safeParse(request.params);
-        if (!params.success) throw invalidRequest("resources/read needs params {uri: string}");
-        return resources.read(params.data.uri);
-      }
-      case "completion/complete": {
-        if (!resources) break;
-        const params = CompleteRequestParamsSchema.safeParse(request.params);
-        if (!params.success) throw invalidRequest("completion/complete needs params {ref, argument: {name, value}}");
-        const { ref, argument } = params.data;
-        const values = ref.type === "ref/resource" ? await resources.complete(ref.uri, argument) : [];
-        return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
-      }
+      default:
+        throw invalidRequest(
+          `unknown method ${quote(request.method)}: this server answers initialize, ping, tools/*${options.resources ? ", resources/*, prompts/* and completion/complete" : ""}`,
+          {},
+          ErrorCode.MethodNotFound,
+        );
     }
-    throw invalidRequest(
-      `unknown method ${quote(request.method)}: this server answers initialize, ping, tools/list and tools/call${
-        resources ? ", resources/list, resources/templates/list, resources/read and completion/complete" : ""
-      }`,
-      {},
-      ErrorCode.MethodNotFound,
-    );
   };
   const unsubscribe = registry.onChange(() => {
     // Before initialize (or after close) there is nobody to tell: the client lists tools once initialized.

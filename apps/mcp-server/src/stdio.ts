@@ -3,14 +3,14 @@ import type { Logger } from "@docdb/core";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { DEFAULT_MAX_LINE_BYTES, LineGuard } from "./line-guard.js";
 import type { ToolRegistry } from "./registry.js";
-import type { ResourceProvider } from "./resources.js";
+import type { DocdbResources } from "./resources.js";
 import { createServer } from "./server.js";
 
 export interface StdioOptions {
   registry: ToolRegistry;
   logger: Logger;
-  /** Resources besides the tools (e.g. agent memory's knowledge://). */
-  resources?: ResourceProvider;
+  /** Documents and agent memory (knowledge://) as resources, the search prompt and argument completion. */
+  resources?: DocdbResources;
   stdin?: Readable;
   stdout?: Writable;
   /** Longest message accepted; longer lines are dropped. Default 8 MiB. */

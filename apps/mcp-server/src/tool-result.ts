@@ -8,7 +8,7 @@ export const toolErrorSchema = z.object({
     code: z
       .string()
       .describe(
-        "INVALID_REQUEST, NOT_FOUND, CONFLICT, EMBEDDING_UNAVAILABLE, MODEL_MISMATCH, DIMENSION_MISMATCH, STORE_UNAVAILABLE, SAMPLING_UNAVAILABLE or INTERNAL",
+        "INVALID_REQUEST, NOT_FOUND, CONFLICT, EMBEDDING_UNAVAILABLE, MODEL_MISMATCH, DIMENSION_MISMATCH, RERANKER_UNAVAILABLE, STORE_UNAVAILABLE, SAMPLING_UNAVAILABLE or INTERNAL",
       ),
     message: z.string().describe("What went wrong and what to do about it"),
     details: z

@@ -88,7 +88,7 @@ describe("collection tools over MCP (docdb serve, stdio)", () => {
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === "search_api_docs");
     expect(tool?.description).toBe(DESCRIPTION);
-    expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual(["path", "query", "top_k"]);
+    expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual(["include_text", "max_chars", "path", "query", "top_k"]);
     expect(tool?.inputSchema.required).toEqual(["query"]);
     expect(tools.map((t) => t.name)).toContain("list_collections");
 

@@ -37,7 +37,9 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  * appear in the same order in a passage.
  */
 
-const segmenter = new Intl.Segmenter("ja", { granularity: "word" });
+// Made on first use: creating it loads ICU's word dictionaries, which costs start-up time in
+// every process that never analyses text (an MCP server answering `tools/list`).
+let segmenter: Intl.Segmenter | undefined;
 
 const KATAKANA_WORD = /^[\u30a1-\u30fa\u30fc-\u30ff]+$/u; // katakana letters and ー, not the middle dot ・
 const HIRAGANA_ONLY = /^[\u3040-\u309f\u30fc]+$/u;
@@ -83,6 +85,20 @@ export const ANALYZER_VERSION = 2;
 const LATIN_WITH_MARKS = /[\u00c0-\u024f\u1e00-\u1eff]/u;
 const STEMMABLE = /^[a-z]{3,}$/;
 
+/** Stems already computed: words follow Zipf's law, so a small cache answers most lookups. */
+const stems = new Map<string, string>();
+const MAX_CACHED_STEMS = 100_000;
+
+function stem(word: string): string {
+  let result = stems.get(word);
+  if (result === undefined) {
+    result = stemmer(word);
+    if (stems.size >= MAX_CACHED_STEMS) stems.clear();
+    stems.set(word, result);
+  }
+  return result;
+}
+
 /** Accents off Latin letters (not off kana: が stays が), then Porter for plain English words. */
 function finalTerm(text: string): string {
   const folded = LATIN_WITH_MARKS.test(text)
@@ -91,7 +107,7 @@ function finalTerm(text: string): string {
         .replace(/(?<=[A-Za-z])\p{M}+/gu, "")
         .normalize("NFC")
     : text;
-  return STEMMABLE.test(folded) ? stemmer(folded) : folded;
+  return STEMMABLE.test(folded) ? stem(folded) : folded;
 }
 
 /** NFKC and lower case: the normalisation every term goes through. */
@@ -136,6 +152,7 @@ export function terms(text: string): Term[] {
     if (joined !== undefined) out.push({ text: joined, added: true });
   };
 
+  segmenter ??= new Intl.Segmenter("ja", { granularity: "word" });
   for (const { segment, index, isWordLike } of segmenter.segment(source)) {
     if (!isWordLike) {
       flushKatakana();

@@ -299,6 +299,13 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const settings = {} as Record<ConfigKey, ConfigSetting>;
   for (const key of CONFIG_KEYS) {
     let flag = get(flags, key);
+    if (typeof flag === "string" && flag.trim() === "") {
+      // An empty --data-dir would otherwise mean the current folder.
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `${CONFIG_FLAGS[key]} is empty: give a value${key === "dataDir" ? " (a folder, e.g. --data-dir ./data)" : ""}, or leave the flag out`,
+      );
+    }
     if (typeof flag === "string" && (PATH_KEYS.has(key) || (key === "store" && !URL_PATTERN.test(flag)))) flag = resolve(cwd, flag);
     const envValue = fromEnv(key, env, cwd);
     const candidates: [string | number | undefined, ConfigSetting][] = [

@@ -1,19 +1,25 @@
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/chunker";
-import { EmbeddingError, type EmbeddingModel, embedMany } from "@docdb/embed";
+import { EmbeddingError, type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
 import { allOf, type ChunkHit, type DocumentWrite, type Filter, type Store } from "@docdb/store";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { parseFilter } from "./filter.js";
+import type { HealingStatus } from "./healer.js";
+import { lineIndex } from "./lines.js";
 import type { Logger } from "./logger.js";
 import { Memory, resolveMemoryOptions } from "./memory/memory.js";
 import { isSystemCollection, MEMORY_COLLECTION_PREFIX, MEMORY_COLLECTIONS, WITHOUT_SYSTEM_COLLECTIONS } from "./memory/names.js";
 import type { ResolvedMemoryOptions } from "./memory/types.js";
+import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
+import { RERANK_CANDIDATES } from "./reranker.js";
+import { validateSql } from "./sql.js";
 import { contentHash, newId, toStoredChunks } from "./stored-chunks.js";
 import type {
   DatabaseStatus,
   DocumentListing,
+  DocumentRange,
   DocumentView,
   EmbedOptions,
   EmbedResult,
@@ -23,6 +29,8 @@ import type {
   InsertResult,
   SearchMode,
   SearchResult,
+  SqlOptions,
+  SqlResult,
 } from "./types.js";
 import { SEARCH_MODES } from "./types.js";
 import { MAX_QUERY_LENGTH, validateId, validateKey, validateMetadata, validateText, validateTopK } from "./validate.js";
@@ -37,19 +45,50 @@ export interface DatabaseContext {
   embedding: EmbeddingModel | null;
   /** Why `embedding` is null, when it is (shown in warnings). */
   embeddingProblem?: string;
+  /** The reranker for `rerank: true`; null when there is none. */
+  reranker?: Reranker | null;
+  /** Why `reranker` is null, when it is. */
+  rerankerProblem?: string;
   logger: Logger;
   maxTextLength: number;
   chunkOptions: ChunkOptions;
   /** Engine kind for status ("sqlite", "postgres"). */
   engine: string;
+  /** Deadline of the provider calls of one insert or query, retries included, in ms. */
+  embedDeadlineMs: number;
+  /** Called when an insert leaves chunks pending (a running server's healer embeds them). */
+  onPending?: () => void;
+  /** The background embedder's state, when one runs. */
+  healing?: () => HealingStatus | undefined;
   /** Agent memory thresholds (default: the environment's, else docdb's defaults). */
   memory?: ResolvedMemoryOptions;
 }
 
+/**
+ * Why embedding failed, in words to put after a colon: the provider's message, or a
+ * DocDBError's own. Callers that wrap it in an EMBEDDING_UNAVAILABLE error must not add the
+ * code again (the CLI prints it in front already).
+ */
 function describeEmbeddingFailure(error: unknown): string {
-  if (DocDBError.isInstance(error)) return `${error.code}: ${error.message}`;
-  if (EmbeddingError.isInstance(error)) return `EMBEDDING_UNAVAILABLE: ${error.message}`;
-  return `EMBEDDING_UNAVAILABLE: ${error instanceof Error ? error.message : String(error)}`;
+  if (DocDBError.isInstance(error)) return error.code === "EMBEDDING_UNAVAILABLE" ? error.message : `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** What to fix when a provider keeps failing, by provider. */
+function providerHint(model: EmbeddingModel, error: unknown): string {
+  const retryable = EmbeddingError.isInstance(error) && error.retryable;
+  switch (model.provider) {
+    case "openai":
+      return retryable
+        ? "check that the OpenAI API (or OPENAI_BASE_URL) is reachable and not rate-limiting you"
+        : "check OPENAI_API_KEY, OPENAI_BASE_URL and the model settings";
+    case "ollama":
+      return "start Ollama (`ollama serve`) and pull the model, or point DOCDB_OLLAMA_URL at a running one";
+    case "local":
+      return "make the local model available (`docdb models` shows where it is looked for), or choose another provider";
+    default:
+      return `check the ${model.provider} provider`;
+  }
 }
 
 /** One named database: documents in, passages out. Every method that touches storage is async. */
@@ -81,7 +120,7 @@ export class Database {
       options: context.memory ?? resolveMemoryOptions(),
       insert: (inputs) => this.insertDocuments(inputs),
       search: (query, options) => this.search(query, options),
-      embed: (model, texts) => this.embed(model, texts, "document"),
+      embed: (model, texts) => this.embed(model, texts, "document", { deadlineMs: this.context.embedDeadlineMs }),
     });
   }
 
@@ -104,8 +143,14 @@ export class Database {
     return markdown ? chunkMarkdown(text, this.context.chunkOptions) : chunkText(text, this.context.chunkOptions);
   }
 
+  /**
+   * One short line for every insert without vectors: the reason's first sentence only (a missing
+   * local model explains its three ways out once, in `docdb models` and `status`, not per insert).
+   */
   private pendingWarning(reason: string): string {
-    return `stored without vectors (${reason}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`;
+    const [first] = reason.split(". Ways out");
+    const hint = first !== reason ? "; `docdb models` shows how to get one" : "";
+    return `stored without vectors (${first}${hint}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`;
   }
 
   /**
@@ -113,7 +158,6 @@ export class Database {
    * embeds the chunks. When the embedding provider fails, the document stays stored and keyword
    * searchable, its chunks pending (`embedded: false` and a warning). With a `key` already in
    * use, that document is replaced (same doc_id; unchanged chunks keep their vectors).
-   * Collections whose names start with "_" belong to docdb itself (agent memory) and are refused.
    */
   async insertDocument(input: InsertInput): Promise<InsertResult> {
     if (typeof input === "object" && input !== null && typeof input.collection === "string" && isSystemCollection(input.collection)) {
@@ -147,11 +191,15 @@ export class Database {
       if (!model && !embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
       else if (model && !embedded) {
         try {
-          const pending = (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
+          // Only when some vectors were carried over must the store say which chunks still need one.
+          const pending =
+            reusedVectors === 0 ? p.write.chunks : (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
+          // An insert answers within the deadline: what is not embedded by then stays pending.
           const vectors = await this.embed(
             model,
             pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title: p.title })),
             "document",
+            { deadlineMs: this.context.embedDeadlineMs },
           );
           await this.recordModel(model);
           await this.call(() => this.store.writeVectors(pending.map((c, j) => ({ chunkId: c.id, vector: vectors[j] as Float32Array }))));
@@ -163,6 +211,7 @@ export class Database {
           warnings.push(this.pendingWarning(reason));
         }
       }
+      if (!embedded) this.context.onPending?.();
       this.context.logger.info(
         { db: this.name, doc_id: docId, chunks: p.chunkCount, replaced, embedded, ms: Math.round(performance.now() - started) },
         "insert",
@@ -209,11 +258,18 @@ export class Database {
     await this.call(() => this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions }));
   }
 
-  private async embed(model: EmbeddingModel, texts: string[], kind: "query" | "document", signal?: AbortSignal): Promise<Float32Array[]> {
+  private async embed(
+    model: EmbeddingModel,
+    texts: string[],
+    kind: "query" | "document",
+    options: { signal?: AbortSignal; retries?: number; deadlineMs?: number } = {},
+  ): Promise<Float32Array[]> {
     const logger = this.context.logger;
     return embedMany(model, texts, {
       kind,
-      signal,
+      signal: options.signal,
+      maxRetries: options.retries,
+      deadlineMs: options.deadlineMs,
       onBatch: ({ size, ms }) =>
         logger.debug({ provider: model.provider, model: model.modelId, size, ms: Math.round(ms) }, "embedding call"),
       onRetry: ({ attempt, delayMs, error }) =>
@@ -267,34 +323,116 @@ export class Database {
     if (input.threshold !== undefined && (typeof input.threshold !== "number" || !(input.threshold >= 0 && input.threshold <= 1))) {
       throw new DocDBError("INVALID_REQUEST", "threshold must be a number from 0 to 1 (scores are 0–1, higher is better)");
     }
+    if (input.rerank !== undefined && typeof input.rerank !== "boolean")
+      throw new DocDBError("INVALID_REQUEST", "rerank must be true or false");
+    const reranker = input.rerank === true ? this.requireReranker() : undefined;
+    const maxChars = validateMaxChars(input.max_chars);
+    if (input.include_text !== undefined && typeof input.include_text !== "boolean") {
+      throw new DocDBError("INVALID_REQUEST", "include_text must be true or false");
+    }
+    if (input.merge !== undefined && typeof input.merge !== "boolean")
+      throw new DocDBError("INVALID_REQUEST", "merge must be true or false");
+    const includeText = input.include_text !== false;
+    const merge = input.merge !== false;
     const filter = await this.searchFilter(input);
-    const { results, warnings } = await this.search(query, { topK, mode, threshold: input.threshold, filter, exact: input.exact === true });
+    const warnings: string[] = [];
+    // Fetch more than top_k when fusion or a threshold may drop some, or a reranker reorders them.
+    const candidates = Math.max(topK, RERANK_CANDIDATES);
+    let fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : topK;
+    if (reranker) fetch = Math.max(fetch, candidates);
+
+    const ranked = await this.retrieve(query, { mode, fetch, filter, exact: input.exact === true }, warnings);
+    let scored: RankedHit[];
+    let retrievalScores: Map<string, number> | undefined;
+    if (reranker) {
+      const pool = ranked.slice(0, candidates);
+      const hits = new Map((await this.call(() => this.store.chunkHits(pool.map((r) => r.chunkId)))).map((h) => [h.id, h]));
+      const found = pool.flatMap((r) => {
+        const hit = hits.get(r.chunkId);
+        return hit ? [{ hit, retrieval: r }] : [];
+      });
+      const scores = await this.rerank(
+        reranker,
+        query,
+        found.map((f) => f.hit),
+      );
+      retrievalScores = new Map(found.map((f) => [f.hit.id, f.retrieval.score]));
+      scored = found
+        .map((f, i) => ({
+          hit: f.hit,
+          score: scores[i] as number,
+          ...(f.retrieval.distance !== undefined ? { distance: f.retrieval.distance } : {}),
+          at: i,
+        }))
+        // Ties keep the retrieval order.
+        .sort((a, b) => b.score - a.score || a.at - b.at)
+        .filter((r) => input.threshold === undefined || r.score >= input.threshold)
+        .slice(0, topK)
+        .map(({ at: _at, ...r }) => r);
+    } else {
+      const kept = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold).slice(0, topK);
+      const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
+      scored = kept.flatMap((r) => {
+        const hit = hits.get(r.chunkId);
+        return hit ? [{ hit, score: r.score, ...(r.distance !== undefined ? { distance: r.distance } : {}) }] : [];
+      });
+    }
+    const groups = groupPassages(scored, merge);
+    // Merged passages are re-sliced from their document's text, so overlaps are not repeated.
+    const contents = new Map<string, string>();
+    if (includeText) {
+      for (const { group, single } of groups) {
+        if (single || contents.has(group.docId)) continue;
+        const doc = await this.call(() => this.store.getDocument(group.docId));
+        if (doc) contents.set(group.docId, doc.content);
+      }
+    }
+    const passages = await this.collections.markStale(
+      groups.map(({ group }) => {
+        const passage = toPassage(group, contents.get(group.docId));
+        const retrieval = retrievalScores?.get(passage.chunk_id);
+        return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
+      }),
+    );
+    const { results, budget } = fitBudget(passages, maxChars, includeText);
+    const note = describeBudget(budget);
     this.context.logger.info(
-      { db: this.name, mode, top_k: topK, results: results.length, ms: Math.round(performance.now() - started) },
+      {
+        db: this.name,
+        mode,
+        top_k: topK,
+        rerank: reranker !== undefined,
+        results: results.length,
+        chars: budget.chars,
+        ms: Math.round(performance.now() - started),
+      },
       "find",
     );
-    return { results, mode, warnings };
+    return {
+      results,
+      mode,
+      warnings,
+      budget,
+      ...(note ? { note } : {}),
+      ...(reranker ? { reranked_by: `${reranker.provider}/${reranker.modelId}` } : {}),
+    };
   }
 
   /**
-   * @internal The search behind `findSimilar`, over whatever `filter` allows (agent memory passes
-   * its own collections here). Arguments are already validated.
+   * Candidates for a query, best first with 0–1 scores: keyword and vector search over what
+   * `filter` allows, fused by mode. Warnings (keyword-only fallbacks) are added to `warnings`.
    */
-  async search(
+  private async retrieve(
     query: string,
-    options: { topK: number; mode: SearchMode; threshold?: number; filter?: Filter; exact?: boolean },
-  ): Promise<{ results: SearchResult[]; warnings: string[] }> {
-    const { topK, mode, filter } = options;
-    const input = { threshold: options.threshold, exact: options.exact };
-    const warnings: string[] = [];
-    // Fetch more than top_k when fusion or a threshold may drop some.
-    const fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : topK;
-
+    options: { mode: SearchMode; fetch: number; filter?: Filter; exact?: boolean },
+    warnings: string[],
+  ): Promise<{ chunkId: string; score: number; distance?: number }[]> {
+    const { mode, filter } = options;
     let keyword: { chunkId: string; score: number }[] = [];
     let vector: { chunkId: string; distance: number }[] = [];
     if (mode !== "vector") {
       const keywordQuery = buildKeywordQuery(query);
-      keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: fetch, filter })) : [];
+      keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: options.fetch, filter })) : [];
     }
     if (mode !== "keyword") {
       const model = this.context.embedding;
@@ -316,7 +454,7 @@ export class Database {
         assertSameModel(info, model, this.name);
         let queryVector: Float32Array | undefined;
         try {
-          [queryVector] = await this.embed(model, [query], "query");
+          [queryVector] = await this.embed(model, [query], "query", { deadlineMs: this.context.embedDeadlineMs });
         } catch (error) {
           if (mode === "vector" || DocDBError.isInstance(error)) {
             throw DocDBError.isInstance(error)
@@ -327,35 +465,108 @@ export class Database {
         }
         if (queryVector) {
           const probe = queryVector;
-          vector = await this.call(() => this.store.vectorSearch(probe, { limit: fetch, filter, exact: input.exact === true }));
+          vector = await this.call(() => this.store.vectorSearch(probe, { limit: options.fetch, filter, exact: options.exact }));
         }
       }
     }
 
-    const ranked = rank(mode, keyword, vector);
-    const kept = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold).slice(0, topK);
-    const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
-    const results = await this.collections.markStale(
-      kept.flatMap((r) => {
-        const hit = hits.get(r.chunkId);
-        return hit ? [toResult(hit, r.score, r.distance)] : [];
-      }),
-    );
-    return { results, warnings };
+    return rank(mode, keyword, vector);
   }
 
-  /** A document with its text and chunk layout; NOT_FOUND for an unknown id. */
-  async getDocument(id: string): Promise<DocumentView> {
+  /**
+   * @internal Search for agent memory: chunks (not merged into passages, no budget, no
+   * reranking) over whatever `filter` allows, one result per chunk with its text. Arguments are
+   * already validated.
+   */
+  async search(
+    query: string,
+    options: { topK: number; mode: SearchMode; threshold?: number; filter?: Filter; exact?: boolean },
+  ): Promise<{ results: SearchResult[]; warnings: string[] }> {
+    const { topK, mode, threshold } = options;
+    const warnings: string[] = [];
+    // Fetch more than top_k when fusion or a threshold may drop some.
+    const fetch = mode === "hybrid" || threshold !== undefined ? Math.max(topK * 4, 50) : topK;
+    const ranked = await this.retrieve(query, { mode, fetch, filter: options.filter, exact: options.exact }, warnings);
+    const kept = ranked.filter((r) => threshold === undefined || r.score >= threshold).slice(0, topK);
+    const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
+    const scored: RankedHit[] = kept.flatMap((r) => {
+      const hit = hits.get(r.chunkId);
+      return hit ? [{ hit, score: r.score, ...(r.distance !== undefined ? { distance: r.distance } : {}) }] : [];
+    });
+    return { results: groupPassages(scored, false).map(({ group }) => toPassage(group, undefined)), warnings };
+  }
+
+  private requireReranker(): Reranker {
+    const reranker = this.context.reranker;
+    if (!reranker) {
+      const why = this.context.rerankerProblem ?? "no reranker is configured";
+      throw new DocDBError(
+        "RERANKER_UNAVAILABLE",
+        `cannot rerank: ${why}. Set DOCDB_RERANKER=local (a cross-encoder on this machine) or DOCDB_RERANKER=cohere with DOCDB_RERANKER_URL, or search without rerank`,
+      );
+    }
+    return reranker;
+  }
+
+  /** Reranker scores (0–1) for the hits, in their order; failures are RERANKER_UNAVAILABLE. */
+  private async rerank(reranker: Reranker, query: string, hits: ChunkHit[]): Promise<number[]> {
+    if (hits.length === 0) return [];
+    const started = performance.now();
+    let scores: number[];
+    try {
+      scores = await reranker.rerank(
+        query,
+        hits.map((h) => embeddingInput({ text: h.text, heading: h.heading, title: h.title })),
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new DocDBError("RERANKER_UNAVAILABLE", `cannot rerank: ${message}`, { cause: error });
+    }
+    if (scores.length !== hits.length || scores.some((s) => typeof s !== "number" || !Number.isFinite(s))) {
+      throw new DocDBError("RERANKER_UNAVAILABLE", `reranker ${reranker.provider}/${reranker.modelId} did not score every passage`);
+    }
+    this.context.logger.debug(
+      { provider: reranker.provider, model: reranker.modelId, size: hits.length, ms: Math.round(performance.now() - started) },
+      "rerank call",
+    );
+    return scores.map((s) => Math.min(1, Math.max(0, s)));
+  }
+
+  /**
+   * A document with its text and chunk layout; NOT_FOUND for an unknown id. With a range, only
+   * that part: characters `start`..`end` (end exclusive, clamped to the length) or lines
+   * `line_start`..`line_end` (1-based, inclusive, clamped to the last line), with the chunks
+   * that overlap it.
+   */
+  async getDocument(id: string, range?: DocumentRange): Promise<DocumentView> {
     validateId(id);
     const doc = await this.call(() => this.store.getDocument(id));
     if (!doc) throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${this.name}"`);
-    const chunks = await this.call(() => this.store.getChunks(id));
+    const content = doc.content;
+    const lineOf = lineIndex(content);
+    const lines = lineOf(content.length);
+    const part = resolveRange(content, range);
+    const chunks = (await this.call(() => this.store.getChunks(id))).filter(
+      (c) => !part || (c.start < part.end && c.end > part.start) || (c.start === c.end && c.start === part.start),
+    );
     return {
       doc_id: doc.id,
       key: doc.key,
       title: doc.title,
       source: doc.source,
-      text: doc.content,
+      text: part ? content.slice(part.start, part.end) : content,
+      length: content.length,
+      lines,
+      ...(part
+        ? {
+            range: {
+              start: part.start,
+              end: part.end,
+              line_start: lineOf(part.start),
+              line_end: lineOf(Math.max(part.start, part.end - 1)),
+            },
+          }
+        : {}),
       metadata: doc.metadata,
       collection: doc.collection,
       created_at: doc.createdAt,
@@ -415,6 +626,37 @@ export class Database {
   }
 
   /**
+   * Runs one read-only SQL query over the documented views (`documents_v`, `chunks_v`,
+   * `collections_v`, `files_v`; see SQL_VIEWS). Writes, DDL, ATTACH, PRAGMA statements and
+   * extension loading are refused (INVALID_REQUEST); results are capped at `max_rows` rows
+   * (`truncated` says more existed) and `timeout_ms` (past it the query is stopped and fails).
+   * The caps are stated in the result. INVALID_REQUEST when the engine offers no SQL.
+   */
+  async sql(query: string, options: SqlOptions = {}): Promise<SqlResult> {
+    const started = performance.now();
+    const { sql, maxRows, timeoutMs } = validateSql(query, options);
+    const store = this.store;
+    if (!store.capabilities.readOnlySql || !store.querySql) {
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `the ${this.context.engine} engine does not offer read-only SQL; use find, list and get instead (SQL needs the SQLite engine)`,
+      );
+    }
+    const answer = await this.call(() => (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs }));
+    this.context.logger.info(
+      { db: this.name, rows: answer.rows.length, truncated: answer.truncated, ms: Math.round(performance.now() - started) },
+      "sql",
+    );
+    return {
+      columns: answer.columns,
+      rows: answer.rows,
+      row_count: answer.rows.length,
+      truncated: answer.truncated,
+      limits: { max_rows: maxRows, timeout_ms: timeoutMs },
+    };
+  }
+
+  /**
    * Counts and the embedding model of this database. Documents, chunks, embedded and pending
    * count the user's documents; agent memory is counted apart in `memory` (`embedPending`
    * embeds both).
@@ -422,6 +664,7 @@ export class Database {
   async status(): Promise<DatabaseStatus> {
     const counts = await this.call(() => this.store.counts());
     const info = await this.call(() => this.store.getEmbeddingInfo());
+    const healing = this.context.healing?.();
     const memory = { documents: 0, chunks: 0, embedded: 0, pending: 0 };
     for (const collection of Object.values(MEMORY_COLLECTIONS)) {
       const c = await this.call(() => this.store.collectionCounts(collection));
@@ -440,6 +683,7 @@ export class Database {
       pending: counts.pending - memory.pending,
       model: info ? { provider: info.provider, model: info.model, dimensions: info.dimensions } : null,
       ...(memory.documents > 0 ? { memory } : {}),
+      ...(healing ? { healing } : {}),
     };
   }
 
@@ -461,7 +705,7 @@ export class Database {
     // Prove the model works before any vector is dropped: a model that cannot load must not
     // leave the database with no vectors at all.
     try {
-      await this.embed(model, ["docdb"], "document", options.signal);
+      await this.embed(model, ["docdb"], "document", { signal: options.signal });
     } catch (error) {
       if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -508,12 +752,18 @@ export class Database {
       if (batch.length === 0) break;
       let vectors: Float32Array[];
       try {
-        vectors = await this.embed(model, batch.map(embeddingInput), "document", options.signal);
+        vectors = await this.embed(model, batch.map(embeddingInput), "document", {
+          signal: options.signal,
+          retries: options.retries,
+          deadlineMs: options.deadline_ms,
+        });
       } catch (error) {
-        if (DocDBError.isInstance(error)) throw error;
+        if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
+        const kept = done > 0 ? ` (the ${done} embedded are kept)` : "";
         throw new DocDBError(
           "EMBEDDING_UNAVAILABLE",
-          `embedding failed after ${done} of ${total} chunks: ${describeEmbeddingFailure(error)}; run the command again to continue`,
+          `embedding stopped after ${done} of ${total} chunks${kept}: ${describeEmbeddingFailure(error)}. To fix: ${providerHint(model, error)}; ` +
+            "then run `docdb embed --pending` again (a running `docdb serve` or docdb-mcp retries by itself)",
           { cause: error },
         );
       }
@@ -551,21 +801,47 @@ function rank(
   return [...fused.values()].map((e) => ({ ...e, score: e.score / RRF_MAX })).sort((a, b) => b.score - a.score);
 }
 
-function toResult(hit: ChunkHit, score: number, distance: number | undefined): SearchResult {
-  return {
-    chunk_id: hit.id,
-    doc_id: hit.docId,
-    text: hit.text,
-    score,
-    ...(distance !== undefined ? { distance } : {}),
-    start: hit.start,
-    end: hit.end,
-    metadata: hit.metadata,
-    ...(hit.title ? { title: hit.title } : {}),
-    ...(hit.source ? { source: hit.source } : {}),
-    ...(hit.collection ? { collection: hit.collection } : {}),
-    ...(hit.heading ? { heading: hit.heading } : {}),
-    ...(hit.lineStart !== null ? { line_start: hit.lineStart } : {}),
-    ...(hit.lineEnd !== null ? { line_end: hit.lineEnd } : {}),
-  };
+function rangeNumber(value: unknown, name: string, min: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    throw new DocDBError("INVALID_REQUEST", `${name} must be an integer of at least ${min}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** A character range [start, end) of `content` from a DocumentRange, or undefined for the whole text. */
+function resolveRange(content: string, range: DocumentRange | undefined): { start: number; end: number } | undefined {
+  if (range === undefined || range === null) return undefined;
+  if (typeof range !== "object") throw new DocDBError("INVALID_REQUEST", "range must be an object with start/end or line_start/line_end");
+  const start = rangeNumber(range.start, "start", 0);
+  const end = rangeNumber(range.end, "end", 0);
+  const lineStart = rangeNumber(range.line_start, "line_start", 1);
+  const lineEnd = rangeNumber(range.line_end, "line_end", 1);
+  const chars = start !== undefined || end !== undefined;
+  const lines = lineStart !== undefined || lineEnd !== undefined;
+  if (chars && lines) {
+    throw new DocDBError("INVALID_REQUEST", "give a character range (start, end) or a line range (line_start, line_end), not both");
+  }
+  if (!chars && !lines) return undefined;
+  if (chars) {
+    const from = start ?? 0;
+    const to = Math.min(end ?? content.length, content.length);
+    if (from > content.length) {
+      throw new DocDBError("INVALID_REQUEST", `start ${from} is past the end of the document (${content.length} characters)`);
+    }
+    if (to < from) throw new DocDBError("INVALID_REQUEST", `end (${end}) must not be before start (${from})`);
+    return { start: from, end: to };
+  }
+  const lineStarts = [0];
+  for (let i = 0; i < content.length; i++) if (content.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  const first = lineStart ?? 1;
+  const last = Math.min(lineEnd ?? lineStarts.length, lineStarts.length);
+  if (first > lineStarts.length) {
+    throw new DocDBError("INVALID_REQUEST", `line_start ${first} is past the last line of the document (${lineStarts.length})`);
+  }
+  if (last < first) throw new DocDBError("INVALID_REQUEST", `line_end (${lineEnd}) must not be before line_start (${first})`);
+  const from = lineStarts[first - 1] as number;
+  // Up to the end of the last line, its newline included (the next line's start).
+  const to = last < lineStarts.length ? (lineStarts[last] as number) : content.length;
+  return { start: from, end: to };
 }

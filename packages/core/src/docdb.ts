@@ -1,14 +1,17 @@
-import { resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
-import type { EmbeddingModel } from "@docdb/embed";
+import { type EmbeddingModel, LocalEmbeddingModel, type Reranker } from "@docdb/embed";
 import type { StoreEngine } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
+import { type CopyOptions, type CopyResult, copyStore } from "./copy.js";
 import { Database } from "./database.js";
 import { DocDBError, fromStoreError } from "./errors.js";
+import { type HealerOptions, PendingHealer } from "./healer.js";
 import { createLogger, type Logger } from "./logger.js";
 import { resolveMemoryOptions } from "./memory/memory.js";
 import type { MemoryOptions, ResolvedMemoryOptions } from "./memory/types.js";
 import { createEmbeddingModel, type EmbeddingConfig, resolveEmbeddingConfig } from "./provider.js";
+import { createReranker, type RerankerConfig, rerankerConfigFromEnv } from "./reranker.js";
 import type { DatabaseStatus } from "./types.js";
 import { DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, validateDbName } from "./validate.js";
 
@@ -27,16 +30,45 @@ export interface OpenDocDBOptions {
    * the environment: OpenAI when OPENAI_API_KEY is set, else the local model.
    */
   embedding?: EmbeddingModel | EmbeddingConfig | null;
+  /**
+   * The reranker `find` uses when asked to (`rerank: true`): a reranker, `null` for none, or a
+   * config (over the environment's DOCDB_RERANKER* settings, key by key). Default: from the
+   * environment; a local cross-encoder unless DOCDB_RERANKER says otherwise. Nothing is loaded
+   * until the first reranked search.
+   */
+  reranker?: Reranker | RerankerConfig | null;
   logger?: Logger;
   /** Longest document accepted, in characters. Default 100,000. */
   maxTextLength?: number;
   chunkOptions?: ChunkOptions;
   /** Agent memory thresholds (0–1); default from `DOCDB_MEMORY_*` environment variables, else docdb's. */
   memory?: MemoryOptions;
+  /**
+   * Deadline of the provider calls of one insert or query, retries included, in ms: past it an
+   * insert answers with its chunks pending. Default env DOCDB_EMBED_DEADLINE_MS, else 15,000.
+   */
+  embedDeadlineMs?: number;
+}
+
+/** Default deadline of one insert's or query's provider calls. */
+export const DEFAULT_EMBED_DEADLINE_MS = 15_000;
+
+function deadlineFromEnv(): number {
+  const raw = process.env.DOCDB_EMBED_DEADLINE_MS;
+  if (raw === undefined || raw.trim() === "") return DEFAULT_EMBED_DEADLINE_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1) {
+    throw new DocDBError("INVALID_REQUEST", `DOCDB_EMBED_DEADLINE_MS="${raw}" must be a positive whole number of milliseconds`);
+  }
+  return ms;
 }
 
 function isModel(value: unknown): value is EmbeddingModel {
   return typeof value === "object" && value !== null && typeof (value as EmbeddingModel).embed === "function";
+}
+
+function isReranker(value: unknown): value is Reranker {
+  return typeof value === "object" && value !== null && typeof (value as Reranker).rerank === "function";
 }
 
 function isEngine(value: unknown): value is StoreEngine {
@@ -67,12 +99,17 @@ async function createEngine(store: string | undefined, dataDir: string): Promise
 /** The entry point: named databases in one store, sharing one embedding model. */
 export class DocDB {
   readonly embedding: EmbeddingModel | null;
+  /** The reranker for `rerank: true` searches; null when reranking is off or cannot be set up. */
+  readonly reranker: Reranker | null;
   readonly logger: Logger;
   private readonly embeddingProblem: string | undefined;
+  private readonly rerankerProblem: string | undefined;
   private readonly memoryOptions: ResolvedMemoryOptions;
   private readonly options: OpenDocDBOptions;
   private readonly open = new Map<string, Promise<Database>>();
   private enginePromise: Promise<StoreEngine> | undefined;
+  private healer: PendingHealer | undefined;
+  private readonly embedDeadlineMs: number;
 
   constructor(options: OpenDocDBOptions = {}) {
     this.options = options;
@@ -91,6 +128,60 @@ export class DocDB {
     }
     this.embedding = embedding;
     this.embeddingProblem = problem;
+    let reranker: Reranker | null = null;
+    let rerankerProblem: string | undefined;
+    if (isReranker(options.reranker)) reranker = options.reranker;
+    else if (options.reranker === null) rerankerProblem = "reranking is turned off";
+    else {
+      try {
+        const config = { ...rerankerConfigFromEnv(), ...definedOnly(options.reranker ?? {}) };
+        reranker = createReranker(config);
+        if (!reranker) rerankerProblem = "reranking is turned off (DOCDB_RERANKER=none)";
+      } catch (error) {
+        if (!DocDBError.isInstance(error) || (error.code !== "RERANKER_UNAVAILABLE" && error.code !== "INVALID_REQUEST")) throw error;
+        rerankerProblem = error.message;
+      }
+    }
+    this.reranker = reranker;
+    this.rerankerProblem = rerankerProblem;
+    this.embedDeadlineMs = options.embedDeadlineMs ?? deadlineFromEnv();
+  }
+
+  /**
+   * How the current embedding model stands, without loading it: `ready` false with a `problem`
+   * when it cannot be used as configured (a local model that is not on disk and cannot be
+   * downloaded — its hub is asked with one quick HEAD request — or a provider that could not be
+   * set up), `note` for what happens on first use.
+   */
+  async embeddingState(): Promise<{ model: string | null; ready: boolean; problem?: string; note?: string }> {
+    const model = this.embedding;
+    if (!model) return { model: null, ready: false, ...(this.embeddingProblem ? { problem: this.embeddingProblem } : {}) };
+    const name = `${model.provider}/${model.modelId} (${model.dimensions})`;
+    if (model instanceof LocalEmbeddingModel) return { model: name, ...(await model.probe()) };
+    return { model: name, ready: true };
+  }
+
+  /**
+   * Starts embedding pending chunks in the background (for servers): now, whenever an insert
+   * leaves chunks pending, and periodically, backing off while the provider fails. Its state
+   * shows in every database's status as \`healing\`. Stopped by \`close\`.
+   */
+  startHealing(options: HealerOptions = {}): PendingHealer {
+    this.healer ??= new PendingHealer(
+      {
+        logger: this.logger,
+        hasModel: () => this.embedding !== null,
+        databaseNames: () => this.databaseNames(),
+        // Agent memory's pending chunks too: status counts them apart from the documents.
+        pending: async (name) => {
+          const status = await (await this.database(name)).status();
+          return status.pending + (status.memory?.pending ?? 0);
+        },
+        embedPending: async (name, embedOptions) => (await this.database(name)).embedPending(embedOptions),
+      },
+      { deadlineMs: this.embedDeadlineMs, ...options },
+    );
+    return this.healer;
   }
 
   /** The storage engine (created on first use). */
@@ -149,6 +240,17 @@ export class DocDB {
 
   private async openDatabase(name: string, create: boolean): Promise<Database> {
     const engine = await this.engine();
+    // Names differing only in case are one file on case-insensitive file systems (macOS, Windows).
+    const names = await engine.listDatabases().catch((error: unknown) => {
+      throw fromStoreError(error);
+    });
+    const twin = names.find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
+    if (twin !== undefined && !names.includes(name)) {
+      throw new DocDBError(
+        create ? "CONFLICT" : "NOT_FOUND",
+        `database "${twin}" exists, and names that differ only in case are one file on some systems: use "${twin}", or choose another name`,
+      );
+    }
     let store: Awaited<ReturnType<StoreEngine["openDatabase"]>>;
     try {
       store = await engine.openDatabase(name, { create });
@@ -165,10 +267,15 @@ export class DocDB {
     return new Database(name, store, {
       embedding: this.embedding,
       embeddingProblem: this.embeddingProblem,
+      reranker: this.reranker,
+      rerankerProblem: this.rerankerProblem,
       logger: this.logger,
       maxTextLength: this.options.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH,
       chunkOptions: this.options.chunkOptions ?? {},
       engine: engine.kind,
+      embedDeadlineMs: this.embedDeadlineMs,
+      onPending: () => this.healer?.kick(),
+      healing: () => this.healer?.status(),
       memory: this.memoryOptions,
     });
   }
@@ -204,8 +311,80 @@ export class DocDB {
     return statuses;
   }
 
+  /**
+   * Copies a database to another, on this store or another engine. Addresses: a bare NAME (this
+   * store), `sqlite:NAME` (in the data folder), `sqlite:/path/to/NAME.db`, or
+   * `postgres://user@host/db#NAME` (NAME defaults to "vectors"). See `copyStore`.
+   */
+  async copyDatabase(from: string, to: string, options: CopyOptions = {}): Promise<CopyResult> {
+    const opened: StoreEngine[] = [];
+    try {
+      const source = await this.resolveAddress(from, opened);
+      const target = await this.resolveAddress(to, opened);
+      // Labels from the engines' locations: never a password.
+      const labels = { from: `${source.engine.location}#${source.name}`, to: `${target.engine.location}#${target.name}` };
+      if (labels.from === labels.to) throw new DocDBError("INVALID_REQUEST", `${labels.from} is both the source and the target`);
+      const sourceStore = await this.openAt(source.engine, source.name, false);
+      const targetStore = await this.openAt(target.engine, target.name, true);
+      try {
+        return await copyStore(sourceStore, targetStore, labels, options);
+      } catch (error) {
+        throw fromStoreError(error);
+      }
+    } finally {
+      for (const engine of opened) await engine.close().catch(() => undefined);
+    }
+  }
+
+  private async openAt(engine: StoreEngine, name: string, create: boolean) {
+    try {
+      return await engine.openDatabase(name, { create });
+    } catch (error) {
+      const converted = fromStoreError(error);
+      if (DocDBError.isInstance(converted) && converted.code === "NOT_FOUND") {
+        throw new DocDBError("NOT_FOUND", `database "${name}" does not exist in ${engine.location}`);
+      }
+      throw converted;
+    }
+  }
+
+  private async resolveAddress(address: string, opened: StoreEngine[]): Promise<{ engine: StoreEngine; name: string }> {
+    const open = async (store: string): Promise<StoreEngine> => {
+      try {
+        const engine = await createEngine(store, store);
+        opened.push(engine);
+        return engine;
+      } catch (error) {
+        throw fromStoreError(error);
+      }
+    };
+    if (isPostgresUrl(address)) {
+      const hash = address.indexOf("#");
+      const name = hash < 0 ? DEFAULT_DB_NAME : decodeURIComponent(address.slice(hash + 1));
+      return { engine: await open(hash < 0 ? address : address.slice(0, hash)), name: validateDbName(name) };
+    }
+    if (address.startsWith("sqlite:")) {
+      const rest = address.slice("sqlite:".length);
+      if (rest.includes("/") || rest.includes("\\") || rest.endsWith(".db")) {
+        const file = resolve(rest);
+        return { engine: await open(dirname(file)), name: validateDbName(basename(file).replace(/\.db$/, "")) };
+      }
+      const dataDir = resolve(this.options.dataDir ?? process.env.DOCDB_DATA_DIR ?? "data");
+      return { engine: await open(dataDir), name: validateDbName(rest) };
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(address)) {
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `unknown address ${JSON.stringify(address)}: use NAME, sqlite:NAME, sqlite:/path/NAME.db or postgres://…#NAME`,
+      );
+    }
+    return { engine: await this.engine(), name: validateDbName(address) };
+  }
+
   /** Closes every open database and the embedding model. */
   async close(): Promise<void> {
+    await this.healer?.close();
+    this.healer = undefined;
     for (const opening of this.open.values()) {
       const db = await opening.catch(() => undefined);
       db?.collections.close();
@@ -217,7 +396,12 @@ export class DocDB {
     }
     this.enginePromise = undefined;
     await this.embedding?.close?.();
+    if (!isReranker(this.options.reranker)) await this.reranker?.close?.();
   }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Opens docdb (nothing is read until the first call that needs storage). */

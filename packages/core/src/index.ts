@@ -20,8 +20,9 @@ export {
   type WatchOptions,
 } from "./collections/index.js";
 export * from "./config.js";
+export { COPY_BATCH, type CopyOptions, type CopyProgress, type CopyResult, copyStore } from "./copy.js";
 export { Database } from "./database.js";
-export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
+export { DEFAULT_EMBED_DEADLINE_MS, DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
 export {
   type EvalMetrics,
@@ -34,9 +35,11 @@ export {
   type RankedDocument,
 } from "./eval/index.js";
 export { parseFilter } from "./filter.js";
-export { createLogger, type Logger, silentLogger } from "./logger.js";
+export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
+export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
 export * from "./memory/index.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
+export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./passages.js";
 export {
   createEmbeddingModel,
   type EmbeddingConfig,
@@ -47,19 +50,34 @@ export {
   providerOf,
   resolveEmbeddingConfig,
 } from "./provider.js";
+export {
+  createReranker,
+  parseRerankerName,
+  RERANK_CANDIDATES,
+  RERANKER_NAMES,
+  type RerankerConfig,
+  type RerankerName,
+  rerankerConfigFromEnv,
+  rerankerProviderOf,
+} from "./reranker.js";
+export { describeSqlViews, SQL_DEFAULT_MAX_ROWS, SQL_DEFAULT_TIMEOUT_MS, SQL_MAX_ROWS_LIMIT, SQL_VIEWS } from "./sql.js";
 export type {
   DatabaseStatus,
   DocumentListing,
+  DocumentRange,
   DocumentView,
   EmbedOptions,
   EmbedProgress,
   EmbedResult,
+  FindBudget,
   FindInput,
   FindResult,
   InsertInput,
   InsertResult,
   SearchMode,
   SearchResult,
+  SqlOptions,
+  SqlResult,
 } from "./types.js";
 export { SEARCH_MODES } from "./types.js";
 export { DB_NAME_PATTERN, DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, MAX_TOP_K, validateDbName } from "./validate.js";

@@ -1,3 +1,5 @@
+import type { HealingStatus } from "./healer.js";
+
 export type SearchMode = "hybrid" | "vector" | "keyword";
 export const SEARCH_MODES: readonly SearchMode[] = ["hybrid", "vector", "keyword"];
 
@@ -47,18 +49,57 @@ export interface FindInput {
   doc_ids?: string[];
   /** Exact vector search even where an approximate index exists. */
   exact?: boolean;
+  /**
+   * Reorder the best candidates (max(top_k, 50)) with the configured cross-encoder reranker;
+   * the reranker's 0–1 relevance becomes the score. RERANKER_UNAVAILABLE when there is none or
+   * it cannot run.
+   */
+  rerank?: boolean;
+  /**
+   * Budget for the answer: total characters of passage text, 0 to 200,000 (default 6,000).
+   * Passages that do not fit are cut, then returned as references without text.
+   */
+  max_chars?: number;
+  /** False: references only (ids, offsets, scores), no text. Default true. */
+  include_text?: boolean;
+  /** Merge overlapping or neighbouring chunks of one document into one passage. Default true. */
+  merge?: boolean;
 }
 
+export interface FindBudget {
+  /** The budget asked for. */
+  max_chars: number;
+  /** Characters of text in the answer. */
+  chars: number;
+  /** Passages cut to fit. */
+  cut: number;
+  /** Passages returned as references without text to fit. */
+  omitted: number;
+}
+
+/**
+ * One passage: a chunk, or several overlapping or neighbouring chunks of one document merged
+ * (their text re-sliced from the document, so overlaps are not repeated).
+ */
 export interface SearchResult {
+  /** The best-scoring chunk of the passage. */
   chunk_id: string;
+  /** Every chunk the passage covers, in document order. */
+  chunk_ids: string[];
   doc_id: string;
-  text: string;
+  /** The passage text; left out with `include_text: false`, or when the budget ran out. */
+  text?: string;
+  /** True when `text` was cut or left out to fit `max_chars`; `start`/`end` span the whole passage. */
+  truncated?: boolean;
   /**
    * 0 to 1, higher is better, in every mode. vector: cosine similarity (below 0 counts as 0).
    * keyword: BM25 relative to this query's best match (the best is 1). hybrid: reciprocal-rank
    * fusion relative to its maximum (1 = first in both the keyword and the vector ranking).
+   * reranked: the reranker's relevance (local models: sigmoid of the cross-encoder's logit).
    */
   score: number;
+  /** With rerank: the score the search gave before reranking (the mode's own 0–1 score). */
+  retrieval_score?: number;
   /** Cosine distance, when a vector produced the result. */
   distance?: number;
   start: number;
@@ -80,6 +121,20 @@ export interface FindResult {
   results: SearchResult[];
   mode: SearchMode;
   warnings: string[];
+  /** With rerank: `provider/model` of the reranker that ordered the results. */
+  reranked_by?: string;
+  /** How the answer fits its character budget. */
+  budget: FindBudget;
+  /** Says what the budget left out, when it did. */
+  note?: string;
+}
+
+/** Part of a document: characters [start, end) or lines line_start..line_end (1-based, inclusive). */
+export interface DocumentRange {
+  start?: number;
+  end?: number;
+  line_start?: number;
+  line_end?: number;
 }
 
 export interface DocumentView {
@@ -87,11 +142,19 @@ export interface DocumentView {
   key: string | null;
   title: string | null;
   source: string | null;
+  /** The whole text, or the requested range of it. */
   text: string;
+  /** Length of the whole document in characters. */
+  length: number;
+  /** Lines in the whole document. */
+  lines: number;
+  /** The part `text` holds, when a range was asked for (line numbers 1-based, inclusive). */
+  range?: { start: number; end: number; line_start: number; line_end: number };
   metadata: Record<string, unknown>;
   collection: string | null;
   created_at: string;
   updated_at: string;
+  /** The document's chunks (with a range: those that overlap it). */
   chunks: { chunk_id: string; index: number; start: number; end: number; embedded: boolean; line_start?: number; line_end?: number }[];
 }
 
@@ -108,6 +171,8 @@ export interface DatabaseStatus {
   model: { provider: string; model: string; dimensions: number } | null;
   /** Agent memory (topics, QA and knowledge records), counted apart from the documents; absent when empty. */
   memory?: { documents: number; chunks: number; embedded: number; pending: number };
+  /** The background embedder of a running server (`docdb serve`, `docdb-mcp`); absent elsewhere. */
+  healing?: HealingStatus;
 }
 
 export interface DocumentListing {
@@ -128,6 +193,10 @@ export interface EmbedOptions {
   batch_size?: number;
   signal?: AbortSignal;
   onProgress?: (progress: EmbedProgress) => void;
+  /** Retries per provider call after the first attempt. Default 4. */
+  retries?: number;
+  /** Deadline of each batch's provider call, retries included, in ms. Default none. */
+  deadline_ms?: number;
 }
 
 export interface EmbedProgress {
@@ -138,4 +207,22 @@ export interface EmbedProgress {
 export interface EmbedResult {
   embedded: number;
   remaining: number;
+}
+
+export interface SqlOptions {
+  /** Most rows returned, 1 to 10,000 (default 100); a query with more is cut and says `truncated`. */
+  max_rows?: number;
+  /** Longest the query may run, 100 to 60,000 ms (default 5,000); past it the query is stopped. */
+  timeout_ms?: number;
+}
+
+export interface SqlResult {
+  columns: string[];
+  /** One array per row, cells in column order; blobs as `base64:<data>` strings. */
+  rows: unknown[][];
+  row_count: number;
+  /** True when the query had more rows than `limits.max_rows`: only the first ones are here. */
+  truncated: boolean;
+  /** The caps this query ran under. */
+  limits: { max_rows: number; timeout_ms: number };
 }

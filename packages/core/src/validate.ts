@@ -7,10 +7,25 @@ export const MAX_QUERY_LENGTH = 10_000;
 /** The most results one search returns, on every surface (CLI, MCP, core). */
 export const MAX_TOP_K = 100;
 
+/** Names Windows reserves for devices, in any case and with any extension: a file named so cannot exist there. */
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+
 export function validateDbName(name: unknown): string {
   if (typeof name !== "string" || !DB_NAME_PATTERN.test(name)) {
     const shown = typeof name === "string" ? JSON.stringify(name.slice(0, 80)) : String(name);
     throw new DocDBError("INVALID_REQUEST", `invalid database name ${shown}: use 1-64 letters, digits, "_" or "-" (no paths)`);
+  }
+  if (name.startsWith("-")) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `invalid database name "${name}": it must not start with "-" (it reads as a command-line flag)`,
+    );
+  }
+  if (WINDOWS_RESERVED.test(name)) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `invalid database name "${name}": Windows reserves it for a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9, in any case); choose another`,
+    );
   }
   return name;
 }
@@ -33,6 +48,13 @@ export function validateMetadata(metadata: unknown): Record<string, unknown> {
   if (typeof metadata !== "object" || Array.isArray(metadata)) {
     throw new DocDBError("INVALID_REQUEST", 'metadata must be a JSON object, e.g. {"lang":"ja"}');
   }
+  const nonFinite = findNonFinite(metadata, "metadata");
+  if (nonFinite) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `${nonFinite.path} is ${nonFinite.value}: JSON has no such number (a literal like 1e309 overflows); send a finite number or a string`,
+    );
+  }
   let json: string;
   try {
     json = JSON.stringify(metadata);
@@ -44,6 +66,24 @@ export function validateMetadata(metadata: unknown): Record<string, unknown> {
     throw new DocDBError("INVALID_REQUEST", `metadata is nested more than ${MAX_METADATA_DEPTH} levels deep: flatten it`);
   }
   return JSON.parse(json) as Record<string, unknown>;
+}
+
+/** The first number that is not finite (Infinity, NaN), which JSON would silently turn into null. */
+function findNonFinite(value: unknown, path: string, depth = 0): { path: string; value: string } | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : { path, value: String(value) };
+  if (typeof value !== "object" || value === null || depth > MAX_METADATA_DEPTH + 1) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNonFinite(value[i], `${path}[${i}]`, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const found = findNonFinite(item, `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** SQLite's JSON functions stop at 1000 levels; far less is plenty for metadata. */

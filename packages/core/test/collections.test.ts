@@ -250,4 +250,38 @@ describe("collections with an embedding model (fake OpenAI server)", () => {
     const next = await db.collections.import("api_docs");
     expect(next).toMatchObject({ unchanged: 4, pending: 0 });
   });
+
+  it("re-importing a 50-chunk file with one paragraph changed sends only the changed chunks to the provider", async () => {
+    const db = await database({ embedding: { provider: "openai", apiKey: "sk-test", baseURL: server.url, dimensions: 64 } });
+    const folder = mkdtempSync(join(tmpdir(), "docdb-reuse-"));
+    try {
+      // Fifty paragraphs, each about one chunk long (chunk size 200), separated by blank lines.
+      const paragraphs = Array.from({ length: 50 }, (_, i) => `第${i}節。` + `段落${i}の本文は設定と運用について説明します。`.repeat(8));
+      writeFileSync(join(folder, "guide.txt"), paragraphs.join("\n\n"));
+      await db.collections.add({ name: "guide", description: "A long guide", source: folder });
+      const first = await db.collections.import("guide", { chunk_size: 200, chunk_overlap: 0 });
+      expect(first.chunks).toBeGreaterThanOrEqual(50);
+      expect(first.embedded).toBe(first.chunks);
+
+      const sentBefore = server.requests.flatMap((r) => r.input).length;
+      // Same length as before, so the chunk boundaries around it do not move.
+      paragraphs[25] = `第25節。${"段落25の本文は書き換えた内容を今説明します。".repeat(8)}`;
+      expect(paragraphs[25].length).toBe(`第25節。${"段落25の本文は設定と運用について説明します。".repeat(8)}`.length);
+      writeFileSync(join(folder, "guide.txt"), paragraphs.join("\n\n"));
+      const second = await db.collections.import("guide");
+      const sent = server.requests.flatMap((r) => r.input).slice(sentBefore);
+      expect(second.updated).toBe(1);
+      // Only chunks whose text changed went to the provider; the rest kept their vectors.
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.length).toBeLessThanOrEqual(3);
+      expect(sent.every((input) => input.includes("書き換えた"))).toBe(true);
+      expect(second.reused_vectors).toBe(second.chunks - sent.length);
+      expect(second.embedded).toBe(sent.length);
+      expect((await db.status()).pending).toBe(0);
+      const found = await db.findSimilar({ query: "書き換えた内容", mode: "keyword", collection: "guide" });
+      expect(found.results[0]?.text).toContain("書き換えた");
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });

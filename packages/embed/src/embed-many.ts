@@ -18,6 +18,12 @@ export interface EmbedManyOptions {
   onRetry?: (info: { attempt: number; delayMs: number; error: EmbeddingError }) => void;
   /** Called after each successful provider call, for logging. */
   onBatch?: (info: { size: number; ms: number }) => void;
+  /**
+   * Overall deadline in ms, retries and waits included: past it, the call fails with a
+   * retryable EmbeddingError (the provider may answer later) whether or not the provider
+   * honours abort signals. Default none.
+   */
+  deadlineMs?: number;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -33,6 +39,18 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Rejects when `signal` aborts, with its reason; `dispose` removes the listener. */
+function whenAborted(signal: AbortSignal): { promise: Promise<never>; dispose(): void } {
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  promise.catch(() => undefined);
+  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
 }
 
 function asEmbeddingError(error: unknown, provider: string): EmbeddingError {
@@ -57,17 +75,56 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
   const maxDelay = options.maxDelayMs ?? 30_000;
   let done = 0;
   let next = 0;
+  options.signal?.throwIfAborted();
+
+  // One signal for the whole call: the caller's abort or the deadline, whichever comes first.
+  // Each attempt gets its own child signal, so providers that leave listeners on the signal
+  // they are given (the openai SDK does, per request) never pile them up on the caller's.
+  const overall = new AbortController();
+  const onCallerAbort = () => overall.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onCallerAbort, { once: true });
+  const deadlineMs = options.deadlineMs;
+  const timer =
+    deadlineMs !== undefined
+      ? setTimeout(
+          () =>
+            overall.abort(
+              new EmbeddingError(`${model.provider} did not answer within ${Math.round(deadlineMs / 100) / 10} s`, {
+                provider: model.provider,
+                retryable: true,
+              }),
+            ),
+          deadlineMs,
+        )
+      : undefined;
+  timer?.unref?.();
+  const stopped = () => overall.signal.reason as unknown;
+
+  const attemptOnce = async (texts: string[]): Promise<Float32Array[]> => {
+    const attempt = new AbortController();
+    const forward = () => attempt.abort(overall.signal.reason);
+    overall.signal.addEventListener("abort", forward, { once: true });
+    const aborted = whenAborted(overall.signal);
+    try {
+      return await Promise.race([model.embed(texts, { kind: options.kind, signal: attempt.signal }), aborted.promise]);
+    } finally {
+      aborted.dispose();
+      overall.signal.removeEventListener("abort", forward);
+    }
+  };
 
   const runBatch = async (batch: { offset: number; texts: string[] }) => {
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
       try {
-        const vectors = await model.embed(batch.texts, { kind: options.kind, signal: options.signal });
-        if (vectors.length !== batch.texts.length) {
-          throw new EmbeddingError(`${model.provider} returned ${vectors.length} embeddings for ${batch.texts.length} texts`, {
-            provider: model.provider,
-            retryable: false,
-          });
+        overall.signal.throwIfAborted();
+        const vectors = await attemptOnce(batch.texts);
+        if (!Array.isArray(vectors) || vectors.length !== batch.texts.length) {
+          // A malformed answer is a provider fault, retried like a 5xx.
+          throw new EmbeddingError(
+            `${model.provider} returned ${Array.isArray(vectors) ? vectors.length : "no"} embeddings for ${batch.texts.length} texts`,
+            { provider: model.provider, retryable: true },
+          );
         }
         options.onBatch?.({ size: batch.texts.length, ms: performance.now() - started });
         vectors.forEach((vector, i) => {
@@ -76,13 +133,14 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
         return;
       } catch (raw) {
         if (options.signal?.aborted) throw options.signal.reason;
+        if (overall.signal.aborted) throw stopped();
         const error = asEmbeddingError(raw, model.provider);
         if (!error.retryable || attempt >= maxRetries) throw error;
         const backoff = initialDelay * 2 ** attempt;
         const jittered = backoff / 2 + Math.random() * (backoff / 2);
         const delayMs = Math.min(maxDelay, Math.max(jittered, error.retryAfterMs ?? 0));
         options.onRetry?.({ attempt: attempt + 1, delayMs, error });
-        await sleep(delayMs, options.signal);
+        await sleep(delayMs, overall.signal);
       }
     }
   };
@@ -95,6 +153,13 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
       options.onProgress?.(done, texts.length);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    // A failed batch stops the others' calls and waits too.
+    if (!overall.signal.aborted) overall.abort(new Error("embedMany finished"));
+    options.signal?.removeEventListener("abort", onCallerAbort);
+  }
   return results;
 }

@@ -1,6 +1,7 @@
 export type { DownloadProgress } from "./download-progress.js";
 export { type EmbedManyOptions, embedMany } from "./embed-many.js";
 export { EmbeddingError, isRetryableStatus, parseRetryAfter } from "./errors.js";
+export { DEFAULT_HTTP_RERANK_MODEL, HttpReranker, type HttpRerankerOptions } from "./http-reranker.js";
 export { LocalEmbeddingModel, type LocalEmbeddingOptions } from "./local.js";
 export {
   DEFAULT_LOCAL_MODEL,
@@ -10,6 +11,7 @@ export {
   type Pooling,
   type Prefixes,
 } from "./local-models.js";
+export { DEFAULT_LOCAL_RERANKER, LocalReranker, type LocalRerankerOptions } from "./local-reranker.js";
 export type { EmbeddingKind, EmbeddingModel, EmbedOptions } from "./model.js";
 export {
   defaultModelCacheDir,
@@ -21,3 +23,4 @@ export {
 } from "./model-files.js";
 export { DEFAULT_OLLAMA_MODEL, DEFAULT_OLLAMA_URL, OllamaEmbeddingModel, type OllamaEmbeddingOptions } from "./ollama.js";
 export { OpenAIEmbeddingModel, type OpenAIEmbeddingOptions } from "./openai.js";
+export { type Reranker, type RerankOptions, sigmoid } from "./reranker.js";

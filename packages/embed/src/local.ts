@@ -1,9 +1,9 @@
-import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { type DownloadProgress, stderrDownloadProgress } from "./download-progress.js";
 import { EmbeddingError } from "./errors.js";
 import { DEFAULT_LOCAL_MODEL, findKnownLocalModel, type Pooling, type Prefixes, withPrefix } from "./local-models.js";
+import { checkModelReachable, downloadProgressCallback, onnxSessionOptions, serialisedLoad } from "./local-runtime.js";
 import type { EmbeddingModel, EmbedOptions } from "./model.js";
 import {
   defaultModelCacheDir,
@@ -58,14 +58,6 @@ export interface LocalEmbeddingOptions {
 }
 
 type Transformers = typeof import("@huggingface/transformers");
-
-/** Loads are serialised across instances because transformers.js keeps its settings in one global `env`. */
-let loadChain: Promise<unknown> = Promise.resolve();
-function serialised<T>(fn: () => Promise<T>): Promise<T> {
-  const run = loadChain.then(fn, fn);
-  loadChain = run.catch(() => undefined);
-  return run;
-}
 
 /**
  * Embeddings computed on this machine with an ONNX model (transformers.js on onnxruntime-node,
@@ -125,6 +117,29 @@ export class LocalEmbeddingModel implements EmbeddingModel {
   }
 
   /** Where the model's files are on disk, if they are. */
+  /**
+   * Whether the model could load, without loading it: on disk, or its hub answers (a quick
+   * HEAD request). `problem` says why not, in short.
+   */
+  async probe(): Promise<{ ready: boolean; problem?: string; note?: string }> {
+    const { onDisk, canDownload } = this.availability();
+    if (onDisk) return { ready: true };
+    if (!canDownload) return { ready: false, problem: `it is not on this machine and downloads are off (see \`docdb models\`)` };
+    const host = (this.options.remoteHost ?? "https://huggingface.co").replace(/\/+$/, "");
+    try {
+      await this.checkReachable(host);
+      return { ready: true, note: "not on this machine yet: downloaded on first use" };
+    } catch (error) {
+      const reason = /is not available: (.*?)\. Ways out/.exec((error as Error).message)?.[1] ?? (error as Error).message;
+      return { ready: false, problem: `${reason} (see \`docdb models\`)` };
+    }
+  }
+
+  /** Whether the model can be used without loading it: on disk, or downloadable on first use. */
+  availability(): { onDisk: boolean; canDownload: boolean } {
+    return { onDisk: this.locate() !== undefined, canDownload: !this.modelDir && this.options.allowDownload !== false };
+  }
+
   locate(): ModelLocation | undefined {
     return locateModel(this.modelId, {
       modelDir: this.modelDir,
@@ -201,7 +216,7 @@ export class LocalEmbeddingModel implements EmbeddingModel {
     const retryAfter = this.options.retryLoadAfterMs ?? 60_000;
     // A model that just failed to load fails again at once, so a burst of inserts is not slowed by retries.
     if (this.failure && Date.now() - this.failure.at < retryAfter) return Promise.reject(this.failure.error);
-    this.loading ??= serialised(() => this.load())
+    this.loading ??= serialisedLoad(() => this.load())
       .then((extractor) => {
         this.extractor = extractor;
         this.failure = undefined;
@@ -240,7 +255,7 @@ export class LocalEmbeddingModel implements EmbeddingModel {
   }
 
   private sessionOptions() {
-    return { intraOpNumThreads: this.options.threads ?? availableParallelism(), interOpNumThreads: 1, logSeverityLevel: 3 as const };
+    return onnxSessionOptions(this.options.threads);
   }
 
   private async loadFolder(transformers: Transformers, location: ModelLocation): Promise<FeatureExtractionPipeline> {
@@ -269,22 +284,13 @@ export class LocalEmbeddingModel implements EmbeddingModel {
     transformers.env.allowRemoteModels = true;
     transformers.env.remoteHost = `${host}/`;
     const report = this.options.onDownloadProgress ?? stderrDownloadProgress();
-    const sizes = new Map<string, { loaded: number; total: number }>();
     try {
       return await transformers.pipeline("feature-extraction", this.modelId, {
         dtype: this.options.dtype === "fp32" ? "fp32" : "q8",
         device: "cpu",
         cache_dir: this.cacheDir,
         session_options: this.sessionOptions(),
-        progress_callback: (event) => {
-          if (event.status === "progress") {
-            sizes.set(event.file, { loaded: event.loaded, total: event.total });
-            report({ model: this.modelId, file: event.file, loaded: event.loaded, total: event.total, done: false });
-          } else if (event.status === "done" && sizes.has(event.file)) {
-            const size = sizes.get(event.file) ?? { loaded: 0, total: 0 };
-            report({ model: this.modelId, file: event.file, ...size, done: true });
-          }
-        },
+        progress_callback: downloadProgressCallback(this.modelId, report),
       });
     } catch (error) {
       throw this.unavailable(`downloading it from ${host} failed (${(error as Error).message})`, error);
@@ -294,21 +300,10 @@ export class LocalEmbeddingModel implements EmbeddingModel {
   }
 
   /** A quick HEAD request first, so an offline machine fails in seconds instead of hanging in a download. */
-  private async checkReachable(host: string): Promise<void> {
-    const url = `${host}/${this.modelId}/resolve/main/config.json`;
-    let status: number;
-    try {
-      const response = await fetch(url, { method: "HEAD", signal: AbortSignal.timeout(this.options.connectTimeoutMs ?? 3000) });
-      status = response.status;
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code;
-      const why = (error as Error).name === "TimeoutError" ? "no answer in time" : (cause ?? (error as Error).message);
-      throw this.unavailable(`it is not on disk and ${host} cannot be reached to download it (${why})`, error);
-    }
-    if (status === 401 || status === 403 || status === 404) {
-      throw this.unavailable(`${host} has no model "${this.modelId}" (HTTP ${status}); check the name`);
-    }
-    if (status >= 400) throw this.unavailable(`${host} answered HTTP ${status} when asked for it`);
+  private checkReachable(host: string): Promise<void> {
+    return checkModelReachable(host, this.modelId, this.options.connectTimeoutMs ?? 3000, (reason, cause) =>
+      this.unavailable(reason, cause),
+    );
   }
 
   private unavailable(reason: string, cause?: unknown): EmbeddingError {

@@ -105,7 +105,8 @@ export class OllamaEmbeddingModel implements EmbeddingModel {
     if (!Array.isArray(embeddings) || embeddings.length !== count) {
       throw new EmbeddingError(
         `Ollama at ${this.baseURL} answered without ${count} embeddings (is "${this.modelId}" an embedding model?)`,
-        { provider: this.provider, retryable: false },
+        // A malformed answer is retried like a 5xx.
+        { provider: this.provider, retryable: true },
       );
     }
     return embeddings.map((vector: unknown, i) => {

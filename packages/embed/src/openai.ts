@@ -76,10 +76,23 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
         { signal: options.signal },
       );
       const vectors: Float32Array[] = new Array(texts.length);
-      for (const item of response.data) vectors[item.index] = Float32Array.from(item.embedding);
+      const data: unknown = (response as { data?: unknown }).data;
+      if (!Array.isArray(data)) {
+        throw new EmbeddingError("OpenAI answered without a data list (a malformed response)", {
+          provider: this.provider,
+          retryable: true,
+        });
+      }
+      for (const item of data as { index?: unknown; embedding?: unknown }[]) {
+        if (typeof item?.index !== "number" || !Array.isArray(item.embedding)) {
+          throw new EmbeddingError("OpenAI answered with a malformed embedding item", { provider: this.provider, retryable: true });
+        }
+        vectors[item.index] = Float32Array.from(item.embedding as number[]);
+      }
       for (let i = 0; i < texts.length; i++) {
         const vector = vectors[i];
-        if (!vector) throw new EmbeddingError(`openai returned no embedding for input ${i}`, { provider: this.provider, retryable: false });
+        // A malformed answer is retried like a 5xx: the next one is usually whole.
+        if (!vector) throw new EmbeddingError(`openai returned no embedding for input ${i}`, { provider: this.provider, retryable: true });
         if (vector.length !== this.dimensions) {
           throw new EmbeddingError(`openai returned ${vector.length} dimensions, expected ${this.dimensions} for ${this.modelId}`, {
             provider: this.provider,
@@ -114,7 +127,9 @@ function toEmbeddingError(error: unknown, provider: string): EmbeddingError {
   }
   if (error instanceof OpenAI.APIError && typeof error.status === "number") {
     const hint = error.status === 401 ? " (check OPENAI_API_KEY)" : "";
-    return new EmbeddingError(`OpenAI API error ${error.status}: ${error.message}${hint}`, {
+    // The SDK's message starts with the status already ("429 Rate limit…"): say it once.
+    const detail = error.message.replace(new RegExp(`^${error.status}\\s*`), "") || "no details";
+    return new EmbeddingError(`OpenAI API error ${error.status}: ${detail}${hint}`, {
       provider,
       status: error.status,
       retryable: isRetryableStatus(error.status),
@@ -123,5 +138,11 @@ function toEmbeddingError(error: unknown, provider: string): EmbeddingError {
     });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new EmbeddingError(`OpenAI embedding failed: ${message}`, { provider, retryable: false, cause: error });
+  // Not an API error: the answer could not be read (invalid JSON, wrong shape). Retried like a 5xx.
+  const malformed = error instanceof SyntaxError || error instanceof TypeError;
+  return new EmbeddingError(`OpenAI embedding failed${malformed ? " (a malformed response)" : ""}: ${message}`, {
+    provider,
+    retryable: malformed,
+    cause: error,
+  });
 }

@@ -1,6 +1,8 @@
+import { getEventListeners } from "node:events";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../../../test/support/fake-openai.js";
-import { EmbeddingError, embedMany, OpenAIEmbeddingModel } from "../src/index.js";
+import { EmbeddingError, type EmbeddingModel, embedMany, OpenAIEmbeddingModel } from "../src/index.js";
 
 let server: FakeOpenAI;
 beforeEach(async () => {
@@ -100,5 +102,76 @@ describe("embedMany", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("stop")), 100);
     await expect(embedMany(model, ["a"], { kind: "document", signal: controller.signal })).rejects.toThrow("stop");
+  });
+});
+
+describe("embedMany robustness", () => {
+  it("retries a malformed 200 answer like a 5xx", async () => {
+    server.failures.push({ status: 200, body: { object: "list" } }, { status: 200, body: "not an embedding list" });
+    const model = new OpenAIEmbeddingModel({ apiKey: "k", baseURL: server.url });
+    await expect(embedMany(model, ["a"], { kind: "document", ...fast })).resolves.toHaveLength(1);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("names the status once in an API error", async () => {
+    server.failures.push({ status: 429, body: { error: { message: "Rate limit reached for requests", type: "requests" } } });
+    const model = new OpenAIEmbeddingModel({ apiKey: "k", baseURL: server.url });
+    const error = (await embedMany(model, ["a"], { kind: "document", ...fast, maxRetries: 0 }).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^OpenAI API error 429: Rate limit reached/);
+    expect(error.message).not.toMatch(/429: 429/);
+  });
+
+  it("gives up at the overall deadline on a provider that accepts and never answers", async () => {
+    const sockets: Socket[] = [];
+    const silent = createNetServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const model = new OpenAIEmbeddingModel({ apiKey: "k", baseURL: `http://127.0.0.1:${port}/v1` });
+      const started = Date.now();
+      const error = (await embedMany(model, ["a"], { kind: "document", deadlineMs: 400 }).catch((e: unknown) => e)) as EmbeddingError;
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(EmbeddingError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ retryable: true, message: expect.stringContaining("did not answer within 0.4 s") });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it("leaves no abort listeners on the caller's signal, however many batches (no MaxListenersExceededWarning)", async () => {
+    const controller = new AbortController();
+    let most = 0;
+    // Like the openai SDK: a listener on the given signal per call, never removed.
+    const leaky: EmbeddingModel = {
+      provider: "leaky",
+      modelId: "leaky",
+      dimensions: 2,
+      maxBatchSize: 1,
+      supportsParallelCalls: true,
+      async embed(texts, options) {
+        options.signal?.addEventListener("abort", () => undefined);
+        most = Math.max(most, getEventListeners(controller.signal, "abort").length);
+        await new Promise((resolve) => setImmediate(resolve));
+        return texts.map(() => new Float32Array([1, 0]));
+      },
+    };
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      await expect(
+        embedMany(
+          leaky,
+          Array.from({ length: 40 }, (_, i) => `t${i}`),
+          { kind: "document", signal: controller.signal },
+        ),
+      ).resolves.toHaveLength(40);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(most).toBeLessThanOrEqual(1);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
   });
 });

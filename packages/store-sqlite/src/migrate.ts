@@ -4,8 +4,10 @@ import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
 
 /**
- * The SQLite migrations ship inside the built package (`dist/migrations/sqlite`); from source
- * they are read from the repository's `migrations/sqlite/` folder.
+ * The SQLite migrations ship inside the built package (`dist/migrations/sqlite`) and beside
+ * each bundled program (`apps/cli/dist/migrations/sqlite`, `apps/mcp-server/dist/…`: there
+ * `import.meta.url` is the program's launcher, so the first candidate is the one found); from
+ * source they are read from the repository's `migrations/sqlite/` folder.
  */
 export function findMigrationsDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));

@@ -8,10 +8,13 @@ import type {
   DocumentWrite,
   EmbeddingInfo,
   EngineCapabilities,
+  ExportedChunk,
   KeywordHit,
   PendingChunk,
   RemovedCounts,
   SearchOptions,
+  SqlQueryOptions,
+  SqlQueryResult,
   Store,
   StoreCounts,
   StoredChunk,
@@ -21,17 +24,18 @@ import type {
   WriteResult,
 } from "@docdb/store";
 import { type Filter, StoreError } from "@docdb/store";
-import Database from "better-sqlite3";
-import * as sqliteVec from "sqlite-vec";
+import type Database from "better-sqlite3";
 import { filterToSql } from "./filter-sql.js";
 import { keywordSearch } from "./keyword-search.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
+import { SqlReader } from "./sql-reader.js";
 import { BUSY_ATTEMPT_MS, waitForLock, writeTransaction } from "./write-lock.js";
 
 export const SQLITE_CAPABILITIES: EngineCapabilities = {
   approximateVectorSearch: false,
   concurrentWriters: true,
   maxDimensions: 8192,
+  readOnlySql: true,
 };
 
 /** Documents deleted per transaction by bulk deletes, so other writers get their turn. */
@@ -111,20 +115,38 @@ export interface SqliteStoreOptions {
   migrationsDir?: string;
 }
 
+let native: Promise<{ Database: typeof Database; sqliteVec: typeof import("sqlite-vec") }> | undefined;
+
+/**
+ * better-sqlite3 and sqlite-vec, loaded when the first database opens: a process that never
+ * opens one (an MCP server answering `tools/list`, `docdb --version`) does not pay for them.
+ */
+function loadNative() {
+  native ??= Promise.all([import("better-sqlite3"), import("sqlite-vec")]).then(([driver, sqliteVec]) => ({
+    Database: driver.default,
+    sqliteVec,
+  }));
+  return native;
+}
+
 /** One docdb database: a SQLite file with sqlite-vec loaded, FTS5 and the docdb schema. */
 export class SqliteStore implements Store {
   readonly capabilities = SQLITE_CAPABILITIES;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly reader: SqlReader;
 
   private constructor(
     readonly name: string,
     readonly location: string,
     private readonly db: Database.Database,
     private readonly options: SqliteStoreOptions,
-  ) {}
+  ) {
+    this.reader = new SqlReader(location);
+  }
 
   /** Opens (creating when needed) the file at `path`, loads sqlite-vec and brings the schema up to date. */
   static async open(name: string, path: string, options: SqliteStoreOptions): Promise<SqliteStore> {
+    const { Database, sqliteVec } = await loadNative();
     const db = new Database(path);
     try {
       sqliteVec.load(db);
@@ -161,7 +183,17 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // The reader first: its connection must be gone before the last one closes (and checkpoints).
+    await this.reader.close();
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * Read-only SQL in a separate process with a read-only `query_only` connection (see
+   * sql-reader-child.mjs): one SELECT/WITH/VALUES statement, capped in rows and time.
+   */
+  async querySql(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult> {
+    return this.reader.query(sql, options);
   }
 
   private metaValue(key: string): string | undefined {
@@ -316,8 +348,8 @@ export class SqliteStore implements Store {
       doc.contentHash,
       JSON.stringify(doc.metadata),
       collection,
-      kept?.created_at ?? now,
-      now,
+      kept?.created_at ?? doc.createdAt ?? now,
+      doc.updatedAt ?? now,
     );
     const titleTerms = analyzeForIndex(doc.title ?? "");
     const insertChunk = this.statement(
@@ -423,6 +455,22 @@ export class SqliteStore implements Store {
 
   async getChunks(docId: string): Promise<StoredChunk[]> {
     return (this.statement("SELECT * FROM chunks WHERE doc_id = ? ORDER BY idx").all(docId) as Row[]).map(toChunk);
+  }
+
+  async exportChunks(docId: string): Promise<ExportedChunk[]> {
+    const rows = this.statement("SELECT * FROM chunks WHERE doc_id = ? ORDER BY idx").all(docId) as Row[];
+    const vectors = this.hasVectorTable();
+    return rows.map((row) => {
+      const chunk: ExportedChunk = { ...toChunk(row), inputHash: (row.input_hash as string | null) ?? null };
+      if (vectors && chunk.embedded) {
+        const blob = this.statement("SELECT embedding FROM chunks_vec WHERE rowid = ?")
+          .pluck()
+          .get(BigInt(row.seq as number)) as Buffer | undefined;
+        // A copy of the bytes, aligned for a Float32Array.
+        if (blob) chunk.vector = new Float32Array(new Uint8Array(blob).buffer);
+      }
+      return chunk;
+    });
   }
 
   async deleteDocuments(ids: string[]): Promise<RemovedCounts> {

@@ -22,6 +22,11 @@ export interface EngineCapabilities {
   concurrentWriters: boolean;
   /** Largest vector dimension the engine stores. */
   maxDimensions: number;
+  /**
+   * The engine answers `Store.querySql`: read-only SQL over the documented views (`documents_v`,
+   * `chunks_v`, `collections_v`, `files_v`). Absent means false.
+   */
+  readOnlySql?: boolean;
 }
 
 /** A place holding named databases: a folder of SQLite files, or one PostgreSQL database. */
@@ -61,6 +66,12 @@ export interface NewDocument {
   contentHash: string;
   metadata: Record<string, unknown>;
   collection?: string | null;
+  /**
+   * Times to keep (ISO 8601), for a copy of a document from another database; default now. An
+   * upsert that replaces a document keeps the replaced document's creation time instead.
+   */
+  createdAt?: string;
+  updatedAt?: string;
 }
 
 export interface NewChunk {
@@ -154,6 +165,13 @@ export interface StoredChunk {
   embedded: boolean;
 }
 
+/** A chunk with everything a copy to another database needs. */
+export interface ExportedChunk extends StoredChunk {
+  inputHash: string | null;
+  /** The chunk's vector exactly as stored, when it has one. */
+  vector?: Float32Array;
+}
+
 /** A chunk with what a search result needs from its document. */
 export interface ChunkHit extends StoredChunk {
   title: string | null;
@@ -238,6 +256,22 @@ export interface RemovedCounts {
   chunks: number;
 }
 
+/** Caps on one read-only SQL query. */
+export interface SqlQueryOptions {
+  /** Most rows returned; a query with more is cut there and reported `truncated`. */
+  maxRows: number;
+  /** Longest a query may run; past it the query is stopped and fails. */
+  timeoutMs: number;
+}
+
+export interface SqlQueryResult {
+  columns: string[];
+  /** Cells in column order: numbers, strings, null; blobs as `base64:<data>` strings. */
+  rows: unknown[][];
+  /** True when the query had more than `maxRows` rows and was cut. */
+  truncated: boolean;
+}
+
 /**
  * One docdb database. Every method is atomic on its own; methods that change many documents
  * work in bounded batches, each its own transaction, so other writers are never held up long.
@@ -274,6 +308,8 @@ export interface Store {
   getDocumentByKey(key: string): Promise<StoredDocument | undefined>;
   /** The chunks of a document in order. */
   getChunks(docId: string): Promise<StoredChunk[]>;
+  /** The chunks of a document in order with their input hashes and vectors (for copying a database). */
+  exportChunks(docId: string): Promise<ExportedChunk[]>;
   /** Deletes documents with their chunks, vectors, keyword rows and file rows. */
   deleteDocuments(ids: string[]): Promise<RemovedCounts>;
   /** Documents in creation order. */
@@ -314,4 +350,12 @@ export interface Store {
    * process: a cheap "did anything change?" for pollers.
    */
   changeToken(): Promise<string>;
+
+  /**
+   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`). Only a single
+   * statement that reads is accepted: writes, DDL, ATTACH, PRAGMA statements and extension
+   * loading are refused (`StoreError` INVALID_REQUEST), as are SQL errors. Results are capped at
+   * `maxRows` rows (`truncated` says more existed) and `timeoutMs` (past it, INVALID_REQUEST).
+   */
+  querySql?(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult>;
 }

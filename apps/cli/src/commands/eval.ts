@@ -52,6 +52,7 @@ function printTable(reports: EvalReport[]): void {
     `corpus    ${first.corpus.documents} documents, ${first.corpus.chunks} chunks${first.corpus.skipped ? ` (${first.corpus.skipped} empty entries skipped)` : ""}`,
     `queries   ${first.queries}${first.judgments_not_in_corpus ? ` (${first.judgments_not_in_corpus} relevant judgments name documents not in the corpus)` : ""}`,
     `model     ${models.length > 0 ? models.join(", ") : "none (keyword search uses no embeddings)"}`,
+    ...(first.reranker ? [`reranker  ${first.reranker}`] : []),
     "",
     `${"mode".padEnd(8)}  ${"nDCG@10".padStart(8)}  ${"R@10".padStart(8)}  ${"MRR@10".padStart(8)}  ${"R@100".padStart(8)}  ${"p50 ms".padStart(8)}  ${"p95 ms".padStart(8)}`,
   ];
@@ -74,6 +75,7 @@ export function evalCommand(): Command {
     .argument("<dataset-dir>", "folder holding corpus.jsonl, queries.jsonl and qrels.tsv")
     .option("--mode <mode>", `${MODE_CHOICES.join(", ")}`, "all")
     .option("--limit-queries <n>", "evaluate only the first n judged queries")
+    .option("--rerank", "rerank every query's candidates with the configured reranker (DOCDB_RERANKER…), as `find --rerank` does")
     .option("--json", "print JSON: one object, or an array of one per mode with --mode all")
     .addHelpText(
       "after",
@@ -81,28 +83,31 @@ export function evalCommand(): Command {
         "vector and hybrid modes need an embedding model and say so when there is none.\n\n" +
         "Examples:\n  docdb eval ../shared/eval/scifact --mode keyword\n  docdb eval ./my-set --limit-queries 200 --json",
     )
-    .action(async (datasetDir: string, options: { mode: string; limitQueries?: string; json?: boolean }, command: Command) => {
-      const progress = progressReporter();
-      try {
-        const modes = parseModes(options.mode);
-        const limitQueries = options.limitQueries !== undefined ? parseInteger(options.limitQueries, "--limit-queries") : undefined;
-        const globals = command.optsWithGlobals<GlobalOptions>();
-        const level = globals.verbose ? "debug" : (process.env.DOCDB_LOG_LEVEL ?? "warn");
-        const reports = await evaluateRetrieval({
-          dataset: datasetDir,
-          modes,
-          limitQueries,
-          embedding: embeddingFromFlags(command),
-          store: globals.store ?? (process.env.DOCDB_STORE_URL || undefined),
-          logger: createLogger({ level }),
-          onProgress: (p) => progress.update(p),
-        });
-        progress.finish();
-        if (options.json) printJson(options.mode === "all" ? reports : reports[0]);
-        else printTable(reports);
-      } catch (error) {
-        progress.finish();
-        reportError(error);
-      }
-    });
+    .action(
+      async (datasetDir: string, options: { mode: string; limitQueries?: string; rerank?: boolean; json?: boolean }, command: Command) => {
+        const progress = progressReporter();
+        try {
+          const modes = parseModes(options.mode);
+          const limitQueries = options.limitQueries !== undefined ? parseInteger(options.limitQueries, "--limit-queries") : undefined;
+          const globals = command.optsWithGlobals<GlobalOptions>();
+          const level = globals.verbose ? "debug" : (process.env.DOCDB_LOG_LEVEL ?? "warn");
+          const reports = await evaluateRetrieval({
+            dataset: datasetDir,
+            modes,
+            limitQueries,
+            embedding: embeddingFromFlags(command),
+            rerank: options.rerank === true,
+            store: globals.store ?? (process.env.DOCDB_STORE_URL || undefined),
+            logger: createLogger({ level }),
+            onProgress: (p) => progress.update(p),
+          });
+          progress.finish();
+          if (options.json) printJson(options.mode === "all" ? reports : reports[0]);
+          else printTable(reports);
+        } catch (error) {
+          progress.finish();
+          reportError(error);
+        }
+      },
+    );
 }

@@ -1,4 +1,4 @@
-import { DocDBError, SEARCH_MODES, type SearchMode, type SearchResult } from "@docdb/core";
+import { DEFAULT_MAX_CHARS, DocDBError, SEARCH_MODES, type SearchMode, type SearchResult } from "@docdb/core";
 import { Command } from "commander";
 import { action, parseInteger, parseJsonOption, parseNumber, printJson, warn } from "../context.js";
 
@@ -28,6 +28,16 @@ export function findCommand(): Command {
     .option("--path <prefix>", "only documents whose source path starts with this")
     .option("--collection <name>", "only documents of this collection (see `docdb collection ls`)")
     .option("--exact", "exact vector search even where an approximate index exists")
+    .option(
+      "--rerank",
+      "reorder the best 50 candidates with a cross-encoder; its 0-1 relevance becomes the score (DOCDB_RERANKER=local|cohere|none, DOCDB_RERANKER_MODEL, DOCDB_RERANKER_MODEL_DIR, DOCDB_RERANKER_URL)",
+    )
+    .option(
+      "--max-chars <n>",
+      `budget: total characters of passage text (default ${DEFAULT_MAX_CHARS}); passages beyond it are cut or left as references`,
+    )
+    .option("--no-text", "references only (doc id, offsets, lines, score): expand one with `docdb get ID --range START:END`")
+    .option("--no-merge", "one result per chunk, without merging neighbouring chunks of a document")
     .option("--json", "print JSON")
     .addHelpText(
       "after",
@@ -47,6 +57,10 @@ export function findCommand(): Command {
             path?: string;
             collection?: string;
             exact?: boolean;
+            rerank?: boolean;
+            maxChars?: string;
+            text: boolean;
+            merge: boolean;
             json?: boolean;
           },
         ) => {
@@ -63,8 +77,14 @@ export function findCommand(): Command {
             path_prefix: options.path,
             collection: options.collection,
             exact: options.exact === true,
+            ...(options.rerank ? { rerank: true } : {}),
+            max_chars: options.maxChars !== undefined ? parseInteger(options.maxChars, "--max-chars") : undefined,
+            include_text: options.text,
+            merge: options.merge,
           });
           warn(found.warnings);
+          if (found.reranked_by) process.stderr.write(`reranked by ${found.reranked_by}\n`);
+          if (found.note) process.stderr.write(`note: ${found.note.replace("get_document", "`docdb get ID --range START:END`")}\n`);
           if (options.json) return printJson(found.results);
           if (found.results.length === 0) {
             process.stdout.write("no results\n");
@@ -72,8 +92,11 @@ export function findCommand(): Command {
           }
           found.results.forEach((r, i) => {
             const distance = r.distance !== undefined ? ` distance ${r.distance.toFixed(4)}` : "";
+            const before = r.retrieval_score !== undefined ? ` (before rerank ${r.retrieval_score.toPrecision(4)})` : "";
+            const merged = r.chunk_ids.length > 1 ? ` (${r.chunk_ids.length} chunks)` : "";
+            const text = r.text !== undefined ? `   ${snippet(r.text)}\n` : "";
             process.stdout.write(
-              `${i + 1}. score ${r.score.toPrecision(4)}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${where(r)}\n   ${snippet(r.text)}\n${r.stale ? `   stale: ${r.note}\n` : ""}`,
+              `${i + 1}. score ${r.score.toFixed(3)}${before}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${merged}${where(r)}\n${text}${r.stale ? `   stale: ${r.note}\n` : ""}`,
             );
           });
         },

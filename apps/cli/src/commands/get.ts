@@ -1,15 +1,42 @@
+import { DocDBError, type DocumentRange } from "@docdb/core";
 import { Command } from "commander";
 import { action, printJson } from "../context.js";
 
+/** "10:20", "10-20", "10:" or ":20" as two optional whole numbers. */
+function parsePair(value: string, flag: string): [number | undefined, number | undefined] {
+  const match = /^\s*(\d*)\s*[:-]\s*(\d*)\s*$/.exec(value);
+  if (!match || (match[1] === "" && match[2] === "")) {
+    throw new DocDBError("INVALID_REQUEST", `${flag} takes FROM:TO (either may be left out), e.g. ${flag} 120:480, got "${value}"`);
+  }
+  return [match[1] ? Number(match[1]) : undefined, match[2] ? Number(match[2]) : undefined];
+}
+
+export function rangeFromOptions(options: { range?: string; lines?: string }): DocumentRange | undefined {
+  if (options.range !== undefined && options.lines !== undefined) {
+    throw new DocDBError("INVALID_REQUEST", "give --range or --lines, not both");
+  }
+  if (options.range !== undefined) {
+    const [start, end] = parsePair(options.range, "--range");
+    return { start, end };
+  }
+  if (options.lines !== undefined) {
+    const [line_start, line_end] = parsePair(options.lines, "--lines");
+    return { line_start, line_end };
+  }
+  return undefined;
+}
+
 export function getCommand(): Command {
   return new Command("get")
-    .description("show a stored document with its metadata and chunk offsets")
+    .description("show a stored document (or part of it) with its metadata and chunk offsets")
     .argument("<doc_id>")
     .option("--db <name>", "database", "vectors")
+    .option("--range <from:to>", "only characters from..to (to exclusive), e.g. a search result's [start-end]")
+    .option("--lines <from:to>", "only lines from..to (1-based, inclusive)")
     .option("--json", "print JSON")
     .action(
-      action(async (docdb, docId: string, options: { db: string; json?: boolean }) => {
-        const doc = await (await docdb.database(options.db)).getDocument(docId);
+      action(async (docdb, docId: string, options: { db: string; range?: string; lines?: string; json?: boolean }) => {
+        const doc = await (await docdb.database(options.db)).getDocument(docId, rangeFromOptions(options));
         if (options.json) return printJson(doc);
         const pending = doc.chunks.filter((c) => !c.embedded).length;
         process.stdout.write(
@@ -21,6 +48,11 @@ export function getCommand(): Command {
             `metadata:  ${JSON.stringify(doc.metadata)}`,
             `chunks:    ${doc.chunks.length}${pending > 0 ? ` (${pending} pending embedding)` : ""}`,
             `created:   ${doc.created_at}`,
+            ...(doc.range
+              ? [
+                  `showing:   characters ${doc.range.start}-${doc.range.end} of ${doc.length}, lines ${doc.range.line_start}-${doc.range.line_end} of ${doc.lines}`,
+                ]
+              : []),
             "",
             doc.text,
             "",

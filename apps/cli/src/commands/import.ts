@@ -68,7 +68,8 @@ export function importCommand(): Command {
           process.stdout.write(
             `${summary.collection}: ${summary.added} added, ${summary.updated} updated, ${summary.removed} removed, ${summary.unchanged} unchanged` +
               `${describeSkipped(summary.skipped)}; ${summary.chunks} chunk(s) written, ${summary.total_chunks} in the collection` +
-              `${summary.pending > 0 ? `, ${summary.pending} pending embedding` : ""}; ${summary.seconds.toFixed(2)} s\n`,
+              `${summary.reused_vectors > 0 ? `, ${summary.reused_vectors} unchanged chunk(s) kept their vectors` : ""}` +
+              `${summary.pending > 0 ? ` (${summary.pending} of them pending embedding)` : ""}; ${summary.seconds.toFixed(2)} s\n`,
           );
         },
       ),

@@ -1,12 +1,45 @@
-import { readFileSync } from "node:fs";
-import { DocDBError } from "@docdb/core";
+import { createReadStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { DEFAULT_MAX_TEXT_LENGTH, DocDBError } from "@docdb/core";
 import { Command } from "commander";
 import { action, parseJsonOption, printJson, warn } from "../context.js";
 
-async function readStdin(): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const chunk of process.stdin) parts.push(chunk as Buffer);
-  return Buffer.concat(parts).toString("utf8");
+/**
+ * Reads text from a stream, stopping as soon as it holds more than `maxChars` characters (so
+ * `/dev/zero` or a huge file never fills memory): the limit is checked while reading.
+ */
+export async function readCapped(stream: Readable, maxChars: number, what: string): Promise<string> {
+  const decoder = new StringDecoder("utf8");
+  let text = "";
+  try {
+    for await (const chunk of stream) {
+      text += decoder.write(chunk as Buffer);
+      if (text.length > maxChars) {
+        throw new DocDBError(
+          "INVALID_REQUEST",
+          `${what} has more than ${maxChars} characters, the limit for one document (stopped reading there): split it into several documents`,
+        );
+      }
+    }
+  } finally {
+    stream.destroy();
+  }
+  return text + decoder.end();
+}
+
+function readStdin(): Promise<string> {
+  return readCapped(process.stdin, DEFAULT_MAX_TEXT_LENGTH, "stdin");
+}
+
+async function readFile(file: string): Promise<string> {
+  try {
+    return await readCapped(createReadStream(file, { highWaterMark: 64 * 1024 }), DEFAULT_MAX_TEXT_LENGTH, file);
+  } catch (error) {
+    if (DocDBError.isInstance(error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new DocDBError(code === "ENOENT" ? "NOT_FOUND" : "INVALID_REQUEST", `cannot read ${file}: ${(error as Error).message}`);
+  }
 }
 
 function readInput(file: string | undefined, text: string | undefined): Promise<string> | string {
@@ -14,12 +47,7 @@ function readInput(file: string | undefined, text: string | undefined): Promise<
   if (text !== undefined) return text;
   if (file === "-" || (file === undefined && !process.stdin.isTTY)) return readStdin();
   if (file === undefined) throw new DocDBError("INVALID_REQUEST", "nothing to insert: give a FILE, - to read stdin, or --text TEXT");
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DocDBError(code === "ENOENT" ? "NOT_FOUND" : "INVALID_REQUEST", `cannot read ${file}: ${(error as Error).message}`);
-  }
+  return readFile(file);
 }
 
 export function insertCommand(): Command {

@@ -1,62 +1,48 @@
-import { runServer, withConfigFiles } from "@docdb/mcp-server";
+import { fromServeFlags, SERVE_FLAGS } from "@docdb/mcp-server/flags";
 import { Command } from "commander";
-import { configFromCommand, openFromCommand, parseInteger, reportError } from "../context.js";
+import { configFromCommand, openFromCommand, reportError } from "../context.js";
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** Commander's property name for a long flag ("allow-origin" → "allowOrigin"). */
+function camel(name: string): string {
+  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
 export function serveCommand(): Command {
-  return new Command("serve")
-    .description("serve docdb to AI agents over MCP (stdio by default, Streamable HTTP with --http)")
-    .option("--http", "serve Streamable HTTP on /mcp instead of stdio")
-    .option("--host <host>", "HTTP host (env DOCDB_HTTP_HOST, default 127.0.0.1; any other needs a token)")
-    .option("--port <port>", "HTTP port (env DOCDB_HTTP_PORT, default 7411)")
-    .option("--token <token>", "require Authorization: Bearer <token> (env DOCDB_HTTP_TOKEN)")
-    .option("--allow-origin <url>", "also accept browser requests from this origin (repeatable)", collect)
-    .option("--db <name>", "database for tool calls without db_name", "vectors")
-    .option("--watch", "re-import changed files of enabled collections while serving")
-    .option("--debounce <ms>", "with --watch: quiet time before a re-import", "2000")
+  const command = new Command("serve").description(
+    "serve docdb to AI agents over MCP (stdio by default, Streamable HTTP with --http); the same flags as docdb-mcp",
+  );
+  // One definition with docdb-mcp; the global ones (--data-dir, --embedding, …) are the program's.
+  for (const flag of SERVE_FLAGS.filter((f) => !f.global)) {
+    const spec = `--${flag.name}${flag.value ? ` <${flag.value}>` : ""}`;
+    if (flag.multiple) command.option(spec, flag.description, collect);
+    else if (flag.default !== undefined) command.option(spec, flag.description, flag.default);
+    else command.option(spec, flag.description);
+  }
+  return command
     .addHelpText(
       "after",
-      "\nExamples:\n  docdb serve --data-dir ~/docdb                 # stdio, for agent configs\n  DOCDB_HTTP_TOKEN=secret docdb serve --http --port 7411\n  npx @modelcontextprotocol/inspector docdb serve",
+      "\nPending embeddings are embedded in the background while the server runs.\n\nExamples:\n  docdb serve --data-dir ~/docdb                 # stdio, for agent configs\n  DOCDB_HTTP_TOKEN=secret docdb serve --http --port 7411\n  npx @modelcontextprotocol/inspector docdb serve",
     )
-    .action(
-      async (
-        options: {
-          http?: boolean;
-          host?: string;
-          port?: string;
-          token?: string;
-          allowOrigin?: string[];
-          db: string;
-          watch?: boolean;
-          debounce: string;
-        },
-        command: Command,
-      ) => {
-        try {
-          // The server owns the DocDB from here and closes it when it stops.
-          const docdb = openFromCommand(command);
-          await runServer(
-            docdb,
-            withConfigFiles(
-              {
-                http: options.http,
-                host: options.host,
-                port: options.port,
-                token: options.token,
-                allowedOrigins: options.allowOrigin,
-                defaultDb: options.db,
-                watch: options.watch,
-                watchDebounceMs: parseInteger(options.debounce, "--debounce"),
-              },
-              configFromCommand(command),
-            ),
-          );
-        } catch (error) {
-          reportError(error);
-        }
-      },
-    );
+    .action(async (options: Record<string, unknown>, command: Command) => {
+      try {
+        const globals = command.optsWithGlobals<Record<string, unknown>>();
+        const flags = fromServeFlags((name) => {
+          const key = camel(name);
+          // A --db left at nothing takes the configured one (withConfigFiles), then "vectors".
+          return SERVE_FLAGS.find((f) => f.name === name)?.global ? globals[key] : options[key];
+        });
+        // Loaded only here: every other command starts without the MCP SDK.
+        const { runServer, withConfigFiles } = await import("@docdb/mcp-server");
+        // The server owns the DocDB from here and closes it when it stops.
+        const docdb = openFromCommand(command);
+        const config = configFromCommand(command);
+        await runServer(docdb, withConfigFiles({ ...flags.serve, defaultDb: flags.serve.defaultDb ?? config.values.db }, config));
+      } catch (error) {
+        reportError(error);
+      }
+    });
 }

@@ -19,9 +19,26 @@ export function statusCommand(): Command {
         );
         const location = await docdb.location();
         const engine = (await docdb.engine()).kind;
-        const model = docdb.embedding ? `${docdb.embedding.provider}/${docdb.embedding.modelId} (${docdb.embedding.dimensions})` : null;
-        if (options.json) return printJson({ store: { engine, location }, current_model: model, databases: list, collections });
-        process.stdout.write(`store: ${engine} ${location}\ncurrent embedding model: ${model ?? "none (keyword search only)"}\n\n`);
+        const state = await docdb.embeddingState();
+        const model = state.model;
+        if (options.json) {
+          const { model: _model, ...current } = state;
+          return printJson({
+            store: { engine, location },
+            current_model: model,
+            current_model_state: current,
+            databases: list,
+            collections,
+          });
+        }
+        // A model that cannot load is not "the current model": say so, and what to do.
+        const shown =
+          model === null
+            ? `none (keyword search only${state.problem ? `: ${state.problem}` : ""})`
+            : !state.ready
+              ? `${model}, which cannot load: ${state.problem}; new documents stay pending, keyword search works`
+              : `${model}${state.note ? ` (${state.note})` : ""}`;
+        process.stdout.write(`store: ${engine} ${location}\ncurrent embedding model: ${shown}\n\n`);
         printTable(
           ["NAME", "DOCUMENTS", "CHUNKS", "PENDING", "MODEL"],
           list.map((d) => [

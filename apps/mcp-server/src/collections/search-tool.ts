@@ -2,6 +2,7 @@ import type { CollectionInfo, DocDB } from "@docdb/core";
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
 import { plural } from "../tools/context.js";
+import { budgetArguments, budgetSchema } from "../tools/find-similar-documents.js";
 
 export const COLLECTION_TOOL_PREFIX = "search_";
 export const MAX_COLLECTION_TOP_K = 50;
@@ -15,10 +16,14 @@ const passageSchema = z.object({
   line_start: z.number().int().optional().describe("First line of the passage in the file (1-based)"),
   line_end: z.number().int().optional().describe("Last line of the passage in the file"),
   heading: z.string().optional().describe("Markdown headings or code declarations the passage sits under"),
-  text: z.string().describe("The passage"),
-  score: z.number().describe("Higher is better"),
+  text: z.string().optional().describe("The passage; absent with include_text false or when the budget ran out"),
+  truncated: z.boolean().optional().describe("The text was cut or left out to fit max_chars: get_document with start/end reads it"),
+  score: z.number().describe("0-1, higher is better"),
   doc_id: z.string(),
   chunk_id: z.string(),
+  chunk_ids: z.array(z.string()).describe("Every chunk the passage covers (neighbouring hits are merged)"),
+  start: z.number().int().describe("Character offset of the passage in the file (get_document start)"),
+  end: z.number().int().describe("End offset, exclusive (get_document end)"),
   stale: z.boolean().optional().describe("True when the file changed after it was imported: re-read the file to be sure"),
   note: z.string().optional(),
 });
@@ -43,17 +48,20 @@ export function collectionSearchTool(docdb: DocDB, dbName: string, collection: C
         .optional()
         .describe(`How many passages, 1-${MAX_COLLECTION_TOP_K}. Default 5`),
       path: z.string().optional().describe('Only files whose path starts with this, e.g. "src/auth/" or "guide/"'),
+      ...budgetArguments,
     }),
     output: z.object({
       collection: z.string(),
       results: z.array(passageSchema),
       warnings: z.array(z.string()),
+      budget: budgetSchema,
+      note: z.string().optional(),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ query, top_k, path }) => {
+    run: async ({ query, top_k, path, max_chars, include_text }) => {
       const db = await docdb.database(dbName);
       // A disabled collection is refused by core (NOT_FOUND), as everywhere else.
-      const found = await db.findSimilar({ query, top_k: top_k ?? 5, path_prefix: path, collection: name });
+      const found = await db.findSimilar({ query, top_k: top_k ?? 5, path_prefix: path, collection: name, max_chars, include_text });
       return {
         collection: name,
         results: found.results.map((r) => ({
@@ -61,23 +69,29 @@ export function collectionSearchTool(docdb: DocDB, dbName: string, collection: C
           ...(r.line_start !== undefined ? { line_start: r.line_start } : {}),
           ...(r.line_end !== undefined ? { line_end: r.line_end } : {}),
           ...(r.heading ? { heading: r.heading } : {}),
-          text: r.text,
+          ...(r.text !== undefined ? { text: r.text } : {}),
+          ...(r.truncated ? { truncated: true } : {}),
           score: r.score,
           doc_id: r.doc_id,
           chunk_id: r.chunk_id,
+          chunk_ids: r.chunk_ids,
+          start: r.start,
+          end: r.end,
           ...(r.stale ? { stale: true, note: r.note } : {}),
         })),
         warnings: found.warnings,
+        budget: found.budget,
+        ...(found.note ? { note: found.note } : {}),
       };
     },
-    render: ({ results, warnings }, { query }) => {
+    render: ({ results, warnings, note }, { query }) => {
       const header = `${plural(results.length, "passage")} in ${name} for ${JSON.stringify(query)}`;
       const lines = results.map((r, i) => {
         const where = r.line_start !== undefined ? `${r.path}:${r.line_start}-${r.line_end}` : r.path;
         const stale = r.stale ? `\n(stale: ${r.note})` : "";
-        return `${i + 1}. ${where}${r.heading ? `  § ${r.heading}` : ""}  score ${r.score.toPrecision(4)}${stale}\n${r.text}`;
+        return `${i + 1}. ${where}${r.heading ? `  § ${r.heading}` : ""}  score ${r.score.toFixed(3)}${stale}${r.text !== undefined ? `\n${r.text}${r.truncated ? " […]" : ""}` : ""}`;
       });
-      return [header, ...warnings.map((w) => `Warning: ${w}`), ...lines].join("\n\n");
+      return [header, ...warnings.map((w) => `Warning: ${w}`), ...(note ? [`Note: ${note}`] : []), ...lines].join("\n\n");
     },
   });
 }

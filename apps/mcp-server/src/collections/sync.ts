@@ -12,9 +12,16 @@ export interface CollectionToolsOptions {
 
 /**
  * Runs `begin` once the database exists: a server may start before the first
- * `docdb collection add` creates it. Returns a function that stops waiting.
+ * `docdb collection add` creates it. Returns a function that stops waiting. `firstCheck` is
+ * called once, after the first look: the database was missing, or `begin` ran (or failed).
  */
-export function whenDatabaseExists(docdb: DocDB, db: string, pollMs: number, begin: () => Promise<void>): () => void {
+export function whenDatabaseExists(
+  docdb: DocDB,
+  db: string,
+  pollMs: number,
+  begin: () => Promise<void>,
+  firstCheck: () => void = () => undefined,
+): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const fail = (error: unknown) => docdb.logger.warn({ db, err: (error as Error).message }, "could not open the database for collections");
@@ -27,7 +34,7 @@ export function whenDatabaseExists(docdb: DocDB, db: string, pollMs: number, beg
     }
     if (!stopped) await begin();
   };
-  void check().catch(fail);
+  void check().catch(fail).finally(firstCheck);
   return () => {
     stopped = true;
     if (timer) clearTimeout(timer);
@@ -40,12 +47,21 @@ export function whenDatabaseExists(docdb: DocDB, db: string, pollMs: number, beg
  * a collection — here or from another process — changes the tools, and the registry tells
  * connected clients (notifications/tools/list_changed). Returns a handle to stop following.
  */
-export function attachCollectionTools(registry: ToolRegistry, docdb: DocDB, options: CollectionToolsOptions = {}): { close(): void } {
+export function attachCollectionTools(
+  registry: ToolRegistry,
+  docdb: DocDB,
+  options: CollectionToolsOptions = {},
+): { close(): void; ready: Promise<void> } {
   const db = options.db ?? DEFAULT_DB_NAME;
   const pollMs = options.pollMs ?? 1000;
   /** collection name → the description its tool was built with */
   const registered = new Map<string, string>();
   let unsubscribe: (() => void) | undefined;
+  let markReady: () => void = () => undefined;
+  /** Settles once the tools of the collections that exist now are in the registry (or there are none). */
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
 
   const sync = (list: CollectionInfo[]) => {
     if (list.length > 0 && !registry.has(LIST_COLLECTIONS_TOOL)) registry.add(listCollectionsTool(docdb, db));
@@ -67,12 +83,19 @@ export function attachCollectionTools(registry: ToolRegistry, docdb: DocDB, opti
     }
   };
 
-  const stopWaiting = whenDatabaseExists(docdb, db, pollMs, async () => {
-    const collections = (await docdb.database(db)).collections;
-    sync(await collections.list());
-    unsubscribe = collections.onChange(sync, { intervalMs: pollMs });
-  });
+  const stopWaiting = whenDatabaseExists(
+    docdb,
+    db,
+    pollMs,
+    async () => {
+      const collections = (await docdb.database(db)).collections;
+      sync(await collections.list());
+      unsubscribe = collections.onChange(sync, { intervalMs: pollMs });
+    },
+    markReady,
+  );
   return {
+    ready,
     close() {
       stopWaiting();
       unsubscribe?.();

@@ -1,25 +1,22 @@
-import { type DocDB, DocDBError, type MemoryHit, toDocDBError } from "@docdb/core";
-import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import { invalidRequest, quote, RequestError } from "../request-error.js";
-import type { ResourceProvider } from "../resources.js";
+import { type DocDB, DocDBError, type Memory, type MemoryHit } from "@docdb/core";
+import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Resource } from "@modelcontextprotocol/sdk/types.js";
+import { invalidRequest, quote } from "../request-error.js";
 
 export const KNOWLEDGE_SCHEME = "knowledge://";
 export const KNOWLEDGE_TEMPLATE = "knowledge://{topic}/{query}";
-/** JSON-RPC code MCP uses for a resource that does not exist. */
-const RESOURCE_NOT_FOUND = -32002;
 
 /** `knowledge://Deploy` for a topic, `knowledge://Deploy/roll%20back` for a query in it. */
 export function knowledgeUri(topic: string, query?: string): string {
   return `${KNOWLEDGE_SCHEME}${encodeURIComponent(topic)}${query !== undefined ? `/${encodeURIComponent(query)}` : ""}`;
 }
 
+/** True for a `knowledge://` URI (whether or not it is well formed). */
+export function isKnowledgeUri(uri: string): boolean {
+  return uri.startsWith(KNOWLEDGE_SCHEME);
+}
+
 function parseUri(uri: string): { topic: string; query?: string } {
-  if (!uri.startsWith(KNOWLEDGE_SCHEME)) {
-    throw new RequestError(RESOURCE_NOT_FOUND, `unknown resource ${quote(uri)}: this server serves ${KNOWLEDGE_TEMPLATE}`, {
-      code: "NOT_FOUND",
-      uri,
-    });
-  }
   const rest = uri.slice(KNOWLEDGE_SCHEME.length);
   const slash = rest.indexOf("/");
   const decode = (part: string) => {
@@ -52,55 +49,61 @@ function render(topic: string, query: string | undefined, results: MemoryHit[]):
 }
 
 /**
- * Agent memory as MCP resources of the server's default database: one `knowledge://{topic}`
+ * Agent memory of one database (the server's default) as MCP resources: one `knowledge://{topic}`
  * resource per topic (its knowledge and unmerged answers), the template
- * `knowledge://{topic}/{query}` (the best knowledge and answers for a query in that topic), and
- * completion of `topic`.
+ * `knowledge://{topic}/{query}` (the best knowledge and answers for a query in that topic) and
+ * completion of `topic`. Part of DocdbResources, which routes requests here.
  */
-export function memoryResources(docdb: DocDB, db: string): ResourceProvider {
-  const memory = async () => ((await docdb.exists(db)) ? (await docdb.database(db)).memory : undefined);
-  return {
-    async list(): Promise<Resource[]> {
-      const m = await memory();
-      if (!m) return [];
-      return (await m.listTopics()).map((t) => ({
-        uri: knowledgeUri(t.name),
-        name: t.name,
-        title: `Knowledge: ${t.name}`,
-        description: `What agents worked out about "${t.name}": ${t.knowledge_count} knowledge records, ${t.unmerged_count} unmerged answers. Read ${KNOWLEDGE_TEMPLATE} for a query.`,
-        mimeType: "text/markdown",
-      }));
-    },
-    templates(): ResourceTemplate[] {
-      return [
-        {
-          uriTemplate: KNOWLEDGE_TEMPLATE,
-          name: "knowledge",
-          title: "Knowledge on a topic",
-          description:
-            "The best knowledge records and answers agents stored for a query in one topic (topic names complete). Percent-encode both parts.",
-          mimeType: "text/markdown",
-        },
-      ];
-    },
-    async read(uri: string): Promise<ReadResourceResult> {
-      const { topic, query } = parseUri(uri);
-      const m = await memory();
-      try {
-        if (!m) throw new DocDBError("NOT_FOUND", `no topic ${JSON.stringify(topic)}: database "${db}" holds no memory yet`);
-        const found = await m.readTopic(topic, query);
-        return { contents: [{ uri, mimeType: "text/markdown", text: render(found.topic, query, found.results) }] };
-      } catch (error) {
-        const failure = toDocDBError(error);
-        if (failure.code === "NOT_FOUND") throw new RequestError(RESOURCE_NOT_FOUND, failure.message, { code: "NOT_FOUND", uri });
-        if (failure.code === "INVALID_REQUEST") throw invalidRequest(failure.message);
-        throw error;
-      }
-    },
-    async complete(uriTemplate, argument): Promise<string[]> {
-      if (uriTemplate !== KNOWLEDGE_TEMPLATE || argument.name !== "topic") return [];
-      const m = await memory();
-      return m ? m.completeTopic(argument.value) : [];
-    },
-  };
+export class KnowledgeResources {
+  readonly entry: { name: string; title: string; description: string; mimeType: string; template: ResourceTemplate };
+
+  constructor(
+    private readonly docdb: DocDB,
+    private readonly db: string,
+  ) {
+    this.entry = {
+      name: "knowledge",
+      title: "Knowledge on a topic",
+      description:
+        "The best knowledge records and answers agents stored for a query in one topic of the default database (topic names complete). Percent-encode both parts.",
+      mimeType: "text/markdown",
+      template: new ResourceTemplate(KNOWLEDGE_TEMPLATE, {
+        list: undefined,
+        complete: { topic: (value) => this.completeTopic(value) },
+      }),
+    };
+  }
+
+  /** The database's memory; undefined while the database does not exist. */
+  private async memory(): Promise<Memory | undefined> {
+    if (!(await this.docdb.exists(this.db).catch(() => false))) return undefined;
+    return (await this.docdb.database(this.db)).memory;
+  }
+
+  /** One resource per topic, in name order. */
+  async list(): Promise<Resource[]> {
+    const m = await this.memory();
+    if (!m) return [];
+    return (await m.listTopics()).map((t) => ({
+      uri: knowledgeUri(t.name),
+      name: t.name,
+      title: `Knowledge: ${t.name}`,
+      description: `What agents worked out about "${t.name}": ${t.knowledge_count} knowledge records, ${t.unmerged_count} unmerged answers. Read ${KNOWLEDGE_TEMPLATE} for a query.`,
+      mimeType: "text/markdown",
+    }));
+  }
+
+  /** A topic's knowledge (with a query: the best matches), as Markdown. NOT_FOUND when no topic matches. */
+  async read(uri: string): Promise<{ contents: { uri: string; mimeType: string; text: string }[] }> {
+    const { topic, query } = parseUri(uri);
+    const m = await this.memory();
+    if (!m) throw new DocDBError("NOT_FOUND", `no topic ${JSON.stringify(topic)}: database "${this.db}" holds no memory yet`);
+    const found = await m.readTopic(topic, query);
+    return { contents: [{ uri, mimeType: "text/markdown", text: render(found.topic, query, found.results) }] };
+  }
+
+  async completeTopic(prefix: string): Promise<string[]> {
+    const m = await this.memory();
+    return m ? m.completeTopic(prefix) : [];
+  }
 }

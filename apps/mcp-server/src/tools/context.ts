@@ -32,6 +32,15 @@ export const databaseStatusSchema = z.object({
     .object({ documents: z.number().int(), chunks: z.number().int(), embedded: z.number().int(), pending: z.number().int() })
     .optional()
     .describe("Agent memory (topics, QA and knowledge records), counted apart from the documents; absent when empty"),
+  healing: z
+    .object({
+      state: z.enum(["off", "idle", "embedding", "waiting"]),
+      last_error: z.string().nullable(),
+      next_attempt_at: z.string().nullable(),
+      embedded: z.number().int(),
+    })
+    .optional()
+    .describe("This server embeds pending chunks in the background: waiting = the provider failed, next try at next_attempt_at"),
 });
 
 export function plural(n: number, word: string): string {

@@ -16,13 +16,28 @@ export function getDocumentTool({ docdb, defaultDb }: ToolsContext) {
   return defineTool({
     name: "get_document",
     title: "Get a document",
-    description: "Return one document: its full text, title, metadata and the character offsets of its chunks.",
-    input: z.strictObject({ doc_id: docIdArgument, db_name: dbNameArgument(defaultDb) }),
+    description:
+      "Return one document: its text, title, metadata and the offsets of its chunks. To read only part of it (e.g. around a " +
+      "search hit), give start/end (character offsets, end exclusive) or line_start/line_end (1-based, inclusive).",
+    input: z.strictObject({
+      doc_id: docIdArgument,
+      db_name: dbNameArgument(defaultDb),
+      start: z.number().int().min(0).optional().describe("First character to return (a passage's start)"),
+      end: z.number().int().min(0).optional().describe("Character after the last one to return (a passage's end); clamped to the length"),
+      line_start: z.number().int().min(1).optional().describe("First line to return, 1-based (instead of start/end)"),
+      line_end: z.number().int().min(1).optional().describe("Last line to return, inclusive; clamped to the last line"),
+    }),
     output: z.object({
       doc_id: z.string(),
       title: z.string().nullable(),
       source: z.string().nullable(),
-      text: z.string(),
+      text: z.string().describe("The whole text, or just the requested range"),
+      length: z.number().int().describe("Characters in the whole document"),
+      lines: z.number().int().describe("Lines in the whole document"),
+      range: z
+        .object({ start: z.number().int(), end: z.number().int(), line_start: z.number().int(), line_end: z.number().int() })
+        .optional()
+        .describe("The part returned, when a range was asked for"),
       metadata: z.record(z.string(), z.unknown()),
       collection: z.string().nullable(),
       created_at: z.string(),
@@ -30,11 +45,15 @@ export function getDocumentTool({ docdb, defaultDb }: ToolsContext) {
       chunks: z.array(chunkSchema),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ doc_id, db_name }) => (await docdb.database(db_name ?? defaultDb)).getDocument(doc_id),
+    run: async ({ doc_id, db_name, start, end, line_start, line_end }) =>
+      (await docdb.database(db_name ?? defaultDb)).getDocument(doc_id, { start, end, line_start, line_end }),
     render: (doc) =>
       [
         `Document ${doc.doc_id}${doc.title ? ` "${doc.title}"` : ""}${doc.source ? ` from ${doc.source}` : ""}`,
-        `${plural(doc.chunks.length, "chunk")}, ${doc.text.length} characters, created ${doc.created_at}, metadata ${JSON.stringify(doc.metadata)}`,
+        `${plural(doc.chunks.length, "chunk")}, ${doc.length} characters, ${plural(doc.lines, "line")}, created ${doc.created_at}, metadata ${JSON.stringify(doc.metadata)}`,
+        ...(doc.range
+          ? [`Showing characters ${doc.range.start}-${doc.range.end} (lines ${doc.range.line_start}-${doc.range.line_end})`]
+          : []),
         "",
         doc.text,
       ].join("\n"),

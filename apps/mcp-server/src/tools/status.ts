@@ -26,6 +26,11 @@ export function statusTool({ docdb, defaultDb }: ToolsContext) {
         `Database "${s.name}" (${s.engine}) at ${s.location}`,
         `${plural(s.documents, "document")}, ${plural(s.chunks, "chunk")}: ${s.embedded} embedded, ${s.pending} pending`,
         `Vectors: ${describeModel(s.model)}; this server embeds with ${s.server_model ? describeModel(s.server_model) : "no model (keyword search only)"}`,
+        ...(s.healing && s.healing.state !== "off"
+          ? [
+              `Background embedding: ${s.healing.state}${s.healing.next_attempt_at ? `, next attempt ${s.healing.next_attempt_at}` : ""}${s.healing.last_error ? ` (last error: ${s.healing.last_error})` : ""}`,
+            ]
+          : []),
       ].join("\n"),
   });
 }

@@ -18,6 +18,7 @@ export const TOOL_NAMES = [
   "get_document",
   "delete_document",
   "status",
+  "query_sql",
   "store_qa",
   "query_qa",
   "merge_knowledge",
@@ -71,7 +72,7 @@ export function agentFlowSuite(connect: () => Promise<Connected>): void {
     await c?.close();
   });
 
-  it("lists the tools (documents and memory) with input and output schemas and honest annotations", async () => {
+  it("lists the tools (documents, SQL and memory) with input and output schemas and honest annotations", async () => {
     const { tools } = await c.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools) {
@@ -81,7 +82,7 @@ export function agentFlowSuite(connect: () => Promise<Connected>): void {
       expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const name of ["list_databases", "find_similar_documents", "get_document", "status", "query_qa", "list_topics"]) {
+    for (const name of ["list_databases", "find_similar_documents", "get_document", "status", "query_sql", "query_qa", "list_topics"]) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
     }
     for (const name of ["create_database", "insert_document", "delete_document", "store_qa", "merge_knowledge", "store_knowledge"]) {
@@ -161,6 +162,51 @@ export function agentFlowSuite(connect: () => Promise<Connected>): void {
     expect(after.results.map((r) => r.doc_id)).not.toContain(inserted.doc_id);
     await expectToolError(client, "get_document", { db_name: "notes", doc_id: inserted.doc_id }, "NOT_FOUND");
     await expectToolError(client, "delete_document", { db_name: "notes", doc_id: inserted.doc_id }, "NOT_FOUND");
+  });
+
+  it("query_sql answers counts, newest documents and metadata breakdowns, states its caps, and refuses writes", async () => {
+    const { client } = c;
+    await ok(client, "create_database", { db_name: "sqltest" });
+    for (const [text, lang] of [
+      ["最初の文書です。", "ja"],
+      ["The second document.", "en"],
+      ["Das dritte Dokument.", "de"],
+      ["もう一つの日本語の文書。", "ja"],
+    ] as const) {
+      await ok(client, "insert_document", { db_name: "sqltest", text, metadata: { lang } });
+    }
+    const byLang = await ok<{ columns: string[]; rows: unknown[][]; truncated: boolean; limits: { max_rows: number; timeout_ms: number } }>(
+      client,
+      "query_sql",
+      {
+        db_name: "sqltest",
+        sql: "SELECT json_extract(metadata, '$.lang') AS lang, count(*) AS n FROM documents_v GROUP BY lang ORDER BY n DESC, lang",
+      },
+    );
+    expect(byLang.columns).toEqual(["lang", "n"]);
+    expect(byLang.rows).toEqual([
+      ["ja", 2],
+      ["de", 1],
+      ["en", 1],
+    ]);
+    expect(byLang.truncated).toBe(false);
+    expect(byLang.limits).toEqual({ max_rows: 100, timeout_ms: 5000 });
+    const newest = await call(client, "query_sql", {
+      db_name: "sqltest",
+      sql: "SELECT id, length FROM documents_v ORDER BY created_at DESC, id DESC",
+      max_rows: 2,
+    });
+    const structured = newest.structuredContent as { rows: unknown[][]; truncated: boolean; row_count: number };
+    expect(structured).toMatchObject({ row_count: 2, truncated: true });
+    expect(structured.rows[0]?.[1]).toBe("もう一つの日本語の文書。".length);
+    const text = newest.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+    expect(text).toMatch(/cut at the 2-row cap/);
+    for (const sql of ["DELETE FROM documents", "DROP VIEW documents_v", "ATTACH ':memory:' AS m", "PRAGMA writable_schema = ON"]) {
+      await expectToolError(client, "query_sql", { db_name: "sqltest", sql }, "INVALID_REQUEST");
+    }
+    expect(
+      (await ok<{ rows: unknown[][] }>(client, "query_sql", { db_name: "sqltest", sql: "SELECT count(*) FROM documents_v" })).rows,
+    ).toEqual([[4]]);
   });
 
   it("uses the default database when db_name is left out", async () => {

@@ -118,13 +118,25 @@ export function hostileMessages(): Hostile[] {
   });
 
   // Unknown methods.
-  const methods = ["foo", "tools/destroy", "resources/subscribe", "prompts/list", "__proto__", "constructor", "toString", "hasOwnProperty"];
-  methods.push("", "x".repeat(100_000), "tools/call/extra", "ツール/一覧", "sampling/createMessage", "completion/complete");
+  // (resources/*, prompts/* and completion/complete are served: see agent-answers.test.ts.)
+  const methods = [
+    "foo",
+    "tools/destroy",
+    "resources/subscribe",
+    "logging/setLevel",
+    "__proto__",
+    "constructor",
+    "toString",
+    "hasOwnProperty",
+  ];
+  methods.push("", "x".repeat(100_000), "tools/call/extra", "ツール/一覧", "sampling/createMessage", "completion/completeAll");
   for (let i = 0; i < 36; i++) methods.push(`random/${Math.floor(next() * 1e9)}`);
   for (const method of methods) request(method, undefined, "invalid");
   // Resource requests whose params break the MCP schema.
   for (const params of [{}, { uri: 5 }]) request("resources/read", params, "invalid");
   request("completion/complete", { ref: { type: "ref/resource" } }, "invalid");
+  for (const params of [{}, { name: 5 }]) request("prompts/get", params, "invalid");
+  request("resources/list", { cursor: 5 }, "invalid");
 
   // params that are not an object make the message invalid JSON-RPC for MCP: dropped like bad JSON.
   for (const params of [null, "x", [], 5]) request("tools/call", params, "ignored");

@@ -181,10 +181,19 @@ export function memoryFlowSuite(connect: () => Promise<MemoryConnected>, options
     const merged = await ok<{ merged: { knowledge_id: string }[] }>(client, "merge_knowledge", { topic: "Deploy" });
     expect(merged.merged).toHaveLength(1);
 
+    // The default database's topics come first, then the documents: only the user's runbook
+    // (first test); memory records, in "memory" and the default database alike, are not documents.
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual(["knowledge://Deploy", "knowledge://Staging%20database"]);
+    const uris = resources.map((r) => r.uri);
+    expect(uris.slice(0, 2)).toEqual(["knowledge://Deploy", "knowledge://Staging%20database"]);
+    expect(uris.slice(2)).toHaveLength(1);
+    expect(uris[2]).toMatch(/^docdb:\/\/memory\/documents\//);
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["knowledge://{topic}/{query}"]);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      "docdb://{db}/documents/{id}",
+      "docdb://{db}/collections/{collection}",
+      "knowledge://{topic}/{query}",
+    ]);
 
     const read = await client.readResource({ uri: `knowledge://Deploy/${encodeURIComponent("roll back a failed deploy")}` });
     const text = (read.contents[0] as { text: string }).text;

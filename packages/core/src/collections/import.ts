@@ -129,6 +129,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
     chunks: 0,
     total_chunks: 0,
     embedded: 0,
+    reused_vectors: 0,
     pending: 0,
     seconds: 0,
     warnings: [],
@@ -170,6 +171,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
   }
 
   await batch.flush();
+  summary.reused_vectors = batch.reusedVectors;
 
   for (const path of existing.keys()) {
     if (seen.has(path)) continue;
@@ -237,6 +239,8 @@ type FileOutcome = { kind: "added" | "updated"; chunks: number } | { kind: "unch
 class WriteBatch {
   private writes: DocumentWrite[] = [];
   private chars = 0;
+  /** Vectors carried over from replaced documents so far. */
+  reusedVectors = 0;
   constructor(private readonly store: Store) {}
 
   async add(write: DocumentWrite): Promise<void> {
@@ -250,7 +254,7 @@ class WriteBatch {
     const writes = this.writes;
     this.writes = [];
     this.chars = 0;
-    await this.store.writeDocuments(writes);
+    for (const result of await this.store.writeDocuments(writes)) this.reusedVectors += result.reusedVectors;
   }
 }
 

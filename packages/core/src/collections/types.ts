@@ -79,8 +79,14 @@ export interface ImportSummary {
   chunks: number;
   /** Chunks of the collection after the run. */
   total_chunks: number;
+  /** Chunks embedded by this run. */
   embedded: number;
-  /** Chunks of the database still waiting for a vector. */
+  /**
+   * Chunks of changed files that kept their vector because their text (and embedding input)
+   * did not change: they were not sent to the embedding provider.
+   */
+  reused_vectors: number;
+  /** Chunks of the collection (not the whole database) still waiting for a vector. */
   pending: number;
   seconds: number;
   warnings: string[];

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
-import type { EmbeddingModel } from "@docdb/embed";
+import type { EmbeddingModel, Reranker } from "@docdb/embed";
 import type { Database } from "../database.js";
 import { type DocDB, openDocDB } from "../docdb.js";
 import { DocDBError } from "../errors.js";
 import { type Logger, silentLogger } from "../logger.js";
 import type { EmbeddingConfig } from "../provider.js";
+import type { RerankerConfig } from "../reranker.js";
 import type { SearchMode } from "../types.js";
 
 /** Eval ranks enough chunks to fill 100 documents (Recall@100), above the public top_k cap. */
@@ -32,6 +33,10 @@ export interface EvaluateOptions {
   limitQueries?: number;
   /** As for openDocDB: a model, a config, null for none; default from the environment. */
   embedding?: EmbeddingModel | EmbeddingConfig | null;
+  /** Rerank every query's candidates (`find` with `rerank: true`). */
+  rerank?: boolean;
+  /** As for openDocDB: the reranker used with `rerank`; default from the environment. */
+  reranker?: Reranker | RerankerConfig | null;
   logger?: Logger;
   chunkOptions?: ChunkOptions;
   /** Where the temporary database goes (default: the OS temp folder). Removed afterwards. */
@@ -59,6 +64,8 @@ export interface EvalReport {
   reason?: string;
   /** `provider/model` whose vectors produced the results; null in keyword mode. */
   embedding_model: string | null;
+  /** `provider/model` of the reranker that reordered the results; null without --rerank. */
+  reranker: string | null;
   embedding_dimensions: number | null;
   corpus: { documents: number; chunks: number; skipped: number };
   /** Queries evaluated (those with at least one relevant judgment, up to --limit-queries). */
@@ -95,6 +102,27 @@ function borrowed(model: EmbeddingModel): EmbeddingModel {
     supportsParallelCalls: model.supportsParallelCalls,
     embed: (texts, options) => model.embed(texts, options),
   };
+}
+
+/** Keeps a caller's reranker open, as `borrowed` does for models. */
+function borrowedReranker(reranker: Reranker): Reranker {
+  return { provider: reranker.provider, modelId: reranker.modelId, rerank: (query, documents, o) => reranker.rerank(query, documents, o) };
+}
+
+function isReranker(value: unknown): value is Reranker {
+  return typeof value === "object" && value !== null && typeof (value as Reranker).rerank === "function";
+}
+
+/** Why reranking cannot run (in the words `docdb find --rerank` would use), or undefined when it can. */
+async function probeReranker(docdb: DocDB, db: Database, query: string): Promise<string | undefined> {
+  try {
+    if (!docdb.reranker) await db.findSimilar({ query, mode: "keyword", top_k: 1, rerank: true });
+    else await docdb.reranker.rerank(query, [query]);
+    return undefined;
+  } catch (error) {
+    if (DocDBError.isInstance(error)) return error.message;
+    return `cannot rerank: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }
 
 function isModel(value: unknown): value is EmbeddingModel {
@@ -154,6 +182,7 @@ async function runQueries(
   dataset: EvalDataset,
   mode: SearchMode,
   topK: number,
+  rerank: boolean,
   onProgress: EvaluateOptions["onProgress"],
 ): Promise<{ metrics: EvalMetrics; latency: { p50: number; p95: number } }> {
   const perQuery: QueryMetrics[] = [];
@@ -162,7 +191,10 @@ async function runQueries(
   onProgress?.({ phase: "search", mode, done: 0, total });
   for (const [i, query] of dataset.queries.entries()) {
     const started = performance.now();
-    const found = await db.findSimilar({ query: query.text, mode, top_k: topK }, { maxTopK: EVAL_MAX_TOP_K });
+    const found = await db.findSimilar(
+      { query: query.text, mode, top_k: topK, merge: false, include_text: false, ...(rerank ? { rerank: true } : {}) },
+      { maxTopK: EVAL_MAX_TOP_K },
+    );
     latencies.push(performance.now() - started);
     const ranking = collapseToDocuments(found.results, (r) => {
       const id = r.metadata.corpus_id;
@@ -211,11 +243,13 @@ export async function evaluateRetrieval(options: EvaluateOptions): Promise<EvalR
 
     const wantsVectors = modes.some((m) => m !== "keyword");
     const embedding = wantsVectors ? (isModel(options.embedding) ? borrowed(options.embedding) : options.embedding) : null;
-    const docdb = openDocDB({ ...common, embedding });
+    const reranker = options.rerank ? (isReranker(options.reranker) ? borrowedReranker(options.reranker) : options.reranker) : null;
+    const docdb = openDocDB({ ...common, embedding, reranker });
     try {
       const db = await docdb.database(dbName);
       const firstQuery = (dataset.queries[0] as { text: string }).text;
       const vectorProblem = wantsVectors ? await embedCorpus(docdb, db, firstQuery, options.onProgress) : undefined;
+      const rerankProblem = options.rerank ? await probeReranker(docdb, db, firstQuery) : undefined;
       const status = await db.status();
       const chunksPerDocument = status.chunks / Math.max(1, status.documents);
       // Enough chunks to fill 100 documents after collapsing, with room for uneven documents.
@@ -238,12 +272,17 @@ export async function evaluateRetrieval(options: EvaluateOptions): Promise<EvalR
         const described = {
           embedding_model: model ? `${model.provider}/${model.modelId}` : null,
           embedding_dimensions: model ? model.dimensions : null,
+          reranker: options.rerank && docdb.reranker ? `${docdb.reranker.provider}/${docdb.reranker.modelId}` : null,
         };
         if (usesVectors && vectorProblem !== undefined) {
           reports.push({ ...head, available: false, reason: vectorProblem, ...described, ...shared });
           continue;
         }
-        const { metrics, latency } = await runQueries(db, dataset, mode, topK, options.onProgress);
+        if (rerankProblem !== undefined) {
+          reports.push({ ...head, available: false, reason: rerankProblem, ...described, ...shared });
+          continue;
+        }
+        const { metrics, latency } = await runQueries(db, dataset, mode, topK, options.rerank === true, options.onProgress);
         reports.push({ ...head, available: true, ...described, ...shared, metrics, latency_ms: latency });
       }
       return reports;

@@ -208,6 +208,40 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
       });
     });
 
+    describe("export (copying a database)", () => {
+      it("exports chunks with input hashes and vectors byte for byte, and keeps given times", async () => {
+        const store = await fresh();
+        const next = random(11);
+        const dims = 7;
+        await store.setEmbeddingInfo({ provider: "test", model: "m", dimensions: dims });
+        const vectors = [randomUnit(next, dims), Float32Array.from([1e-8, -0.1, 0.3333333, 1, -1, 2.5e-5, Math.SQRT1_2])];
+        const times = { createdAt: "2020-01-02T03:04:05.678Z", updatedAt: "2021-02-03T04:05:06.789Z" };
+        const doc = makeDocument(["first part", "second part", "third part"], times, (i) => ({
+          inputHash: `h${i}`,
+          ...(i < 2 ? { vector: vectors[i] } : {}),
+        }));
+        await store.writeDocuments([doc]);
+        expect(await store.getDocument(doc.document.id)).toMatchObject(times);
+        const exported = await store.exportChunks(doc.document.id);
+        expect(exported.map((c) => [c.id, c.idx, c.text, c.inputHash, c.embedded])).toEqual([
+          [doc.chunks[0]?.id, 0, "first part", "h0", true],
+          [doc.chunks[1]?.id, 1, "second part", "h1", true],
+          [doc.chunks[2]?.id, 2, "third part", "h2", false],
+        ]);
+        for (let i = 0; i < 2; i++) {
+          const got = exported[i]?.vector as Float32Array;
+          expect(got).toBeInstanceOf(Float32Array);
+          expect(Buffer.from(got.buffer, got.byteOffset, got.byteLength)).toEqual(Buffer.from((vectors[i] as Float32Array).buffer));
+        }
+        expect(exported[2]?.vector).toBeUndefined();
+        expect(await store.exportChunks("no-such-document")).toEqual([]);
+        const plain = await fresh();
+        const other = makeDocument(["no model yet"]);
+        await plain.writeDocuments([other]);
+        expect((await plain.exportChunks(other.document.id)).map((c) => [c.inputHash, c.vector])).toEqual([[null, undefined]]);
+      });
+    });
+
     describe("embeddings", () => {
       it("records the model, checks dimensions, and drops every vector on replace", async () => {
         const store = await fresh();
@@ -558,6 +592,40 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         expect(await store.deleteCollection("big")).toEqual({ documents: 1, chunks: 1 });
         expect(await store.getCollection("big")).toBeUndefined();
         expect(await store.counts()).toMatchObject({ documents: 1, chunks: 1, keywordRows: 1 });
+      });
+    });
+
+    describe("read-only SQL (engines with capabilities.readOnlySql)", () => {
+      it("answers SELECTs over the documented views, cuts at maxRows, refuses writes and leaves the data alone", async (context) => {
+        if (!engine.capabilities.readOnlySql) return context.skip();
+        const store = await fresh();
+        expect(typeof store.querySql).toBe("function");
+        const run = (sql: string, maxRows = 100) => (store.querySql as NonNullable<Store["querySql"]>)(sql, { maxRows, timeoutMs: 5000 });
+        await store.writeDocuments([
+          makeDocument(["東京は日本の首都です。"], { metadata: { lang: "ja" }, key: "k1" }),
+          makeDocument(["Paris is the capital of France.", "It lies on the Seine."], { metadata: { lang: "en" } }),
+        ]);
+        const byLang = await run("SELECT json_extract(metadata, '$.lang') AS lang, count(*) AS n FROM documents_v GROUP BY 1 ORDER BY 1");
+        expect(byLang).toEqual({
+          columns: ["lang", "n"],
+          rows: [
+            ["en", 1],
+            ["ja", 1],
+          ],
+          truncated: false,
+        });
+        const chunks = await run("SELECT idx, text, embedded FROM chunks_v ORDER BY doc_id, idx", 2);
+        expect(chunks.rows).toHaveLength(2);
+        expect(chunks.truncated).toBe(true);
+        expect((await run("SELECT key, length FROM documents_v WHERE key IS NOT NULL")).rows).toEqual([
+          ["k1", "東京は日本の首都です。".length],
+        ]);
+        expect((await run("SELECT count(*) FROM collections_v")).rows).toEqual([[0]]);
+        expect((await run("SELECT count(*) FROM files_v")).rows).toEqual([[0]]);
+        for (const sql of ["DELETE FROM documents", "DROP VIEW documents_v", "SELECT 1; DELETE FROM documents"]) {
+          await expectStoreError(run(sql), "INVALID_REQUEST");
+        }
+        expect((await store.counts()).documents).toBe(2);
       });
     });
 

@@ -1,0 +1,54 @@
+import { describeSqlViews, SQL_DEFAULT_MAX_ROWS, SQL_DEFAULT_TIMEOUT_MS, type SqlResult } from "@docdb/core";
+import { Command } from "commander";
+import { action, parseInteger, printJson } from "../context.js";
+import { printTable } from "./db.js";
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const flat = text.replace(/\s+/g, " ");
+  return flat.length > 80 ? `${flat.slice(0, 80)}…` : flat;
+}
+
+function printResult(result: SqlResult): void {
+  if (result.columns.length > 0)
+    printTable(
+      result.columns,
+      result.rows.map((row) => row.map(cell)),
+    );
+  const caps = `caps: ${result.limits.max_rows} rows, ${result.limits.timeout_ms} ms`;
+  const summary = result.truncated
+    ? `${result.row_count} rows shown; the query had more and was cut at the ${result.limits.max_rows}-row cap (--max-rows raises it) (${caps})`
+    : `${result.row_count} row${result.row_count === 1 ? "" : "s"} (${caps})`;
+  process.stderr.write(`${summary}\n`);
+}
+
+export function sqlCommand(): Command {
+  return new Command("sql")
+    .description("run one read-only SQL query (SELECT) over the documented views")
+    .argument("<query>", 'a SELECT, WITH … SELECT or VALUES statement, e.g. "SELECT count(*) FROM documents_v"')
+    .option("--db <name>", "database", "vectors")
+    .option("--max-rows <n>", `return at most n rows (1-10000); more are cut and reported`, String(SQL_DEFAULT_MAX_ROWS))
+    .option("--timeout-ms <ms>", "stop the query after this long (100-60000)", String(SQL_DEFAULT_TIMEOUT_MS))
+    .option("--json", "print JSON: {columns, rows, row_count, truncated, limits}")
+    .addHelpText(
+      "after",
+      `\nViews: ${describeSqlViews()}.\nmetadata and settings are JSON text: json_extract(metadata, '$.lang').\n` +
+        "Writes, DDL, ATTACH, PRAGMA statements and extension loading are refused.\n\n" +
+        "Examples:\n" +
+        `  docdb sql "SELECT coalesce(collection, '-') AS collection, count(*) AS docs FROM documents_v GROUP BY 1"\n` +
+        `  docdb sql "SELECT id, title, created_at FROM documents_v ORDER BY created_at DESC LIMIT 5" --json\n` +
+        `  docdb sql "SELECT json_extract(metadata, '$.lang') AS lang, count(*) FROM documents_v GROUP BY lang"`,
+    )
+    .action(
+      action(async (docdb, query: string, options: { db: string; maxRows: string; timeoutMs: string; json?: boolean }) => {
+        const db = await docdb.database(options.db);
+        const result = await db.sql(query, {
+          max_rows: parseInteger(options.maxRows, "--max-rows"),
+          timeout_ms: parseInteger(options.timeoutMs, "--timeout-ms"),
+        });
+        if (options.json) return printJson(result);
+        printResult(result);
+      }),
+    );
+}

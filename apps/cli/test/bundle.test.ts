@@ -1,0 +1,60 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./run-cli.js";
+
+const DIST = fileURLToPath(new URL("../dist", import.meta.url));
+const APP_MODULES = fileURLToPath(new URL("../node_modules", import.meta.url));
+
+// The built `docdb` is a launcher (dist/index.js) and one bundle (dist/docdb.cjs) with the SQL
+// migrations beside it; only native and heavy packages stay outside (scripts/tsup-bundle.ts).
+let root: string;
+let bin: string;
+beforeAll(() => {
+  if (!existsSync(join(DIST, "index.js"))) throw new Error(`build the CLI first (pnpm build): ${DIST} is missing`);
+  // A copy of dist outside the repository, with only the external packages to resolve: no
+  // workspace package and no repository migrations folder within reach.
+  root = mkdtempSync(join(tmpdir(), "docdb-bundle-"));
+  cpSync(DIST, join(root, "dist"), { recursive: true });
+  writeFileSync(join(root, "package.json"), '{ "type": "module" }\n');
+  mkdirSync(join(root, "node_modules"));
+  for (const name of ["better-sqlite3", "sqlite-vec"]) symlinkSync(join(APP_MODULES, name), join(root, "node_modules", name), "dir");
+  bin = join(root, "dist", "index.js");
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("the bundled docdb", () => {
+  it("runs from a copy outside the repository: migrations beside the bundle, workspace packages inside it", async () => {
+    const dataDir = join(root, "data");
+    const env = { DOCDB_COMPILE_CACHE: join(root, "cache") };
+    const inserted = await runCli(["--data-dir", dataDir, "insert", "--text", "Rotate the signing keys every quarter.", "--json"], {
+      bin,
+      env,
+    });
+    expect(inserted.stderr).not.toMatch(/migrations not found/);
+    expect(inserted.code).toBe(0);
+    const found = await runCli(["--data-dir", dataDir, "find", "signing keys", "--mode", "keyword", "--json"], { bin, env });
+    expect(found.code).toBe(0);
+    expect(JSON.parse(found.stdout)).toHaveLength(1);
+  });
+
+  it("writes a V8 code cache, uses it, and shrugs off a damaged one", async () => {
+    const cache = join(root, "cache-test");
+    const env = { DOCDB_COMPILE_CACHE: cache };
+    const first = await runCli(["--version"], { bin, env });
+    expect(first.code).toBe(0);
+    const files = readdirSync(cache).filter((name) => name.endsWith(".v8"));
+    expect(files).toHaveLength(1);
+    const again = await runCli(["--version"], { bin, env });
+    expect(again).toMatchObject({ code: 0, stdout: first.stdout });
+
+    writeFileSync(join(cache, files[0]!), "not a V8 code cache");
+    const damaged = await runCli(["--version"], { bin, env });
+    expect(damaged).toMatchObject({ code: 0, stdout: first.stdout, stderr: "" });
+
+    const off = await runCli(["--version"], { bin, env: { DOCDB_COMPILE_CACHE: "0" } });
+    expect(off).toMatchObject({ code: 0, stdout: first.stdout });
+  });
+});

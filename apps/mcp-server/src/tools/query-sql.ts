@@ -1,0 +1,52 @@
+import { describeSqlViews, SQL_DEFAULT_MAX_ROWS } from "@docdb/core";
+import { z } from "zod/v4";
+import { defineTool } from "../tool.js";
+import { dbNameArgument, type ToolsContext } from "./context.js";
+
+const MCP_MAX_ROWS = 1000;
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+export function querySqlTool({ docdb, defaultDb }: ToolsContext) {
+  return defineTool({
+    name: "query_sql",
+    title: "Read-only SQL",
+    description:
+      "Answer counts, breakdowns and listings with one read-only SQLite query (SELECT, WITH … SELECT or VALUES) over these views: " +
+      `${describeSqlViews()}. metadata and settings are JSON text: use json_extract(metadata, '$.tag'). ` +
+      `Example: SELECT coalesce(collection, '-') AS collection, count(*) AS docs FROM documents_v GROUP BY 1. ` +
+      `Results are capped (${SQL_DEFAULT_MAX_ROWS} rows by default, 5 s); the answer states the caps and whether rows were cut. ` +
+      "Writes, DDL, ATTACH, PRAGMA statements and extension loading are refused. Use find_similar_documents to search by meaning.",
+    input: z.strictObject({
+      sql: z.string().describe("One SELECT statement, e.g. SELECT id, title FROM documents_v ORDER BY created_at DESC LIMIT 5"),
+      db_name: dbNameArgument(defaultDb),
+      max_rows: z
+        .number()
+        .int()
+        .min(1)
+        .max(MCP_MAX_ROWS)
+        .optional()
+        .describe(`Most rows to return, 1-${MCP_MAX_ROWS}. Default ${SQL_DEFAULT_MAX_ROWS}`),
+    }),
+    output: z.object({
+      columns: z.array(z.string()),
+      rows: z.array(z.array(z.unknown())).describe("One array per row, cells in column order"),
+      row_count: z.number().int(),
+      truncated: z.boolean().describe("True when the query had more rows than max_rows: only the first ones are here"),
+      limits: z.object({ max_rows: z.number().int(), timeout_ms: z.number().int() }).describe("The caps the query ran under"),
+    }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ sql, db_name, max_rows }) => (await docdb.database(db_name ?? defaultDb)).sql(sql, { max_rows }),
+    render: (result) => {
+      const lines = [result.columns.join("\t"), ...result.rows.map((row) => row.map(cell).join("\t"))];
+      const caps = `caps: ${result.limits.max_rows} rows, ${result.limits.timeout_ms} ms`;
+      const summary = result.truncated
+        ? `${result.row_count} rows shown; the query had more and was cut at the ${result.limits.max_rows}-row cap (${caps})`
+        : `${result.row_count} row${result.row_count === 1 ? "" : "s"} (${caps})`;
+      return [summary, "", ...lines].join("\n");
+    },
+  });
+}

@@ -1,0 +1,146 @@
+import type { Logger } from "./logger.js";
+import type { EmbedOptions, EmbedResult } from "./types.js";
+
+/** What the background embedder is doing (shown by `status`). */
+export interface HealingStatus {
+  /**
+   * off: no embedding model (nothing to heal with); idle: nothing pending when last checked;
+   * embedding: a run is under way; waiting: the last run failed, the next is at `next_attempt_at`.
+   */
+  state: "off" | "idle" | "embedding" | "waiting";
+  /** Why the last run failed, until a run succeeds. */
+  last_error: string | null;
+  /** When the next run starts (ISO time), when one is scheduled. */
+  next_attempt_at: string | null;
+  /** Chunks embedded in the background since the server started. */
+  embedded: number;
+}
+
+export interface HealerOptions {
+  /** First wait after a failure, in ms; doubles per failure. Default 2,000 (env DOCDB_HEAL_MIN_MS). */
+  minDelayMs?: number;
+  /** Longest wait between attempts, in ms. Default 300,000 (env DOCDB_HEAL_MAX_MS). */
+  maxDelayMs?: number;
+  /** How often to look for pending chunks when all is well (other processes add some). Default 60,000. */
+  idleCheckMs?: number;
+  /** Deadline of each provider call, in ms. Default: the DocDB's (DOCDB_EMBED_DEADLINE_MS, 15 s). */
+  deadlineMs?: number;
+}
+
+/** What the healer needs from its DocDB. */
+export interface HealerHost {
+  logger: Logger;
+  hasModel(): boolean;
+  databaseNames(): Promise<string[]>;
+  pending(name: string): Promise<number>;
+  embedPending(name: string, options: EmbedOptions): Promise<EmbedResult>;
+}
+
+function envMs(name: string): number | undefined {
+  const value = Number(process.env[name]);
+  return process.env[name] && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/**
+ * Embeds pending chunks in the background while a server runs: when an insert leaves chunks
+ * pending (`kick`), and every `idleCheckMs`. A failed run waits with exponential backoff
+ * (doubling from `minDelayMs`, capped at `maxDelayMs`) before the next; a success resets it.
+ * Its timer is unref'd: it never keeps a process alive.
+ */
+export class PendingHealer {
+  private state: HealingStatus["state"] = "idle";
+  private lastError: string | null = null;
+  private nextAt: number | null = null;
+  private embedded = 0;
+  private delay: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private closed = false;
+  private readonly abort = new AbortController();
+  private readonly minDelay: number;
+  private readonly maxDelay: number;
+  private readonly idleCheck: number;
+
+  constructor(
+    private readonly host: HealerHost,
+    private readonly options: HealerOptions = {},
+  ) {
+    this.minDelay = options.minDelayMs ?? envMs("DOCDB_HEAL_MIN_MS") ?? 2_000;
+    this.maxDelay = Math.max(this.minDelay, options.maxDelayMs ?? envMs("DOCDB_HEAL_MAX_MS") ?? 300_000);
+    this.idleCheck = options.idleCheckMs ?? 60_000;
+    this.delay = this.minDelay;
+    if (!host.hasModel()) this.state = "off";
+    else this.schedule(0);
+  }
+
+  status(): HealingStatus {
+    return {
+      state: this.state,
+      last_error: this.lastError,
+      next_attempt_at: this.nextAt !== null ? new Date(this.nextAt).toISOString() : null,
+      embedded: this.embedded,
+    };
+  }
+
+  /** Chunks were left pending: run soon, unless a failure's backoff is running. */
+  kick(): void {
+    if (this.closed || this.state === "off" || this.state === "waiting" || this.running) return;
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.nextAt = Date.now() + ms;
+    this.timer = setTimeout(() => {
+      this.running = this.run().finally(() => {
+        this.running = undefined;
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async run(): Promise<void> {
+    this.nextAt = null;
+    try {
+      let remaining = 0;
+      for (const name of await this.host.databaseNames()) {
+        if (this.closed) return;
+        if ((await this.host.pending(name)) === 0) continue;
+        this.state = "embedding";
+        const result = await this.host.embedPending(name, {
+          signal: this.abort.signal,
+          retries: 0,
+          deadline_ms: this.options.deadlineMs,
+        });
+        this.embedded += result.embedded;
+        remaining += result.remaining;
+        if (result.embedded > 0)
+          this.host.logger.info({ db: name, embedded: result.embedded, remaining: result.remaining }, "embedded pending chunks");
+      }
+      if (this.closed) return;
+      this.state = "idle";
+      this.lastError = null;
+      this.delay = this.minDelay;
+      // Chunks still pending (added meanwhile): go on at once; else look again later.
+      this.schedule(remaining > 0 ? 0 : this.idleCheck);
+    } catch (error) {
+      if (this.closed) return;
+      this.lastError = error instanceof Error ? error.message : String(error);
+      this.state = "waiting";
+      const wait = this.delay;
+      this.delay = Math.min(this.maxDelay, this.delay * 2);
+      this.host.logger.info({ err: this.lastError, retry_in_ms: wait }, "background embedding failed; will retry");
+      this.schedule(wait);
+    }
+  }
+
+  /** Stops: no more runs; a run under way is aborted. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.nextAt = null;
+    this.abort.abort(new Error("docdb is closing"));
+    await this.running?.catch(() => undefined);
+  }
+}

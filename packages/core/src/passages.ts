@@ -1,0 +1,163 @@
+import type { ChunkHit } from "@docdb/store";
+import { DocDBError } from "./errors.js";
+import type { FindBudget, SearchResult } from "./types.js";
+
+/** Default total characters of passage text in one answer: a few pages, small beside an agent's context. */
+export const DEFAULT_MAX_CHARS = 6_000;
+/** The largest budget a caller may ask for. */
+export const MAX_MAX_CHARS = 200_000;
+/** A passage cut shorter than this is left out (reference only) rather than shown as a stub. */
+const MIN_CUT_CHARS = 120;
+
+export function validateMaxChars(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_CHARS;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_MAX_CHARS) {
+    throw new DocDBError("INVALID_REQUEST", `max_chars must be an integer from 0 to ${MAX_MAX_CHARS}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** One ranked chunk with what its passage needs. */
+export interface RankedHit {
+  hit: ChunkHit;
+  score: number;
+  distance?: number;
+}
+
+/** Chunks of one document that overlap or touch, merged; `best` is the highest-scoring one. */
+interface Group {
+  docId: string;
+  best: RankedHit;
+  members: RankedHit[];
+  start: number;
+  end: number;
+  lastIdx: number;
+}
+
+/**
+ * Groups ranked chunks into passages: chunks of one document that overlap or are neighbours
+ * (consecutive chunk indices, or touching offsets) become one passage spanning them all. The
+ * passage keeps its best chunk's score and heading and lists every chunk id it covers, in
+ * document order. Passages come back in the order of their best chunk.
+ */
+export function groupPassages(ranked: RankedHit[], merge: boolean): { group: Group; single: boolean }[] {
+  if (!merge) {
+    return ranked.map((r) => ({
+      group: { docId: r.hit.docId, best: r, members: [r], start: r.hit.start, end: r.hit.end, lastIdx: r.hit.idx },
+      single: true,
+    }));
+  }
+  const byDoc = new Map<string, RankedHit[]>();
+  for (const r of ranked) {
+    const list = byDoc.get(r.hit.docId) ?? [];
+    list.push(r);
+    byDoc.set(r.hit.docId, list);
+  }
+  const groups: Group[] = [];
+  for (const [docId, hits] of byDoc) {
+    const ordered = [...hits].sort((a, b) => a.hit.start - b.hit.start || a.hit.idx - b.hit.idx);
+    let current: Group | undefined;
+    for (const r of ordered) {
+      const touches = current && (r.hit.start <= current.end || r.hit.idx === current.lastIdx + 1);
+      if (current && touches) {
+        current.members.push(r);
+        current.end = Math.max(current.end, r.hit.end);
+        current.lastIdx = Math.max(current.lastIdx, r.hit.idx);
+        if (r.score > current.best.score) current.best = r;
+      } else {
+        current = { docId, best: r, members: [r], start: r.hit.start, end: r.hit.end, lastIdx: r.hit.idx };
+        groups.push(current);
+      }
+    }
+  }
+  const order = new Map(ranked.map((r, i) => [r.hit.id, i]));
+  groups.sort((a, b) => (order.get(a.best.hit.id) ?? 0) - (order.get(b.best.hit.id) ?? 0));
+  return groups.map((group) => ({ group, single: group.members.length === 1 }));
+}
+
+/** A passage as a search result, its text re-sliced from the document when chunks were merged. */
+export function toPassage(group: Group, content: string | undefined): SearchResult {
+  const { best } = group;
+  const hit = best.hit;
+  const text = group.members.length === 1 || content === undefined ? hit.text : content.slice(group.start, group.end);
+  const lineStarts = group.members.map((m) => m.hit.lineStart).filter((n): n is number => n !== null);
+  const lineEnds = group.members.map((m) => m.hit.lineEnd).filter((n): n is number => n !== null);
+  const chunkIds = [...group.members].sort((a, b) => a.hit.start - b.hit.start).map((m) => m.hit.id);
+  return {
+    chunk_id: hit.id,
+    chunk_ids: chunkIds,
+    doc_id: hit.docId,
+    text,
+    score: best.score,
+    ...(best.distance !== undefined ? { distance: best.distance } : {}),
+    start: group.members.length === 1 ? hit.start : group.start,
+    end: group.members.length === 1 ? hit.end : group.end,
+    metadata: hit.metadata,
+    ...(hit.title ? { title: hit.title } : {}),
+    ...(hit.source ? { source: hit.source } : {}),
+    ...(hit.collection ? { collection: hit.collection } : {}),
+    ...(hit.heading ? { heading: hit.heading } : {}),
+    ...(lineStarts.length > 0 ? { line_start: Math.min(...lineStarts) } : {}),
+    ...(lineEnds.length > 0 ? { line_end: Math.max(...lineEnds) } : {}),
+  };
+}
+
+/** Cuts text to at most `limit` characters, at a line or word break when one is near the end. */
+function cut(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const head = text.slice(0, limit);
+  const floor = Math.floor(limit * 0.8);
+  const line = head.lastIndexOf("\n");
+  if (line >= floor) return head.slice(0, line);
+  const space = head.search(/\s\S*$/);
+  if (space >= floor) return head.slice(0, space);
+  return head;
+}
+
+/**
+ * Fits passages into a budget of `maxChars` characters of text, best first: a passage that does
+ * not fit whole is cut (`truncated`, `text` a prefix), and once too little is left, the rest
+ * come back as references (`text` left out, `truncated`). With `includeText` false every
+ * passage is a reference. `start`/`end` always span the whole passage, for get_document.
+ */
+export function fitBudget(
+  passages: SearchResult[],
+  maxChars: number,
+  includeText: boolean,
+): { results: SearchResult[]; budget: FindBudget } {
+  let used = 0;
+  let cutCount = 0;
+  let omitted = 0;
+  const results = passages.map((p): SearchResult => {
+    if (!includeText) {
+      const { text: _text, ...reference } = p;
+      return reference;
+    }
+    const text = p.text ?? "";
+    const left = maxChars - used;
+    if (text.length <= left) {
+      used += text.length;
+      return p;
+    }
+    if (left >= MIN_CUT_CHARS) {
+      const shown = cut(text, left);
+      used += shown.length;
+      cutCount++;
+      return { ...p, text: shown, truncated: true };
+    }
+    omitted++;
+    const { text: _text, ...reference } = p;
+    return { ...reference, truncated: true };
+  });
+  return { results, budget: { max_chars: maxChars, chars: used, cut: cutCount, omitted } };
+}
+
+/** A sentence for the answer when the budget changed it, or undefined. */
+export function describeBudget(budget: FindBudget): string | undefined {
+  if (budget.cut === 0 && budget.omitted === 0) return undefined;
+  const parts = [
+    budget.cut > 0 ? `${budget.cut} passage${budget.cut === 1 ? " was" : "s were"} cut` : "",
+    budget.omitted > 0 ? `${budget.omitted} came back as references without text` : "",
+  ].filter(Boolean);
+  return `the answer is limited to ${budget.max_chars} characters of text: ${parts.join(" and ")}; read more with get_document and the passage's start/end (or raise max_chars)`;
+}

@@ -1,0 +1,43 @@
+import { DocDBError } from "./errors.js";
+import type { SqlOptions } from "./types.js";
+
+export const SQL_DEFAULT_MAX_ROWS = 100;
+export const SQL_MAX_ROWS_LIMIT = 10_000;
+export const SQL_DEFAULT_TIMEOUT_MS = 5_000;
+const SQL_MAX_TIMEOUT_MS = 60_000;
+const SQL_MAX_LENGTH = 100_000;
+
+/** The documented read-only views and their columns (migrations/sqlite/0004_views.sql). */
+export const SQL_VIEWS: Readonly<Record<string, readonly string[]>> = {
+  documents_v: ["id", "key", "title", "source", "collection", "metadata", "created_at", "updated_at", "length"],
+  chunks_v: ["id", "doc_id", "idx", "text", "start", "end", "heading", "line_start", "line_end", "embedded"],
+  collections_v: ["name", "description", "source", "enabled", "settings", "created_at", "updated_at", "last_import_at"],
+  files_v: ["collection", "path", "size", "mtime", "content_hash", "doc_id", "chunking", "imported_at"],
+};
+
+/** The query text and its caps, checked. */
+export function validateSql(sql: unknown, options: SqlOptions = {}): { sql: string; maxRows: number; timeoutMs: number } {
+  if (typeof sql !== "string" || sql.trim() === "") {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      'sql must be a SELECT statement, e.g. "SELECT collection, count(*) FROM documents_v GROUP BY 1"',
+    );
+  }
+  if (sql.length > SQL_MAX_LENGTH) throw new DocDBError("INVALID_REQUEST", `sql is longer than ${SQL_MAX_LENGTH} characters`);
+  const maxRows = options.max_rows ?? SQL_DEFAULT_MAX_ROWS;
+  if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > SQL_MAX_ROWS_LIMIT) {
+    throw new DocDBError("INVALID_REQUEST", `max_rows must be an integer from 1 to ${SQL_MAX_ROWS_LIMIT}`);
+  }
+  const timeoutMs = options.timeout_ms ?? SQL_DEFAULT_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > SQL_MAX_TIMEOUT_MS) {
+    throw new DocDBError("INVALID_REQUEST", `timeout_ms must be an integer from 100 to ${SQL_MAX_TIMEOUT_MS}`);
+  }
+  return { sql, maxRows, timeoutMs };
+}
+
+/** A short description of the views, for help texts and the MCP tool. */
+export function describeSqlViews(): string {
+  return Object.entries(SQL_VIEWS)
+    .map(([view, columns]) => `${view}(${columns.join(", ")})`)
+    .join("; ");
+}

@@ -1,0 +1,272 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type EngineCapabilities, type Store, type StoreEngine, StoreError } from "@docdb/store";
+import type pg from "pg";
+import { Database, type Queryable } from "./db.js";
+import { PostgresStore } from "./store.js";
+
+export interface PostgresEngineOptions {
+  /** `postgres://user:password@host:5432/database` (any form the `pg` driver accepts). */
+  url: string;
+  /** Connection pool size (default 10). */
+  pool?: { max?: number; connectionTimeoutMillis?: number; idleTimeoutMillis?: number };
+  /** TLS options handed to `pg` (default: whatever the URL says). */
+  ssl?: pg.PoolConfig["ssl"];
+  /** Prefix of the schema of every docdb database (default `docdb_`): lower-case letters, digits, `_`. */
+  schemaPrefix?: string;
+  /** Folder of the `NNNN_name.sql` migrations (default: the ones shipped with the package). */
+  migrationsDir?: string;
+}
+
+/** Database names as core accepts them. */
+const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** PostgreSQL identifiers are at most 63 bytes. */
+const MAX_IDENTIFIER = 63;
+/** First key of the advisory locks docdb takes (the second is the schema's hash): "docd". */
+const LOCK_CLASS = 0x646f6364;
+const SCHEMA_COMMENT = "docdb database: ";
+
+/** Quotes an identifier for SQL. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The schema of a docdb database: the prefix and the lower-cased name (names are
+ * case-insensitively unique); a name too long for a PostgreSQL identifier keeps its first
+ * characters and gets a hash of the whole name.
+ */
+export function schemaNameFor(name: string, prefix = "docdb_"): string {
+  const lower = name.toLowerCase();
+  const plain = prefix + lower;
+  if (Buffer.byteLength(plain) <= MAX_IDENTIFIER) return plain;
+  const hash = createHash("sha256").update(lower).digest("hex").slice(0, 16);
+  return `${prefix}${lower.slice(0, MAX_IDENTIFIER - prefix.length - hash.length - 1)}_${hash}`;
+}
+
+/** The migrations ship in `dist/migrations`; from source they are the repository's `migrations/postgres`. */
+export function findMigrationsDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [join(here, "migrations"), join(here, "..", "migrations"), join(here, "..", "..", "..", "migrations", "postgres")];
+  for (const candidate of candidates) if (existsSync(join(candidate, "0001_init.sql"))) return candidate;
+  throw new StoreError("INTERNAL", `docdb PostgreSQL migrations not found (looked in ${candidates.join(", ")})`);
+}
+
+interface Migration {
+  version: string;
+  sql: string;
+}
+
+function loadMigrations(dir: string): Migration[] {
+  return readdirSync(dir)
+    .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
+    .sort()
+    .map((file) => ({ version: file.replace(/\.sql$/, ""), sql: readFileSync(join(dir, file), "utf8") }));
+}
+
+/** What the server offers, read once per engine. */
+export interface ServerInfo {
+  /** Schema of the pgvector extension (its type and operators are qualified with it). */
+  vectorSchema: string;
+  /** pgvector version as [major, minor, patch]. */
+  vectorVersion: number[];
+}
+
+export function atLeast(version: number[], wanted: number[]): boolean {
+  for (let i = 0; i < wanted.length; i++) {
+    const a = version[i] ?? 0;
+    const b = wanted[i] ?? 0;
+    if (a !== b) return a > b;
+  }
+  return true;
+}
+
+export class PostgresEngine implements StoreEngine {
+  readonly kind = "postgres";
+  readonly location: string;
+  readonly capabilities: EngineCapabilities = {
+    approximateVectorSearch: true,
+    concurrentWriters: true,
+    // pgvector's `vector` type; HNSW indexes it up to 2,000 dimensions (larger ones scan exactly).
+    maxDimensions: 16_000,
+  };
+  readonly db: Database;
+  readonly prefix: string;
+  private readonly migrationsDir: string | undefined;
+  private migrations: Migration[] | undefined;
+  private serverInfo: Promise<ServerInfo> | undefined;
+  private readonly stores = new Set<PostgresStore>();
+  private closed = false;
+
+  constructor(options: PostgresEngineOptions) {
+    const prefix = options.schemaPrefix ?? "docdb_";
+    if (!/^[a-z_][a-z0-9_]{0,19}$/.test(prefix)) {
+      throw new StoreError("INVALID_REQUEST", "schemaPrefix must be 1-20 lower-case letters, digits or _ (not starting with a digit)");
+    }
+    this.prefix = prefix;
+    this.migrationsDir = options.migrationsDir;
+    this.db = new Database(options.url, { ...options.pool, ssl: options.ssl });
+    const { host, port, database, user } = this.db.address;
+    this.location = `postgres://${user ? `${encodeURIComponent(user)}@` : ""}${host}:${port}/${database}`;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StoreError("INVALID_REQUEST", "this PostgreSQL engine is closed");
+  }
+
+  private checkName(name: string): void {
+    if (typeof name !== "string" || !DATABASE_NAME.test(name)) {
+      throw new StoreError("INVALID_REQUEST", `invalid database name ${JSON.stringify(name)}: use 1-64 letters, digits, _ or -`);
+    }
+  }
+
+  /** The pgvector extension (created when missing, under an advisory lock), read once. */
+  info(): Promise<ServerInfo> {
+    this.serverInfo ??= this.loadServerInfo().catch((error: unknown) => {
+      this.serverInfo = undefined;
+      throw error;
+    });
+    return this.serverInfo;
+  }
+
+  private async loadServerInfo(): Promise<ServerInfo> {
+    const find = async (client: Queryable) => {
+      const { rows } = await client.query<{ schema: string; version: string }>(
+        `SELECT n.nspname AS schema, e.extversion AS version FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`,
+      );
+      return rows[0];
+    };
+    const row = await this.db.transaction(async (client) => {
+      const found = await find(client);
+      if (found) return found;
+      await client.query("SELECT pg_advisory_xact_lock($1, 0)", [LOCK_CLASS]);
+      try {
+        await client.query("CREATE EXTENSION IF NOT EXISTS vector");
+      } catch (error) {
+        throw new StoreError(
+          "UNAVAILABLE",
+          `PostgreSQL at ${this.db.where} has no pgvector extension and it could not be created (install pgvector 0.5 or later, or run CREATE EXTENSION vector as a superuser): ${(error as Error).message}`,
+        );
+      }
+      return find(client);
+    });
+    if (!row) throw new StoreError("UNAVAILABLE", `pgvector is not available on PostgreSQL at ${this.db.where}`);
+    const vectorVersion = row.version.split(".").map((p) => Number.parseInt(p, 10) || 0);
+    if (!atLeast(vectorVersion, [0, 5, 0])) {
+      throw new StoreError("UNAVAILABLE", `PostgreSQL at ${this.db.where} has pgvector ${row.version}; docdb needs 0.5 or later`);
+    }
+    return { vectorSchema: row.schema, vectorVersion };
+  }
+
+  private loadedMigrations(): Migration[] {
+    this.migrations ??= loadMigrations(this.migrationsDir ?? findMigrationsDir());
+    return this.migrations;
+  }
+
+  async listDatabases(): Promise<string[]> {
+    this.checkOpen();
+    const rows = await this.db.read<{ schema: string; comment: string | null }>(
+      `SELECT n.nspname AS schema, obj_description(n.oid, 'pg_namespace') AS comment FROM pg_namespace n
+       WHERE starts_with(n.nspname, $1::text)
+         AND EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = n.oid AND c.relname = 'schema_migrations')`,
+      [this.prefix],
+    );
+    const names = rows.map((r) =>
+      r.comment?.startsWith(SCHEMA_COMMENT) ? r.comment.slice(SCHEMA_COMMENT.length) : r.schema.slice(this.prefix.length),
+    );
+    return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  private async schemaExists(client: Queryable, schema: string): Promise<boolean> {
+    const { rows } = await client.query(
+      `SELECT 1 FROM pg_namespace n WHERE n.nspname = $1
+         AND EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = n.oid AND c.relname = 'schema_migrations')`,
+      [schema],
+    );
+    return rows.length > 0;
+  }
+
+  async databaseExists(name: string): Promise<boolean> {
+    this.checkOpen();
+    this.checkName(name);
+    const schema = schemaNameFor(name, this.prefix);
+    const rows = await this.db.read(
+      `SELECT 1 FROM pg_namespace n WHERE n.nspname = $1
+         AND EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = n.oid AND c.relname = 'schema_migrations')`,
+      [schema],
+    );
+    return rows.length > 0;
+  }
+
+  async openDatabase(name: string, options: { create?: boolean } = {}): Promise<Store> {
+    this.checkOpen();
+    this.checkName(name);
+    const info = await this.info();
+    const schema = schemaNameFor(name, this.prefix);
+    const migrations = this.loadedMigrations();
+    const q = quoteIdent(schema);
+    await this.db.transaction(async (client) => {
+      // Quick path: everything applied already (no lock needed to read).
+      const exists = await this.schemaExists(client, schema);
+      if (exists) {
+        const { rows } = await client.query<{ version: string }>(`SELECT version FROM ${q}.schema_migrations`);
+        const applied = new Set(rows.map((r) => r.version));
+        if (migrations.every((m) => applied.has(m.version))) return;
+      } else if (!options.create) {
+        throw new StoreError("NOT_FOUND", `no database named ${JSON.stringify(name)} at ${this.location}`);
+      }
+      // Two processes opening together: the second waits here, then sees what the first did.
+      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS, schema]);
+      if (!(await this.schemaExists(client, schema))) {
+        if (!options.create) throw new StoreError("NOT_FOUND", `no database named ${JSON.stringify(name)} at ${this.location}`);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${q}`);
+        await client.query(`COMMENT ON SCHEMA ${q} IS ${quoteLiteral(SCHEMA_COMMENT + name)}`);
+        await client.query(`CREATE TABLE ${q}.schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`);
+      }
+      const { rows } = await client.query<{ version: string }>(`SELECT version FROM ${q}.schema_migrations`);
+      const applied = new Set(rows.map((r) => r.version));
+      await client.query(`SELECT set_config('search_path', $1, true)`, [`${q}, ${quoteIdent(info.vectorSchema)}`]);
+      for (const migration of migrations) {
+        if (applied.has(migration.version)) continue;
+        await client.query(migration.sql);
+        await client.query(`INSERT INTO ${q}.schema_migrations (version, applied_at) VALUES ($1, $2)`, [
+          migration.version,
+          new Date().toISOString(),
+        ]);
+      }
+    });
+    const store = new PostgresStore(this, name, schema, info, () => this.stores.delete(store));
+    this.stores.add(store);
+    return store;
+  }
+
+  async dropDatabase(name: string): Promise<boolean> {
+    this.checkOpen();
+    this.checkName(name);
+    const schema = schemaNameFor(name, this.prefix);
+    return this.db.transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS, schema]);
+      if (!(await this.schemaExists(client, schema))) return false;
+      await client.query(`DROP SCHEMA ${quoteIdent(schema)} CASCADE`);
+      return true;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const store of [...this.stores]) await store.close();
+    await this.db.end();
+  }
+}
+
+export function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** A StoreEngine keeping docdb databases as schemas of one PostgreSQL database (pgvector required). */
+export function createPostgresEngine(options: PostgresEngineOptions): StoreEngine {
+  return new PostgresEngine(options);
+}

@@ -1,0 +1,838 @@
+import type { KeywordQuery } from "@docdb/analyzer";
+import {
+  type ChunkHit,
+  type CollectionCounts,
+  type CollectionPatch,
+  type CollectionRecord,
+  type DocumentSummary,
+  type DocumentWrite,
+  type EmbeddingInfo,
+  type EngineCapabilities,
+  type ExportedChunk,
+  type KeywordHit,
+  type PendingChunk,
+  type RemovedCounts,
+  type SearchOptions,
+  type Store,
+  type StoreCounts,
+  type StoredChunk,
+  type StoredDocument,
+  type StoredFile,
+  StoreError,
+  type VectorHit,
+  type WriteResult,
+} from "@docdb/store";
+import { pgCode, type Queryable } from "./db.js";
+import { atLeast, type PostgresEngine, quoteIdent, type ServerInfo } from "./engine.js";
+import { filterToSql, Params } from "./filter.js";
+import { chunkPostings, keywordSearchSql } from "./keyword.js";
+
+/** Documents removed per transaction by clearCollection/deleteCollection. */
+export const DELETE_BATCH = 200;
+/** HNSW indexes `vector` columns up to this many dimensions; larger ones are always scanned exactly. */
+const HNSW_MAX_DIMENSIONS = 2000;
+const SETTING_PREFIX = "setting:";
+
+type Row = Record<string, unknown>;
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function vectorText(vector: Float32Array, dimensions: number | undefined): string {
+  if (!(vector instanceof Float32Array)) throw new StoreError("INVALID_REQUEST", "a vector must be a Float32Array");
+  if (dimensions !== undefined && vector.length !== dimensions) {
+    throw new StoreError("INVALID_REQUEST", `vector has ${vector.length} dimensions; this database stores ${dimensions}`);
+  }
+  let out = "[";
+  for (let i = 0; i < vector.length; i++) {
+    const x = vector[i] as number;
+    if (!Number.isFinite(x)) throw new StoreError("INVALID_REQUEST", "a vector holds a NaN or infinite value");
+    out += (i === 0 ? "" : ",") + x;
+  }
+  return `${out}]`;
+}
+
+/** Characters as the contract counts them (code points, like SQLite's length()). */
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+function toDocument(r: Row): StoredDocument {
+  return {
+    id: r.id as string,
+    key: (r.key as string | null) ?? null,
+    source: (r.source as string | null) ?? null,
+    title: (r.title as string | null) ?? null,
+    content: r.content as string,
+    contentHash: r.content_hash as string,
+    metadata: r.metadata as Record<string, unknown>,
+    collection: (r.collection as string | null) ?? null,
+    createdAt: r.created_at as string,
+    updatedAt: r.updated_at as string,
+  };
+}
+
+function toChunk(r: Row): StoredChunk {
+  return {
+    id: r.id as string,
+    docId: r.doc_id as string,
+    idx: r.idx as number,
+    text: r.text as string,
+    start: r.start as number,
+    end: r.end as number,
+    heading: (r.heading as string | null) ?? null,
+    lineStart: (r.line_start as number | null) ?? null,
+    lineEnd: (r.line_end as number | null) ?? null,
+    embedded: r.embedded as boolean,
+  };
+}
+
+function toCollection(r: Row): CollectionRecord {
+  return {
+    name: r.name as string,
+    description: r.description as string,
+    source: r.source as string,
+    enabled: r.enabled as boolean,
+    settings: r.settings as Record<string, unknown>,
+    createdAt: r.created_at as string,
+    updatedAt: r.updated_at as string,
+    lastImportAt: (r.last_import_at as string | null) ?? null,
+  };
+}
+
+function toFile(r: Row): StoredFile {
+  return {
+    collection: r.collection as string,
+    path: r.path as string,
+    size: Number(r.size),
+    mtime: Number(r.mtime),
+    contentHash: r.content_hash as string,
+    chunking: r.chunking as string,
+    docId: r.doc_id as string,
+    importedAt: r.imported_at as string,
+    chunkCount: Number(r.chunk_count),
+  };
+}
+
+const DOCUMENT_COLUMNS = "d.id, d.key, d.source, d.title, d.content, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at";
+const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.embedded`;
+
+/** A transaction's change to the keyword statistics. */
+interface KeywordDelta {
+  chunks: number;
+  terms: number;
+}
+
+/** A conflict on the key of a document another writer inserted meanwhile: the write runs again. */
+class KeyRace extends StoreError {}
+
+/** One docdb database: one PostgreSQL schema. */
+export class PostgresStore implements Store {
+  readonly name: string;
+  readonly location: string;
+  readonly capabilities: EngineCapabilities;
+  private readonly s: string;
+  private readonly vectorType: string;
+  private readonly cosine: string;
+  private closed = false;
+
+  constructor(
+    private readonly engine: PostgresEngine,
+    name: string,
+    readonly schema: string,
+    private readonly info: ServerInfo,
+    private readonly onClose: () => void,
+  ) {
+    this.name = name;
+    this.s = quoteIdent(schema);
+    this.location = `${engine.location} (schema ${schema})`;
+    this.capabilities = engine.capabilities;
+    const vs = quoteIdent(info.vectorSchema);
+    this.vectorType = `${vs}.vector`;
+    this.cosine = `OPERATOR(${vs}.<=>)`;
+  }
+
+  private get db() {
+    if (this.closed) throw new StoreError("INVALID_REQUEST", `database ${this.name} is closed`);
+    return this.engine.db;
+  }
+
+  private read<R extends Row = Row>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return this.db.read<R>(sql, params);
+  }
+
+  /**
+   * Marks a change (changeToken) and applies the transaction's change to the keyword statistics
+   * (chunk count and total index terms, which BM25 needs on every query). Called last in a
+   * transaction, so the row it locks is held only briefly.
+   */
+  private async bump(client: Queryable, delta: KeywordDelta = { chunks: 0, terms: 0 }): Promise<void> {
+    await client.query(`UPDATE ${this.s}.counters SET version = version + 1, chunks = chunks + $1, terms = terms + $2 WHERE id = 1`, [
+      delta.chunks,
+      delta.terms,
+    ]);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClose();
+  }
+
+  // --- embedding info and settings -------------------------------------------------------
+
+  private async meta(client: Queryable | undefined, keys: string[]): Promise<Map<string, string>> {
+    const sql = `SELECT key, value FROM ${this.s}.meta WHERE key = ANY($1::text[])`;
+    const rows = client
+      ? (await client.query<{ key: string; value: string }>(sql, [keys])).rows
+      : await this.read<{ key: string; value: string }>(sql, [keys]);
+    return new Map(rows.map((r) => [r.key, r.value]));
+  }
+
+  private static embedding(meta: Map<string, string>): EmbeddingInfo | undefined {
+    const provider = meta.get("embedding_provider");
+    const model = meta.get("embedding_model");
+    const dimensions = meta.get("embedding_dimensions");
+    if (provider === undefined || model === undefined || dimensions === undefined) return undefined;
+    return { provider, model, dimensions: Number(dimensions) };
+  }
+
+  private static readonly EMBEDDING_KEYS = ["embedding_provider", "embedding_model", "embedding_dimensions"];
+
+  async getEmbeddingInfo(): Promise<EmbeddingInfo | undefined> {
+    return PostgresStore.embedding(await this.meta(undefined, PostgresStore.EMBEDDING_KEYS));
+  }
+
+  private async setMeta(client: Queryable, key: string, value: string): Promise<void> {
+    await client.query(`INSERT INTO ${this.s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+      key,
+      value,
+    ]);
+  }
+
+  async setEmbeddingInfo(info: EmbeddingInfo, options: { replace?: boolean } = {}): Promise<void> {
+    const dims = info.dimensions;
+    if (!Number.isInteger(dims) || dims < 1 || dims > this.capabilities.maxDimensions) {
+      throw new StoreError("INVALID_REQUEST", `embedding dimensions must be an integer from 1 to ${this.capabilities.maxDimensions}`);
+    }
+    await this.db.transaction(async (client) => {
+      await client.query(`LOCK TABLE ${this.s}.meta IN SHARE ROW EXCLUSIVE MODE`);
+      const current = PostgresStore.embedding(await this.meta(client, PostgresStore.EMBEDDING_KEYS));
+      if (current && !options.replace && current.dimensions !== dims) {
+        throw new StoreError(
+          "INVALID_REQUEST",
+          `database ${this.name} holds ${current.dimensions}-dimensional vectors (${current.provider}/${current.model}); re-embed to change to ${dims}`,
+        );
+      }
+      if (!current || options.replace) {
+        await client.query(`DROP TABLE IF EXISTS ${this.s}.chunk_vectors`);
+        await client.query(`UPDATE ${this.s}.chunks SET embedded = FALSE WHERE embedded`);
+        await client.query(
+          `CREATE TABLE ${this.s}.chunk_vectors (seq BIGINT PRIMARY KEY REFERENCES ${this.s}.chunks (seq) ON DELETE CASCADE, embedding ${this.vectorType}(${dims}) NOT NULL)`,
+        );
+        if (dims <= HNSW_MAX_DIMENSIONS) {
+          await client.query(
+            `CREATE INDEX chunk_vectors_hnsw ON ${this.s}.chunk_vectors USING hnsw (embedding ${quoteIdent(this.info.vectorSchema)}.vector_cosine_ops)`,
+          );
+        }
+      }
+      await this.setMeta(client, "embedding_provider", info.provider);
+      await this.setMeta(client, "embedding_model", info.model);
+      await this.setMeta(client, "embedding_dimensions", String(dims));
+      await this.bump(client);
+    });
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    const rows = await this.read<{ value: string }>(`SELECT value FROM ${this.s}.meta WHERE key = $1`, [SETTING_PREFIX + key]);
+    return rows[0]?.value;
+  }
+
+  async setSetting(key: string, value: string | undefined): Promise<void> {
+    await this.db.transaction(async (client) => {
+      if (value === undefined) await client.query(`DELETE FROM ${this.s}.meta WHERE key = $1`, [SETTING_PREFIX + key]);
+      else await this.setMeta(client, SETTING_PREFIX + key, value);
+      await this.bump(client);
+    });
+  }
+
+  // --- writes ----------------------------------------------------------------------------
+
+  private async dimensions(client: Queryable): Promise<number | undefined> {
+    return PostgresStore.embedding(await this.meta(client, PostgresStore.EMBEDDING_KEYS))?.dimensions;
+  }
+
+  async writeDocuments(writes: DocumentWrite[]): Promise<WriteResult[]> {
+    if (writes.length === 0) return [];
+    for (const w of writes) {
+      if (!w?.document || typeof w.document.id !== "string" || typeof w.document.content !== "string") {
+        throw new StoreError("INVALID_REQUEST", "every write needs a document with an id and content");
+      }
+    }
+    // Analysed once, outside the transaction (which may run again).
+    const postings = writes.map((w) => w.chunks.map((c) => chunkPostings(w.document.title, c.heading, c.text)));
+    return this.db.transaction(
+      async (client) => {
+        const dims = await this.dimensions(client);
+        const delta: KeywordDelta = { chunks: 0, terms: 0 };
+        const results: WriteResult[] = [];
+        for (const [i, w] of writes.entries()) results.push(await this.writeOne(client, w, postings[i] ?? [], dims, delta));
+        await this.bump(client, delta);
+        return results;
+      },
+      { retryOn: (error) => error instanceof KeyRace },
+    );
+  }
+
+  private async writeOne(
+    client: Queryable,
+    w: DocumentWrite,
+    postings: ReturnType<typeof chunkPostings>[],
+    dims: number | undefined,
+    delta: KeywordDelta,
+  ): Promise<WriteResult> {
+    const doc = w.document;
+    const key = doc.key ?? null;
+    // A collection file's document belongs to that collection, under the file's path.
+    const collection = w.file ? w.file.collection : (doc.collection ?? null);
+    const source = w.file ? w.file.record.path : (doc.source ?? null);
+    const s = this.s;
+    const time = now();
+    let id = doc.id;
+    let createdAt = doc.createdAt ?? time;
+    const replaced = new Set<string>();
+
+    if (w.upsertByKey && key !== null) {
+      const { rows } = await client.query<{ id: string; created_at: string }>(
+        `SELECT id, created_at FROM ${s}.documents WHERE key = $1 FOR UPDATE`,
+        [key],
+      );
+      const old = rows[0];
+      if (old) {
+        id = old.id;
+        createdAt = old.created_at;
+        replaced.add(old.id);
+      }
+    }
+    if (w.file) {
+      const { rows } = await client.query<{ id: string }>(
+        `SELECT doc_id AS id FROM ${s}.files WHERE collection = $1 AND path = $2
+         UNION SELECT id FROM ${s}.documents WHERE collection = $1 AND source = $2`,
+        [collection, source],
+      );
+      for (const r of rows) replaced.add(r.id);
+    }
+
+    // Vectors of the replaced document's embedded chunks, by what they were computed from.
+    const reusable = new Map<string, string>();
+    if (replaced.size > 0 && dims !== undefined && w.chunks.some((c) => c.inputHash && !c.vector)) {
+      const { rows } = await client.query<{ input_hash: string; embedding: string }>(
+        `SELECT c.input_hash, v.embedding::text AS embedding FROM ${s}.chunks c JOIN ${s}.chunk_vectors v ON v.seq = c.seq
+         WHERE c.doc_id = ANY($1::text[]) AND c.embedded AND c.input_hash IS NOT NULL`,
+        [[...replaced]],
+      );
+      for (const r of rows) if (!reusable.has(r.input_hash)) reusable.set(r.input_hash, r.embedding);
+    }
+    if (replaced.size > 0) {
+      const removed = await this.deleteIn(client, [...replaced]);
+      delta.chunks += removed.delta.chunks;
+      delta.terms += removed.delta.terms;
+    }
+
+    try {
+      await client.query(
+        `INSERT INTO ${s}.documents (id, key, source, title, content, content_hash, content_length, metadata, collection, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11)`,
+        [
+          id,
+          key,
+          source,
+          doc.title ?? null,
+          doc.content,
+          doc.contentHash,
+          codePoints(doc.content),
+          JSON.stringify(doc.metadata ?? {}),
+          collection,
+          createdAt,
+          doc.updatedAt ?? time,
+        ],
+      );
+    } catch (error) {
+      const { code, constraint } = pgCode(error);
+      if (code === "23505" && constraint?.endsWith("_key_key")) {
+        if (w.upsertByKey) throw new KeyRace("CONFLICT", `a document with key ${JSON.stringify(key)} was written meanwhile`);
+        throw new StoreError("CONFLICT", `a document with key ${JSON.stringify(key)} already exists`);
+      }
+      if (code === "23505") throw new StoreError("CONFLICT", `a document with id ${JSON.stringify(id)} already exists`);
+      throw error;
+    }
+
+    let reusedVectors = 0;
+    if (w.chunks.length > 0) {
+      const vectors: (string | null)[] = [];
+      for (const c of w.chunks) {
+        if (c.vector) {
+          if (dims === undefined)
+            throw new StoreError("INVALID_REQUEST", "a chunk has a vector but no embedding model is recorded (setEmbeddingInfo first)");
+          vectors.push(vectorText(c.vector, dims));
+        } else if (c.inputHash && reusable.has(c.inputHash)) {
+          vectors.push(reusable.get(c.inputHash) as string);
+          reusedVectors++;
+        } else {
+          vectors.push(null);
+        }
+      }
+      const { rows } = await client.query<{ seq: string; idx: number }>(
+        `INSERT INTO ${s}.chunks (id, doc_id, idx, text, start, "end", heading, line_start, line_end, input_hash, embedded, kw_length)
+         SELECT x.id, $1, x.idx, x.text, x.start, x.e, x.heading, x.line_start, x.line_end, x.input_hash, x.embedded, x.kw_length
+         FROM unnest($2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::bool[], $12::int[])
+           AS x(id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length)
+         RETURNING seq, idx`,
+        [
+          id,
+          w.chunks.map((c) => c.id),
+          w.chunks.map((c) => c.idx),
+          w.chunks.map((c) => c.text),
+          w.chunks.map((c) => c.start),
+          w.chunks.map((c) => c.end),
+          w.chunks.map((c) => c.heading ?? null),
+          w.chunks.map((c) => c.lineStart ?? null),
+          w.chunks.map((c) => c.lineEnd ?? null),
+          w.chunks.map((c) => c.inputHash ?? null),
+          vectors.map((v) => v !== null),
+          postings.map((p) => p.length),
+        ],
+      );
+      const seqByIdx = new Map(rows.map((r) => [r.idx, r.seq]));
+      delta.chunks += w.chunks.length;
+      for (const p of postings) delta.terms += p.length;
+      const terms: string[] = [];
+      const seqs: string[] = [];
+      const lengths: number[] = [];
+      const titlePos: string[] = [];
+      const bodyPos: string[] = [];
+      const vecSeqs: string[] = [];
+      const vecValues: string[] = [];
+      w.chunks.forEach((c, i) => {
+        const seq = seqByIdx.get(c.idx) as string;
+        const p = postings[i];
+        if (p) {
+          for (const [term, pos] of p.terms) {
+            terms.push(term);
+            seqs.push(seq);
+            lengths.push(p.length);
+            titlePos.push(`{${pos.title.join(",")}}`);
+            bodyPos.push(`{${pos.body.join(",")}}`);
+          }
+        }
+        const v = vectors[i];
+        if (v) {
+          vecSeqs.push(seq);
+          vecValues.push(v);
+        }
+      });
+      if (terms.length > 0) {
+        await client.query(
+          `INSERT INTO ${s}.postings (term, seq, length, title_pos, body_pos)
+           SELECT x.term, x.seq, x.length, x.t::int[], x.b::int[] FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::text[]) AS x(term, seq, length, t, b)`,
+          [terms, seqs, lengths, titlePos, bodyPos],
+        );
+      }
+      if (vecSeqs.length > 0) {
+        await client.query(
+          `INSERT INTO ${s}.chunk_vectors (seq, embedding) SELECT x.seq, x.v::${this.vectorType} FROM unnest($1::bigint[], $2::text[]) AS x(seq, v)`,
+          [vecSeqs, vecValues],
+        );
+      }
+    }
+
+    if (w.file) {
+      const { record } = w.file;
+      try {
+        await client.query(
+          `INSERT INTO ${s}.files (collection, path, size, mtime, content_hash, doc_id, chunking, imported_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+           ON CONFLICT (collection, path) DO UPDATE SET size = excluded.size, mtime = excluded.mtime, content_hash = excluded.content_hash,
+             doc_id = excluded.doc_id, chunking = excluded.chunking, imported_at = excluded.imported_at`,
+          [collection, record.path, record.size, record.mtime, record.contentHash, id, record.chunking, time],
+        );
+      } catch (error) {
+        if (pgCode(error).code === "23503") throw new StoreError("NOT_FOUND", `no collection named ${JSON.stringify(collection)}`);
+        throw error;
+      }
+    }
+    return { docId: id, replaced: replaced.size > 0, reusedVectors };
+  }
+
+  async writeVectors(items: { chunkId: string; vector: Float32Array }[]): Promise<number> {
+    if (items.length === 0) return 0;
+    const byId = new Map<string, Float32Array>();
+    for (const item of items) byId.set(item.chunkId, item.vector);
+    return this.db.transaction(async (client) => {
+      const dims = await this.dimensions(client);
+      if (dims === undefined)
+        throw new StoreError("INVALID_REQUEST", "no embedding model is recorded for this database (setEmbeddingInfo first)");
+      const ids = [...byId.keys()];
+      const values = ids.map((id) => vectorText(byId.get(id) as Float32Array, dims));
+      const { rows } = await client.query<{ n: string }>(
+        `WITH x AS (SELECT c.seq, x.v FROM unnest($1::text[], $2::text[]) AS x(id, v) JOIN ${this.s}.chunks c ON c.id = x.id),
+           ins AS (INSERT INTO ${this.s}.chunk_vectors (seq, embedding) SELECT seq, v::${this.vectorType} FROM x
+                   ON CONFLICT (seq) DO UPDATE SET embedding = excluded.embedding RETURNING seq),
+           upd AS (UPDATE ${this.s}.chunks c SET embedded = TRUE FROM ins WHERE c.seq = ins.seq AND NOT c.embedded)
+         SELECT count(*) AS n FROM ins`,
+        [ids, values],
+      );
+      const n = Number(rows[0]?.n ?? 0);
+      if (n > 0) await this.bump(client);
+      return n;
+    });
+  }
+
+  async pendingChunks(limit: number, afterChunkId?: string): Promise<PendingChunk[]> {
+    const rows = await this.read(
+      `SELECT c.id, c.text, c.heading, d.title FROM ${this.s}.chunks c JOIN ${this.s}.documents d ON d.id = c.doc_id
+       WHERE NOT c.embedded AND ($1::text IS NULL OR c.id > $1::text) ORDER BY c.id LIMIT $2`,
+      [afterChunkId ?? null, Math.max(0, Math.floor(limit))],
+    );
+    return rows.map((r) => ({
+      chunkId: r.id as string,
+      text: r.text as string,
+      heading: (r.heading as string | null) ?? null,
+      title: (r.title as string | null) ?? null,
+    }));
+  }
+
+  async getDocument(id: string): Promise<StoredDocument | undefined> {
+    const rows = await this.read(`SELECT ${DOCUMENT_COLUMNS} FROM ${this.s}.documents d WHERE d.id = $1`, [id]);
+    return rows[0] ? toDocument(rows[0]) : undefined;
+  }
+
+  async getDocumentByKey(key: string): Promise<StoredDocument | undefined> {
+    const rows = await this.read(`SELECT ${DOCUMENT_COLUMNS} FROM ${this.s}.documents d WHERE d.key = $1`, [key]);
+    return rows[0] ? toDocument(rows[0]) : undefined;
+  }
+
+  async getChunks(docId: string): Promise<StoredChunk[]> {
+    const rows = await this.read(`SELECT ${CHUNK_COLUMNS} FROM ${this.s}.chunks c WHERE c.doc_id = $1 ORDER BY c.idx`, [docId]);
+    return rows.map(toChunk);
+  }
+
+  async exportChunks(docId: string): Promise<ExportedChunk[]> {
+    const vectors = await this.hasVectorTable();
+    const rows = await this.read(
+      vectors
+        ? `SELECT ${CHUNK_COLUMNS}, c.input_hash, v.embedding::text AS vector FROM ${this.s}.chunks c
+           LEFT JOIN ${this.s}.chunk_vectors v ON v.seq = c.seq WHERE c.doc_id = $1 ORDER BY c.idx`
+        : `SELECT ${CHUNK_COLUMNS}, c.input_hash, NULL AS vector FROM ${this.s}.chunks c WHERE c.doc_id = $1 ORDER BY c.idx`,
+      [docId],
+    );
+    return rows.map((r) => {
+      const chunk: ExportedChunk = { ...toChunk(r), inputHash: (r.input_hash as string | null) ?? null };
+      // pgvector prints the shortest decimal that reads back as the same float4.
+      const text = r.vector as string | null;
+      if (text) chunk.vector = Float32Array.from(text.slice(1, -1).split(","), Number);
+      return chunk;
+    });
+  }
+
+  /** Deletes documents (cascading to chunks, postings, vectors and file rows) inside a transaction. */
+  private async deleteIn(client: Queryable, ids: string[]): Promise<RemovedCounts & { delta: KeywordDelta }> {
+    if (ids.length === 0) return { documents: 0, chunks: 0, delta: { chunks: 0, terms: 0 } };
+    // Postings carry no foreign key (a per-row check made bulk inserts a third slower): every
+    // chunk deletion goes through here and removes them first.
+    await client.query(`DELETE FROM ${this.s}.postings p USING ${this.s}.chunks c WHERE p.seq = c.seq AND c.doc_id = ANY($1::text[])`, [
+      ids,
+    ]);
+    const { rows } = await client.query<{ documents: string; chunks: string; terms: string | null }>(
+      `WITH gone AS (DELETE FROM ${this.s}.documents WHERE id = ANY($1::text[]) RETURNING id)
+       SELECT (SELECT count(*) FROM gone) AS documents, count(c.seq) AS chunks, sum(c.kw_length) AS terms
+       FROM ${this.s}.chunks c WHERE c.doc_id IN (SELECT id FROM gone)`,
+      [ids],
+    );
+    // The data-modifying CTE's effects are not visible to the statement itself, so the chunks
+    // counted above are the ones the delete cascades to.
+    const chunks = Number(rows[0]?.chunks ?? 0);
+    return {
+      documents: Number(rows[0]?.documents ?? 0),
+      chunks,
+      delta: { chunks: -chunks, terms: -Number(rows[0]?.terms ?? 0) },
+    };
+  }
+
+  async deleteDocuments(ids: string[]): Promise<RemovedCounts> {
+    const unique = [...new Set(ids)];
+    const total = { documents: 0, chunks: 0 };
+    // Bounded batches, each its own transaction, so a long delete never holds up other writers.
+    for (let i = 0; i < unique.length; i += DELETE_BATCH) {
+      const removed = await this.db.transaction(async (client) => {
+        const { delta, ...removed } = await this.deleteIn(client, unique.slice(i, i + DELETE_BATCH));
+        if (removed.documents > 0) await this.bump(client, delta);
+        return removed;
+      });
+      total.documents += removed.documents;
+      total.chunks += removed.chunks;
+    }
+    return total;
+  }
+
+  async listDocuments(options: { limit: number; offset?: number; filter?: import("@docdb/store").Filter }): Promise<DocumentSummary[]> {
+    const params = new Params();
+    const where = options.filter ? `WHERE ${filterToSql(options.filter, params)}` : "";
+    const limit = params.add(Math.max(0, Math.floor(options.limit)));
+    const offset = params.add(Math.max(0, Math.floor(options.offset ?? 0)));
+    const rows = await this.read(
+      `SELECT d.id, d.key, d.source, d.title, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at, d.content_length,
+         (SELECT count(*) FROM ${this.s}.chunks c WHERE c.doc_id = d.id) AS chunk_count
+       FROM ${this.s}.documents d ${where} ORDER BY d.created_at, d.id LIMIT ${limit} OFFSET ${offset}`,
+      params.values,
+    );
+    return rows.map((r) => {
+      const { content: _content, ...rest } = toDocument({ ...r, content: "" });
+      return { ...rest, chunkCount: Number(r.chunk_count), length: r.content_length as number };
+    });
+  }
+
+  async counts(): Promise<StoreCounts> {
+    const hasVectors = await this.hasVectorTable();
+    const rows = await this.read(
+      `SELECT (SELECT count(*) FROM ${this.s}.documents) AS documents,
+              (SELECT count(*) FROM ${this.s}.chunks) AS chunks,
+              (SELECT count(*) FROM ${this.s}.chunks WHERE embedded) AS embedded,
+              (SELECT count(*) FROM ${this.s}.chunks c WHERE c.kw_length = 0 OR EXISTS (SELECT 1 FROM ${this.s}.postings p WHERE p.seq = c.seq)) AS keyword_rows,
+              ${hasVectors ? `(SELECT count(*) FROM ${this.s}.chunk_vectors)` : "0"} AS vectors`,
+    );
+    const r = rows[0] ?? {};
+    const chunks = Number(r.chunks);
+    const embedded = Number(r.embedded);
+    return {
+      documents: Number(r.documents),
+      chunks,
+      embedded,
+      pending: chunks - embedded,
+      keywordRows: Number(r.keyword_rows),
+      vectors: Number(r.vectors),
+    };
+  }
+
+  private async hasVectorTable(): Promise<boolean> {
+    const rows = await this.read(`SELECT to_regclass($1) IS NOT NULL AS ok`, [`${this.s}.chunk_vectors`]);
+    return rows[0]?.ok === true;
+  }
+
+  // --- search ----------------------------------------------------------------------------
+
+  async keywordSearch(query: KeywordQuery, options: SearchOptions): Promise<KeywordHit[]> {
+    const statement = keywordSearchSql(this.s, query, Math.floor(options.limit), options.filter);
+    if (!statement) return [];
+    const rows = await this.read<{ id: string; score: number }>(statement.sql, statement.params);
+    return rows.map((r) => ({ chunkId: r.id, score: Number(r.score) }));
+  }
+
+  async vectorSearch(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<VectorHit[]> {
+    const limit = Math.floor(options.limit);
+    if (limit <= 0) return [];
+    const info = await this.getEmbeddingInfo();
+    if (!info || !(await this.hasVectorTable())) return [];
+    const text = vectorText(vector, info.dimensions);
+    const params = new Params([text]);
+    const filter = options.filter ? filterToSql(options.filter, params) : undefined;
+    const limitParam = params.add(limit);
+    const join = filter ? `JOIN ${this.s}.documents d ON d.id = c.doc_id` : "";
+    const where = filter ? `WHERE ${filter}` : "";
+    const distance = `v.embedding ${this.cosine} $1::${this.vectorType}`;
+    const exactSql = `SELECT id, distance FROM (SELECT c.id, ${distance} AS distance FROM ${this.s}.chunk_vectors v JOIN ${this.s}.chunks c ON c.seq = v.seq ${join} ${where} OFFSET 0) AS s
+      ORDER BY distance, id LIMIT ${limitParam}`;
+    const toHits = (rows: Row[]) => rows.map((r) => ({ chunkId: r.id as string, distance: Number(r.distance) }));
+    if (options.exact || info.dimensions > HNSW_MAX_DIMENSIONS) return toHits(await this.read(exactSql, params.values));
+
+    const iterative = atLeast(this.info.vectorVersion, [0, 8, 0]);
+    const rows = await this.db.transaction(async (client) => {
+      await client.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.min(1000, Math.max(40, limit)))]);
+      if (iterative) await client.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
+      const { rows } = await client.query(
+        `WITH near AS MATERIALIZED (SELECT c.id, ${distance} AS distance FROM ${this.s}.chunk_vectors v JOIN ${this.s}.chunks c ON c.seq = v.seq ${join} ${where}
+           ORDER BY ${distance} LIMIT ${limitParam})
+         SELECT id, distance FROM near ORDER BY distance, id`,
+        params.values,
+      );
+      return rows;
+    });
+    // An approximate scan can come back short when few chunks pass the filter: scan exactly then.
+    if (rows.length < limit) return toHits(await this.read(exactSql, params.values));
+    return toHits(rows);
+  }
+
+  async chunkHits(chunkIds: string[]): Promise<ChunkHit[]> {
+    if (chunkIds.length === 0) return [];
+    const rows = await this.read(
+      `SELECT ${CHUNK_COLUMNS}, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
+       FROM unnest($1::text[]) WITH ORDINALITY AS x(id, ord)
+       JOIN ${this.s}.chunks c ON c.id = x.id JOIN ${this.s}.documents d ON d.id = c.doc_id ORDER BY x.ord`,
+      [chunkIds],
+    );
+    return rows.map((r) => ({
+      ...toChunk(r),
+      title: (r.title as string | null) ?? null,
+      source: (r.source as string | null) ?? null,
+      collection: (r.collection as string | null) ?? null,
+      metadata: r.metadata as Record<string, unknown>,
+      docUpdatedAt: r.doc_updated_at as string,
+    }));
+  }
+
+  // --- collections and files -------------------------------------------------------------
+
+  async listCollections(): Promise<CollectionRecord[]> {
+    return (await this.read(`SELECT * FROM ${this.s}.collections ORDER BY name`)).map(toCollection);
+  }
+
+  async getCollection(name: string): Promise<CollectionRecord | undefined> {
+    const rows = await this.read(`SELECT * FROM ${this.s}.collections WHERE name = $1`, [name]);
+    return rows[0] ? toCollection(rows[0]) : undefined;
+  }
+
+  async createCollection(input: { name: string; description: string; source: string; enabled: boolean }): Promise<CollectionRecord> {
+    const time = now();
+    return this.db.transaction(async (client) => {
+      try {
+        const { rows } = await client.query(
+          `INSERT INTO ${this.s}.collections (name, description, source, enabled, settings, created_at, updated_at) VALUES ($1, $2, $3, $4, '{}', $5, $5) RETURNING *`,
+          [input.name, input.description, input.source, input.enabled, time],
+        );
+        await this.bump(client);
+        return toCollection(rows[0] as Row);
+      } catch (error) {
+        if (pgCode(error).code === "23505")
+          throw new StoreError("CONFLICT", `a collection named ${JSON.stringify(input.name)} already exists`);
+        throw error;
+      }
+    });
+  }
+
+  async updateCollection(name: string, patch: CollectionPatch): Promise<boolean> {
+    const sets: string[] = [];
+    const params = new Params([name]);
+    if (patch.description !== undefined) sets.push(`description = ${params.add(patch.description)}`);
+    if (patch.source !== undefined) sets.push(`source = ${params.add(patch.source)}`);
+    if (patch.enabled !== undefined) sets.push(`enabled = ${params.add(patch.enabled)}`);
+    if (patch.settings !== undefined) sets.push(`settings = ${params.add(JSON.stringify(patch.settings))}::jsonb`);
+    if (patch.lastImportAt !== undefined) sets.push(`last_import_at = ${params.add(patch.lastImportAt)}`);
+    // Recording an import is not a change to the collection itself.
+    if (
+      sets.length === 0 ||
+      patch.description !== undefined ||
+      patch.source !== undefined ||
+      patch.enabled !== undefined ||
+      patch.settings !== undefined
+    ) {
+      sets.push(`updated_at = ${params.add(now())}`);
+    }
+    return this.db.transaction(async (client) => {
+      const result = await client.query(`UPDATE ${this.s}.collections SET ${sets.join(", ")} WHERE name = $1`, params.values);
+      if (!result.rowCount) return false;
+      await this.bump(client);
+      return true;
+    });
+  }
+
+  async clearCollection(name: string): Promise<RemovedCounts> {
+    const total = { documents: 0, chunks: 0 };
+    for (;;) {
+      const done = await this.db.transaction(async (client) => {
+        const { rows } = await client.query<{ id: string }>(
+          `SELECT id FROM ${this.s}.documents WHERE collection = $1 ORDER BY id LIMIT ${DELETE_BATCH} FOR UPDATE SKIP LOCKED`,
+          [name],
+        );
+        if (rows.length === 0) {
+          const files = await client.query(`DELETE FROM ${this.s}.files WHERE collection = $1`, [name]);
+          if (files.rowCount) await this.bump(client);
+          return undefined;
+        }
+        const { delta, ...removed } = await this.deleteIn(
+          client,
+          rows.map((r) => r.id),
+        );
+        await this.bump(client, delta);
+        return removed;
+      });
+      if (!done) return total;
+      total.documents += done.documents;
+      total.chunks += done.chunks;
+    }
+  }
+
+  async deleteCollection(name: string): Promise<RemovedCounts> {
+    const removed = await this.clearCollection(name);
+    await this.db.transaction(async (client) => {
+      const result = await client.query(`DELETE FROM ${this.s}.collections WHERE name = $1`, [name]);
+      if (result.rowCount) await this.bump(client);
+    });
+    return removed;
+  }
+
+  async collectionCounts(name: string): Promise<CollectionCounts> {
+    const rows = await this.read(
+      `SELECT (SELECT count(*) FROM ${this.s}.documents WHERE collection = $1) AS documents,
+              count(c.seq) AS chunks, count(c.seq) FILTER (WHERE c.embedded) AS embedded,
+              (SELECT count(*) FROM ${this.s}.files WHERE collection = $1) AS files
+       FROM ${this.s}.documents d JOIN ${this.s}.chunks c ON c.doc_id = d.id WHERE d.collection = $1`,
+      [name],
+    );
+    const r = rows[0] ?? {};
+    const chunks = Number(r.chunks ?? 0);
+    const embedded = Number(r.embedded ?? 0);
+    return { documents: Number(r.documents ?? 0), chunks, embedded, pending: chunks - embedded, files: Number(r.files ?? 0) };
+  }
+
+  private fileSql(where: string): string {
+    return `SELECT f.*, (SELECT count(*) FROM ${this.s}.chunks c WHERE c.doc_id = f.doc_id) AS chunk_count FROM ${this.s}.files f WHERE ${where} ORDER BY f.collection, f.path`;
+  }
+
+  async listFiles(collection: string): Promise<StoredFile[]> {
+    return (await this.read(this.fileSql("f.collection = $1"), [collection])).map(toFile);
+  }
+
+  async filesOfDocuments(docIds: string[]): Promise<StoredFile[]> {
+    if (docIds.length === 0) return [];
+    return (await this.read(this.fileSql("f.doc_id = ANY($1::text[])"), [docIds])).map(toFile);
+  }
+
+  async touchFile(collection: string, path: string, size: number, mtime: number): Promise<void> {
+    await this.db.transaction(async (client) => {
+      const result = await client.query(`UPDATE ${this.s}.files SET size = $3, mtime = $4 WHERE collection = $1 AND path = $2`, [
+        collection,
+        path,
+        size,
+        mtime,
+      ]);
+      if (result.rowCount) await this.bump(client);
+    });
+  }
+
+  async removeFile(collection: string, path: string): Promise<number> {
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<{ doc_id: string }>(
+        `DELETE FROM ${this.s}.files WHERE collection = $1 AND path = $2 RETURNING doc_id`,
+        [collection, path],
+      );
+      if (rows.length === 0) return 0;
+      const { delta, chunks } = await this.deleteIn(
+        client,
+        rows.map((r) => r.doc_id),
+      );
+      await this.bump(client, delta);
+      return chunks;
+    });
+  }
+
+  async changeToken(): Promise<string> {
+    const rows = await this.read<{ version: string; instance: string | null }>(
+      `SELECT c.version::text AS version, (SELECT value FROM ${this.s}.meta WHERE key = 'instance') AS instance FROM ${this.s}.counters c WHERE c.id = 1`,
+    );
+    const r = rows[0];
+    if (!r) throw new StoreError("INTERNAL", `database ${this.name} has no change counter`);
+    return `${r.instance ?? ""}:${r.version}`;
+  }
+}

@@ -1,0 +1,89 @@
+// Shared tsup (esbuild) settings for the two programs, `docdb` (apps/cli) and `docdb-mcp`
+// (apps/mcp-server): each ships as one bundled file so start-up reads a few files instead of
+// the ~250 a node_modules tree costs (issue 12). The workspace packages and the pure-JS
+// dependencies are bundled in; what is native, optional or heavy (and loaded lazily) stays
+// external and is resolved from the app's own dependencies at run time.
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import type { Options } from "tsup";
+
+/** Never bundled: native addons, their loaders, and heavy optional libraries loaded on demand. */
+export const BUNDLE_EXTERNAL = [
+  "better-sqlite3",
+  "sqlite-vec",
+  "onnxruntime-node",
+  "onnxruntime-web",
+  "@huggingface/transformers",
+  "sharp",
+  "pg",
+  "pg-native",
+  "usearch",
+  "hnswlib-node",
+  "web-tree-sitter",
+  "tree-sitter-wasms",
+  "@docdb/store-postgres",
+  "pino-pretty",
+];
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\/{}]/g, "\\$&");
+
+/** Bundled: every other import (workspace packages and pure-JS dependencies). */
+export const BUNDLE_NO_EXTERNAL = [new RegExp(`^(?!(?:${BUNDLE_EXTERNAL.map(escapeRegExp).join("|")})(?:/|$))`)];
+
+/**
+ * Copies the SQL migrations next to the bundle, where `findMigrationsDir()` looks first, and the
+ * SQLite engine's read-only SQL child script, which it starts from beside itself.
+ */
+export function copyMigrations(outDir = "dist"): void {
+  cpSync("../../migrations/sqlite", `${outDir}/migrations/sqlite`, { recursive: true });
+  cpSync("../../packages/store-sqlite/src/sql-reader-child.mjs", `${outDir}/sql-reader-child.mjs`);
+}
+
+/**
+ * Routes the bundle's `import("<external package>")` calls through `__dimp`, a function the
+ * launcher passes in (its own `import()`; same folder, so the same packages resolve). Node 20
+ * loses a `vm.Script`'s dynamic-import callback when the script comes from a code cache ("A
+ * dynamic import callback was not specified"). Same length as `import`, so the source map holds.
+ */
+export function routeDynamicImports(file: string): void {
+  const source = readFileSync(file, "utf8");
+  const routed = source.replace(/(?<![.\w$])import\("([^"]+)"\)/g, (_call, specifier: string) => {
+    const known = specifier.startsWith("node:") || BUNDLE_EXTERNAL.some((name) => specifier === name || specifier.startsWith(`${name}/`));
+    if (!known) throw new Error(`${file}: unexpected dynamic import of "${specifier}" (add it to BUNDLE_EXTERNAL or bundle it)`);
+    return `__dimp("${specifier}")`;
+  });
+  writeFileSync(file, routed);
+}
+
+/**
+ * The program `name` as two files: `<name>.cjs`, everything bundled into one CommonJS file
+ * (CommonJS so that the launcher can compile it with a V8 code cache on Node 20), and
+ * `<bin>.js`, the launcher (scripts/launcher.mjs) that runs it.
+ */
+export function bundleOptions(name: string, entry: string, bin: string): Options[] {
+  return [
+    {
+      entry: { [name]: entry },
+      format: ["cjs"],
+      outExtension: () => ({ js: ".cjs" }),
+      platform: "node",
+      target: "node20",
+      bundle: true,
+      noExternal: BUNDLE_NO_EXTERNAL,
+      external: BUNDLE_EXTERNAL,
+      sourcemap: true,
+      // The launcher hands the bundle its own `import.meta` (same folder).
+      define: { "import.meta": "__docdb_import_meta" },
+      onSuccess: async () => {
+        routeDynamicImports(`dist/${name}.cjs`);
+        copyMigrations();
+      },
+    },
+    {
+      entry: { [bin]: "../../scripts/launcher.mjs" },
+      format: ["esm"],
+      platform: "node",
+      target: "node20",
+      define: { __DOCDB_BUNDLE__: JSON.stringify(`./${name}.cjs`) },
+    },
+  ];
+}
