@@ -96,6 +96,16 @@ describe("docdb qa", () => {
       [true, k.knowledge_id],
     ]);
 
+    // The same records through read-only SQL (the views ship beside the bundle as migration 0006).
+    const sql = await json<{ rows: unknown[][] }>(
+      "sql",
+      "SELECT t.name, t.unmerged_count, t.knowledge_count, count(q.id) FROM topics_v t LEFT JOIN qa_v q ON q.topic = t.name AND q.merged = 1 GROUP BY t.id ORDER BY t.name",
+    );
+    expect(sql.rows).toEqual([
+      ["Deploy", 0, 1, 2],
+      ["Staging database", 1, 0, 0],
+    ]);
+
     expect((await docdb("insert", "--text", "A person's note: deploys roll back with the rollback command.")).code).toBe(0);
     const plain = await json<{ doc_id: string; text: string }[]>("find", "roll back deploy", "--mode", "keyword");
     expect(plain).toHaveLength(1);

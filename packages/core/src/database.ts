@@ -627,7 +627,8 @@ export class Database {
 
   /**
    * Runs one read-only SQL query over the documented views (`documents_v`, `chunks_v`,
-   * `collections_v`, `files_v`; see SQL_VIEWS). Writes, DDL, ATTACH, PRAGMA statements and
+   * `collections_v`, `files_v`, and agent memory's `topics_v`, `qa_v`, `knowledge_v`; see
+   * SQL_VIEWS). Writes, DDL, ATTACH, PRAGMA statements and
    * extension loading are refused (INVALID_REQUEST); results are capped at `max_rows` rows
    * (`truncated` says more existed) and `timeout_ms` (past it the query is stopped and fails).
    * The caps are stated in the result. INVALID_REQUEST when the engine offers no SQL.
