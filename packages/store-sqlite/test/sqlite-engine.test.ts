@@ -29,7 +29,7 @@ describe("the SQLite engine on real files", () => {
       const versions = (raw.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: string }[]).map(
         (v) => v.version,
       );
-      expect(versions).toEqual(["0001_init", "0002_collections", "0003_contract"]);
+      expect(versions).toEqual(["0001_init", "0002_collections", "0003_contract", "0004_vector_log"]);
     } finally {
       raw.close();
     }
@@ -37,7 +37,7 @@ describe("the SQLite engine on real files", () => {
     await again.openDatabase("notes");
     await again.close();
     const check = new Database(path, { readonly: true });
-    expect((check.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n).toBe(3);
+    expect((check.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n).toBe(4);
     check.close();
   });
 
