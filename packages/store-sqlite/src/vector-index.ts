@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { VectorIndexProgress, VectorIndexSettings, VectorIndexStatus } from "@docdb/store";
+import { StoreError, type VectorIndexProgress, type VectorIndexSettings, type VectorIndexStatus } from "@docdb/store";
 import type Database from "better-sqlite3";
 import type * as USearchModule from "usearch";
 
@@ -56,14 +56,14 @@ export function checkSettings(settings: Partial<VectorIndexSettings>): void {
   for (const [key, value] of Object.entries(settings)) {
     if (value === undefined) continue;
     if (key === "quantization") {
-      if (value !== "f16" && value !== "f32") throw new Error(`vector index quantization must be f16 or f32, not "${value}"`);
+      if (value !== "f16" && value !== "f32") throw new StoreError("INVALID_REQUEST", `vector index quantization must be f16 or f32, not "${value}"`);
     } else if (key in SETTING_KEYS) {
       const max = key === "threshold" ? Number.MAX_SAFE_INTEGER : key === "connectivity" ? 128 : 4096;
       const min = key === "threshold" ? 0 : key === "connectivity" ? 2 : 1;
       if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
-        throw new Error(`vector index ${key} must be a whole number from ${min} to ${max}, not ${value}`);
+        throw new StoreError("INVALID_REQUEST", `vector index ${key} must be a whole number from ${min} to ${max}, not ${value}`);
       }
-    } else throw new Error(`unknown vector index setting "${key}"`);
+    } else throw new StoreError("INVALID_REQUEST", `unknown vector index setting "${key}"`);
   }
 }
 

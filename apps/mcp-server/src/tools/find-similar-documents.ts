@@ -51,6 +51,10 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
         .max(1)
         .optional()
         .describe("Drop results scoring below this; scores are 0-1 in every mode, higher is better"),
+      exact: z
+        .boolean()
+        .optional()
+        .describe("Exact vector search even where an approximate index answers (slower on large databases). Default false"),
     }),
     output: z.object({
       results: z.array(resultSchema),
@@ -58,13 +62,14 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
       warnings: z.array(z.string()).describe("E.g. keyword results only, because no embedding model is configured"),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ text, top_k, db_name, mode, filter, threshold }) =>
+    run: async ({ text, top_k, db_name, mode, filter, threshold, exact }) =>
       (await docdb.database(db_name ?? defaultDb)).findSimilar({
         query: text,
         top_k,
         mode: mode as (typeof SEARCH_MODES)[number] | undefined,
         filter,
         threshold,
+        exact,
       }),
     render: ({ results, mode, warnings }, { text, db_name }) => {
       const header = `${plural(results.length, "result")} for ${JSON.stringify(text)} (${mode}, database "${db_name ?? defaultDb}")`;
