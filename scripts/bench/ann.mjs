@@ -44,7 +44,12 @@ const summary = (times, recalls) => ({
 function loadVectors(path, dims) {
   const raw = openRaw(path);
   try {
-    const ids = new Map(raw.prepare("SELECT seq, id FROM chunks").all().map((r) => [r.seq, r.id]));
+    const ids = new Map(
+      raw
+        .prepare("SELECT seq, id FROM chunks")
+        .all()
+        .map((r) => [r.seq, r.id]),
+    );
     const rows = raw.prepare("SELECT rowid, embedding FROM chunks_vec").all();
     const matrix = new Float32Array(rows.length * dims);
     const chunkIds = [];

@@ -10,7 +10,10 @@ import { CLI, type CliResult, runCli } from "./run-cli.js";
 let dataDir: string;
 let tiny32: string;
 
-const TEXTS = Array.from({ length: 40 }, (_, i) => `passage ${i}: ${["東京の人口", "大阪の食べ物", "river and bridge", "rotating access tokens"][i % 4]} ${i * 7}`);
+const TEXTS = Array.from(
+  { length: 40 },
+  (_, i) => `passage ${i}: ${["東京の人口", "大阪の食べ物", "river and bridge", "rotating access tokens"][i % 4]} ${i * 7}`,
+);
 
 beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error(`build the CLI first (pnpm build): ${CLI} is missing`);

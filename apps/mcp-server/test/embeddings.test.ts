@@ -58,8 +58,9 @@ describe("docdb-mcp with an embedding model", () => {
       exact: true,
     });
     expect(exact.results.map((r) => [r.doc_id, r.distance])).toEqual(vector.results.map((r) => [r.doc_id, r.distance]));
-    const wrong = await client.callTool({ name: "find_similar_documents", arguments: { text: "x", exact: "yes" } });
-    expect(wrong.isError).toBe(true);
+    await expect(client.callTool({ name: "find_similar_documents", arguments: { text: "x", exact: "yes" } })).rejects.toThrow(
+      /exact: .*expected boolean/,
+    );
 
     const hybrid = await ok<{ results: { doc_id: string }[]; mode: string }>(client, "find_similar_documents", { text: "隅田川と浅草" });
     expect(hybrid.mode).toBe("hybrid");

@@ -141,6 +141,16 @@ export class SqliteStore implements Store {
       db,
       path: location,
       write: (work) => this.write(work),
+      tryWrite: (work) => {
+        try {
+          this.db.transaction(work).immediate();
+          return true;
+        } catch (error) {
+          const code = (error as { code?: unknown })?.code;
+          if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) return false;
+          throw error;
+        }
+      },
       fingerprint: () => {
         const info = this.embeddingInfo();
         if (!info || !this.hasVectorTable()) return undefined;

@@ -39,7 +39,7 @@ export const DEFAULT_VECTOR_INDEX_SETTINGS: VectorIndexSettings = {
   threshold: 20_000,
   connectivity: 16,
   expansionAdd: 128,
-  expansionSearch: 64,
+  expansionSearch: 128,
   quantization: "f16",
 };
 
@@ -56,7 +56,8 @@ export function checkSettings(settings: Partial<VectorIndexSettings>): void {
   for (const [key, value] of Object.entries(settings)) {
     if (value === undefined) continue;
     if (key === "quantization") {
-      if (value !== "f16" && value !== "f32") throw new StoreError("INVALID_REQUEST", `vector index quantization must be f16 or f32, not "${value}"`);
+      if (value !== "f16" && value !== "f32")
+        throw new StoreError("INVALID_REQUEST", `vector index quantization must be f16 or f32, not "${value}"`);
     } else if (key in SETTING_KEYS) {
       const max = key === "threshold" ? Number.MAX_SAFE_INTEGER : key === "connectivity" ? 128 : 4096;
       const min = key === "threshold" ? 0 : key === "connectivity" ? 2 : 1;
@@ -99,6 +100,8 @@ export interface VectorIndexHost {
   path: string;
   /** Runs `work` in a write transaction (waits for other writers). */
   write<T>(work: () => T): Promise<T>;
+  /** Runs `work` in a write transaction if the lock is free within a moment; false when it was not. */
+  tryWrite(work: () => void): boolean;
   /** "provider|model|dimensions|embedded_at", or undefined before the first vector. */
   fingerprint(): string | undefined;
   dimensions(): number | undefined;
@@ -434,7 +437,8 @@ export class VectorIndex {
    * are written beside the final ones and renamed under the write lock, index first: a crash
    * between the two renames leaves a description that no longer matches the file (rebuilt).
    */
-  private async save(loaded: LoadedIndex, onProgress?: (p: VectorIndexProgress) => void): Promise<void> {
+  private async save(loaded: LoadedIndex, options: { wait: boolean; onProgress?: (p: VectorIndexProgress) => void }): Promise<void> {
+    const { onProgress } = options;
     onProgress?.({ phase: "save", done: 0, total: 1 });
     const suffix = `.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const tmpFile = `${this.file}${suffix}`;
@@ -457,7 +461,7 @@ export class VectorIndex {
         savedAt: new Date().toISOString(),
       };
       writeFileSync(tmpHeader, `${JSON.stringify(header, null, 2)}\n`);
-      await this.host.write(() => {
+      const install = () => {
         // Another process may have written a newer file meanwhile, or re-embedded: keep theirs.
         const current = this.readHeader();
         if (this.host.fingerprint() !== loaded.fingerprint) return;
@@ -470,8 +474,12 @@ export class VectorIndex {
         this.statement(
           "INSERT INTO meta (key, value) VALUES ('vector_log_floor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         ).run(String(loaded.highWater));
-      });
-      loaded.unsaved = 0;
+        loaded.unsaved = 0;
+      };
+      // A query never waits behind another process's long write to keep its index: the file is
+      // written on a later query or on close instead.
+      if (options.wait) await this.host.write(install);
+      else this.host.tryWrite(install);
     } finally {
       rmSync(tmpFile, { force: true });
       rmSync(tmpHeader, { force: true });
@@ -500,7 +508,7 @@ export class VectorIndex {
     this.opening ??= (async () => {
       try {
         const loaded = await this.loadFile(fingerprint, dimensions, settings);
-        if (!loaded) return await this.rebuildNow(fingerprint, dimensions);
+        if (!loaded) return await this.rebuildNow(fingerprint, dimensions, { wait: false });
         this.loaded = loaded;
         return loaded;
       } finally {
@@ -510,10 +518,15 @@ export class VectorIndex {
     return this.opening;
   }
 
-  private async rebuildNow(fingerprint: string, dimensions: number, onProgress?: (p: VectorIndexProgress) => void): Promise<LoadedIndex> {
+  private async rebuildNow(
+    fingerprint: string,
+    dimensions: number,
+    options: { wait: boolean; onProgress?: (p: VectorIndexProgress) => void },
+  ): Promise<LoadedIndex> {
     try {
-      const loaded = await this.build(fingerprint, dimensions, this.settings(), onProgress);
-      await this.save(loaded, onProgress);
+      const loaded = await this.build(fingerprint, dimensions, this.settings(), options.onProgress);
+      this.loaded = loaded;
+      await this.save(loaded, options);
       this.loaded = loaded;
       return loaded;
     } finally {
@@ -573,7 +586,7 @@ export class VectorIndex {
     // Far behind (a big import elsewhere): building again is faster than replaying one by one.
     if (this.backlog(loaded) > Math.max(REBUILD_BACKLOG, loaded.index.size())) {
       if (this.loaded === loaded) this.loaded = undefined;
-      this.opening ??= this.rebuildNow(loaded.fingerprint, loaded.dimensions);
+      this.opening ??= this.rebuildNow(loaded.fingerprint, loaded.dimensions, { wait: false });
       loaded = await this.opening;
     }
     this.catchUpIndex(loaded);
@@ -624,7 +637,7 @@ export class VectorIndex {
     if (loaded && loaded.unsaved >= SAVE_AFTER_CHANGES) {
       try {
         this.catchUpIndex(loaded);
-        await this.save(loaded);
+        await this.save(loaded, { wait: false });
       } catch {
         // The database is the truth: an index not written is caught up or rebuilt next time.
       }
@@ -679,7 +692,7 @@ export class VectorIndex {
       this.removeFiles();
       return this.status();
     }
-    await this.rebuildNow(fingerprint, dimensions, options.onProgress);
+    await this.rebuildNow(fingerprint, dimensions, { wait: true, onProgress: options.onProgress });
     return this.status();
   }
 }
