@@ -88,7 +88,7 @@ export async function annLatency(core, { dataDir, name, dims, seed, count, efs }
   model.modelId = `clustered-${dims}`;
   const { matrix, chunkIds } = loadVectors(path, dims);
   const floor = (t) => {
-    const m = u.exactSearch(matrix, byText.get(t).slice(), dims, TOP_K, "cos", 0);
+    const m = u.exactSearch(matrix, byText.get(t).slice(), dims, TOP_K, "cos", 1);
     return Array.from(m.keys, (k) => chunkIds[Number(k)]);
   };
   const truth = new Map(texts.map((t) => [t, new Set(floor(t))]));
@@ -283,7 +283,7 @@ export async function textRecall({ evalDir, dims, limit, queryCount, settings, e
   const set = await textVectors({ evalDir, dims, limit, queryCount });
   if (!set) return { skipped: `no eval corpora under ${evalDir}` };
   const u = usearch();
-  const truth = set.queries.map((q) => new Set(Array.from(u.exactSearch(set.data, q.slice(), dims, TOP_K, "cos", 0).keys, Number)));
+  const truth = set.queries.map((q) => new Set(Array.from(u.exactSearch(set.data, q.slice(), dims, TOP_K, "cos", 1).keys, Number)));
   const configs = [settings, { ...settings, connectivity: 32, expansionAdd: 256 }];
   const out = { vectors: set.count, queries: set.queries.length, builds: [] };
   for (const s of configs) {

@@ -96,7 +96,7 @@ export function renderTable(report) {
         [
           row("docdb findSimilar vector (HNSW)", `ef ${b.settings.expansionSearch} (default)`, p.ann, floorP50),
           row("docdb findSimilar vector, exact: true", "in-memory SIMD scan", p.exact, floorP50),
-          row("in-memory SIMD floor (usearch exactSearch alone)", "f32, all cores", p.floor, floorP50),
+          row("in-memory SIMD floor (usearch exactSearch alone)", "f32, one thread", p.floor, floorP50),
           row("sqlite-vec scan alone (the previous vector path)", "", p.sqliteVec, floorP50),
           ...a.sweep.map((s) => row("docdb findSimilar vector (HNSW)", `ef ${s.ef}`, s, s.floorP50)),
         ],

@@ -565,7 +565,7 @@ export class SqliteStore implements Store {
         const candidates = await this.ann.candidates(vector, k);
         if (!candidates) return this.nearest(blob, options);
         // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
-        const hits = this.ann.verify(vector, candidates);
+        const hits = this.ann.verify(candidates);
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }
@@ -581,11 +581,9 @@ export class SqliteStore implements Store {
     for (let k = Math.ceil((limit * total * 2) / matching) + limit; ; k *= 4) {
       const candidates = await this.ann.candidates(vector, Math.min(k, MAX_OVERFETCH));
       if (!candidates) return this.nearest(blob, options, matching);
-      const pass = new Set(allowed.pluck().all(JSON.stringify(candidates), ...params) as number[]);
-      const hits = this.ann.verify(
-        vector,
-        candidates.filter((seq) => pass.has(seq)),
-      );
+      // The filter query also checks that each chunk still has its vector.
+      const pass = new Set(allowed.pluck().all(JSON.stringify(candidates.map((c) => c.seq)), ...params) as number[]);
+      const hits = candidates.filter((c) => pass.has(c.seq));
       if (hits.length >= limit) return hits.slice(0, limit);
       if (k >= MAX_OVERFETCH || candidates.length < Math.min(k, MAX_OVERFETCH)) return this.nearest(blob, options, matching);
     }

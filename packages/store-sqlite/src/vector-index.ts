@@ -136,21 +136,6 @@ function sampleHash(path: string, size: number): string {
   }
 }
 
-function cosineDistance(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  const denominator = Math.sqrt(na) * Math.sqrt(nb);
-  return denominator === 0 ? 1 : 1 - dot / denominator;
-}
-
 function toFloat32(blob: Buffer): Float32Array {
   // A copy: the native code reads from the start of the buffer (it ignores byteOffset).
   const out = new Float32Array(blob.byteLength / 4);
@@ -212,7 +197,8 @@ class ExactMatrix {
       this.dimensions,
       Math.min(k, n),
       usearch.MetricKind.Cos,
-      0,
+      // One thread: spawning threads per query costs more than it saves when the cores are busy.
+      1,
     ) as USearchModule.Matches;
     const hits: SeqHit[] = [];
     for (let i = 0; i < matches.keys.length; i++) {
@@ -577,10 +563,11 @@ export class VectorIndex {
   }
 
   /**
-   * Chunk seqs of the `k` approximate nearest neighbours from the graph (built or caught up
-   * first), best first; unchecked: pass them through `verify`. Undefined when there is no model.
+   * The `k` approximate nearest neighbours from the graph (built or caught up first), best
+   * first, with the index's distances (computed on its f16 or f32 copy of the vectors);
+   * unchecked: pass them through `verify`. Undefined when there is no model.
    */
-  async candidates(query: Float32Array, k: number): Promise<number[] | undefined> {
+  async candidates(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
     let loaded = await this.ensure();
     if (!loaded) return undefined;
     // Far behind (a big import elsewhere): building again is faster than replaying one by one.
@@ -593,24 +580,31 @@ export class VectorIndex {
     const size = loaded.index.size();
     if (size === 0) return [];
     const matches = loaded.index.search(query.slice(), Math.min(k, size), 1);
-    return Array.from(matches.keys, Number);
-  }
-
-  /** Approximate nearest chunks, checked against the stored vectors. */
-  async search(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
-    const seqs = await this.candidates(query, k);
-    return seqs && this.verify(query, seqs);
-  }
-
-  /** The hits whose vectors are still stored, with distances from the stored vectors, best first. */
-  verify(query: Float32Array, seqs: number[]): SeqHit[] {
-    const vectorOf = this.statement("SELECT embedding FROM chunks_vec WHERE rowid = ?").pluck();
     const hits: SeqHit[] = [];
-    for (const seq of seqs) {
-      const blob = vectorOf.get(BigInt(seq)) as Buffer | undefined;
-      if (blob) hits.push({ seq, distance: cosineDistance(query, toFloat32(blob)) });
+    for (let i = 0; i < matches.keys.length; i++) {
+      hits.push({ seq: Number(matches.keys[i]), distance: Math.max(0, matches.distances[i] as number) });
     }
-    return hits.sort((a, b) => a.distance - b.distance || a.seq - b.seq);
+    return hits;
+  }
+
+  /** Approximate nearest chunks, checked against SQLite. */
+  async search(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
+    const hits = await this.candidates(query, k);
+    return hits && this.verify(hits);
+  }
+
+  /**
+   * The hits whose chunk still has a vector in SQLite, in order: whatever the index still
+   * holds, a chunk deleted by anyone is never returned.
+   */
+  verify(hits: SeqHit[]): SeqHit[] {
+    if (hits.length === 0) return hits;
+    const alive = new Set(
+      this.statement("SELECT seq FROM chunks WHERE seq IN (SELECT value FROM json_each(?)) AND embedded = 1")
+        .pluck()
+        .all(JSON.stringify(hits.map((h) => h.seq))) as number[],
+    );
+    return hits.filter((h) => alive.has(h.seq));
   }
 
   /** Exact nearest chunks over the vectors held in memory (SIMD); loads them on first use. */
