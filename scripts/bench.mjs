@@ -3,6 +3,7 @@
 // sqlite-vec's raw KNN on the same data, and the MCP server's start-up and memory.
 //
 //   pnpm build && pnpm bench [--json] [--sizes 10000,100000] [--dims 384,1536] [--queries 50]
+//                            [--efs 64,128,256,512] [--no-ann] [--eval-dir ../shared/eval]
 //
 // Synthetic data from fixed seeds (Japanese, English and code text; clustered vectors), built
 // through docdb's normal insert path into temporary databases that are removed afterwards.
@@ -12,6 +13,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { annLatency, textRecall } from "./bench/ann.mjs";
 import { queries } from "./bench/data.mjs";
 import { findLatency } from "./bench/find.mjs";
 import { ingest, reembedCopy } from "./bench/ingest.mjs";
@@ -28,6 +30,9 @@ function options() {
       sizes: { type: "string", default: "10000,100000" },
       dims: { type: "string", default: "384,1536" },
       queries: { type: "string", default: "50" },
+      efs: { type: "string", default: "64,128,256,512" },
+      "no-ann": { type: "boolean", default: false },
+      "eval-dir": { type: "string", default: fileURLToPath(new URL("../../shared/eval", import.meta.url)) },
     },
   });
   const list = (value, flag) => {
@@ -38,7 +43,15 @@ function options() {
     return numbers;
   };
   const [count] = list(values.queries, "--queries");
-  return { json: values.json, sizes: list(values.sizes, "--sizes"), dims: list(values.dims, "--dims"), queries: count };
+  return {
+    json: values.json,
+    sizes: list(values.sizes, "--sizes"),
+    dims: list(values.dims, "--dims"),
+    queries: count,
+    efs: list(values.efs, "--efs"),
+    ann: !values["no-ann"],
+    evalDir: values["eval-dir"],
+  };
 }
 
 function log(message) {
@@ -63,6 +76,8 @@ async function main() {
     options: { sizes: opts.sizes, dims: opts.dims, queries: opts.queries },
     ingest: [],
     reembed: [],
+    ann: [],
+    textRecall: undefined,
     find: [],
     mcp: undefined,
   };
@@ -81,6 +96,15 @@ async function main() {
           log(`re-embed ${built.chunks} chunks at ${dims} dims`);
           report.reembed.push(await reembedCopy(core, { dataDir, from: base, name, dims, seed: size + dims, chunks: built.chunks }));
         }
+        if (opts.ann && dims === firstDims) {
+          log(`vector index on ${built.chunks} chunks × ${dims} dims: build, ANN vs exact vs in-memory floor, ef ${opts.efs.join(",")}`);
+          report.ann.push({
+            name,
+            size: built.chunks,
+            dims,
+            ...(await annLatency(core, { dataDir, name, dims, seed: size, count: opts.queries, efs: opts.efs })),
+          });
+        }
         log(`find latency on ${built.chunks} chunks × ${dims} dims (${opts.queries} queries per mode)`);
         report.find.push({
           name,
@@ -92,6 +116,19 @@ async function main() {
     }
     const largest = Math.max(...opts.sizes);
     const smallestDims = Math.min(...opts.dims);
+    if (opts.ann && report.ann.length > 0) {
+      log(`recall on text-derived vectors (eval corpora, ${largest} sentences × ${opts.dims[0]} dims)`);
+      const settings = report.ann[report.ann.length - 1].build.settings;
+      report.textRecall = await textRecall({
+        evalDir: opts.evalDir,
+        dims: opts.dims[0],
+        limit: largest,
+        queryCount: 200,
+        settings,
+        efs: [...new Set([...opts.efs, 1024])].sort((a, b) => a - b),
+        tmpFile: join(dataDir, "text.usearch"),
+      });
+    }
     log(`MCP server on the ${largest}-chunk database`);
     report.mcp = {
       database: `${largest} chunks, ${smallestDims} dims`,
