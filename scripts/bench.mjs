@@ -3,15 +3,21 @@
 // sqlite-vec's raw KNN on the same data, and the MCP server's start-up and memory.
 //
 //   pnpm build && pnpm bench [--json] [--sizes 10000,100000] [--dims 384,1536] [--queries 50]
+//                            [--efs 64,128,256,512] [--no-ann] [--eval-dir ../shared/eval]
+//                            [--data-dir DIR]
 //
 // Synthetic data from fixed seeds (Japanese, English and code text; clustered vectors), built
 // through docdb's normal insert path into temporary databases that are removed afterwards.
 // The default run takes a few minutes on 2 cores. Numbers are for comparing runs on one machine.
-import { mkdtempSync, rmSync } from "node:fs";
+// --data-dir keeps the databases in DIR instead of a temporary folder, and a later run with the
+// same DIR measures the databases already there instead of ingesting them again (a 1M-chunk
+// database takes long to build; its queries can then be measured again on an idle machine).
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { annLatency, textRecall } from "./bench/ann.mjs";
 import { queries } from "./bench/data.mjs";
 import { findLatency } from "./bench/find.mjs";
 import { ingest, reembedCopy } from "./bench/ingest.mjs";
@@ -28,6 +34,10 @@ function options() {
       sizes: { type: "string", default: "10000,100000" },
       dims: { type: "string", default: "384,1536" },
       queries: { type: "string", default: "50" },
+      efs: { type: "string", default: "64,128,256,512" },
+      "no-ann": { type: "boolean", default: false },
+      "eval-dir": { type: "string", default: fileURLToPath(new URL("../../shared/eval", import.meta.url)) },
+      "data-dir": { type: "string" },
     },
   });
   const list = (value, flag) => {
@@ -38,7 +48,27 @@ function options() {
     return numbers;
   };
   const [count] = list(values.queries, "--queries");
-  return { json: values.json, sizes: list(values.sizes, "--sizes"), dims: list(values.dims, "--dims"), queries: count };
+  return {
+    json: values.json,
+    sizes: list(values.sizes, "--sizes"),
+    dims: list(values.dims, "--dims"),
+    queries: count,
+    efs: list(values.efs, "--efs"),
+    ann: !values["no-ann"],
+    evalDir: values["eval-dir"],
+    dataDir: values["data-dir"],
+  };
+}
+
+/** A database kept by an earlier run with `--data-dir`: its chunk count, nothing rebuilt. */
+async function existing(core, { dataDir, name }) {
+  const docdb = core.openDocDB({ dataDir, embedding: null, logger: core.silentLogger() });
+  try {
+    const status = await (await docdb.database(name)).status();
+    return { name, chunks: status.chunks, reused: true };
+  } finally {
+    await docdb.close();
+  }
 }
 
 function log(message) {
@@ -50,7 +80,9 @@ async function main() {
   const core = await import(CORE.href).catch(() => {
     throw new Error(`${fileURLToPath(CORE)} is missing: run \`pnpm build\` first`);
   });
-  const dataDir = mkdtempSync(join(tmpdir(), "docdb-bench-"));
+  const keep = opts.dataDir !== undefined;
+  if (keep) mkdirSync(opts.dataDir, { recursive: true });
+  const dataDir = keep ? opts.dataDir : mkdtempSync(join(tmpdir(), "docdb-bench-"));
   const started = performance.now();
   const report = {
     machine: {
@@ -63,6 +95,8 @@ async function main() {
     options: { sizes: opts.sizes, dims: opts.dims, queries: opts.queries },
     ingest: [],
     reembed: [],
+    ann: [],
+    textRecall: undefined,
     find: [],
     mcp: undefined,
   };
@@ -72,14 +106,29 @@ async function main() {
     const firstDims = opts.dims[0];
     for (const size of opts.sizes) {
       const base = `c${size}d${firstDims}`;
-      log(`ingest ${size} chunks, ${firstDims} dims`);
-      const built = await ingest(core, { dataDir, name: base, chunks: size, dims: firstDims, seed: size });
-      report.ingest.push(built);
+      let built;
+      if (keep && existsSync(join(dataDir, `${base}.db`))) {
+        built = await existing(core, { dataDir, name: base, dims: firstDims });
+        log(`reusing ${base} in ${dataDir} (${built.chunks} chunks; not ingested in this run)`);
+      } else {
+        log(`ingest ${size} chunks, ${firstDims} dims`);
+        built = await ingest(core, { dataDir, name: base, chunks: size, dims: firstDims, seed: size });
+        report.ingest.push(built);
+      }
       for (const dims of opts.dims) {
         const name = `c${size}d${dims}`;
-        if (dims !== firstDims) {
+        if (dims !== firstDims && !(keep && existsSync(join(dataDir, `${name}.db`)))) {
           log(`re-embed ${built.chunks} chunks at ${dims} dims`);
           report.reembed.push(await reembedCopy(core, { dataDir, from: base, name, dims, seed: size + dims, chunks: built.chunks }));
+        }
+        if (opts.ann && dims === firstDims) {
+          log(`vector index on ${built.chunks} chunks × ${dims} dims: build, ANN vs exact vs in-memory floor, ef ${opts.efs.join(",")}`);
+          report.ann.push({
+            name,
+            size: built.chunks,
+            dims,
+            ...(await annLatency(core, { dataDir, name, dims, seed: size, count: opts.queries, efs: opts.efs })),
+          });
         }
         log(`find latency on ${built.chunks} chunks × ${dims} dims (${opts.queries} queries per mode)`);
         report.find.push({
@@ -92,13 +141,26 @@ async function main() {
     }
     const largest = Math.max(...opts.sizes);
     const smallestDims = Math.min(...opts.dims);
+    if (opts.ann && report.ann.length > 0) {
+      log(`recall on text-derived vectors (eval corpora, ${largest} sentences × ${opts.dims[0]} dims)`);
+      const settings = report.ann[report.ann.length - 1].build.settings;
+      report.textRecall = await textRecall({
+        evalDir: opts.evalDir,
+        dims: opts.dims[0],
+        limit: largest,
+        queryCount: 200,
+        settings,
+        efs: [...new Set([...opts.efs, 1024])].sort((a, b) => a - b),
+        tmpFile: join(dataDir, "text.usearch"),
+      });
+    }
     log(`MCP server on the ${largest}-chunk database`);
     report.mcp = {
       database: `${largest} chunks, ${smallestDims} dims`,
       ...(await mcpServer({ bin: MCP_BIN, dataDir, dbName: `c${largest}d${smallestDims}`, queries: queries(50, { seed: 99 }) })),
     };
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
   }
   report.seconds = (performance.now() - started) / 1000;
   process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderTable(report));

@@ -1,28 +1,14 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runNode } from "./support/node-process.js";
 
 // A smoke run of `pnpm bench` at toy sizes: it must keep working, whatever numbers it prints
 // (timings belong to BENCHMARKS.md, not to assertions).
 const BENCH = fileURLToPath(new URL("../scripts/bench.mjs", import.meta.url));
 const CORE = fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url));
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BENCH, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[]) => runNode(BENCH, args);
 
 beforeAll(() => {
   if (!existsSync(CORE)) throw new Error(`build first (pnpm build): ${CORE} is missing`);

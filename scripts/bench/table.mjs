@@ -69,6 +69,70 @@ export function renderTable(report) {
       ]),
     ),
   );
+  for (const a of report.ann ?? []) {
+    const b = a.build;
+    const p = a.paths;
+    out.push("");
+    out.push(
+      `Vector search, ${a.vectors} × ${a.dims}, top 10, ms; recall@10 against the exact answer (the floor). ` +
+        `Index (usearch HNSW, M ${b.settings.connectivity}, ef_construction ${b.settings.expansionAdd}, ${b.settings.quantization}): ` +
+        `built in ${b.seconds.toFixed(1)} s, file ${(b.bytes / 2 ** 20).toFixed(1)} MB, RSS ${b.rssMb.toFixed(0)} MB after the build; ` +
+        `RSS ${a.rssMb.toFixed(0)} MB after the queries (index + exact-path copy + the bench's own copy of the vectors).`,
+    );
+    out.push("");
+    const row = (label, setting, x, floor) => [
+      label,
+      setting,
+      ms(x.p50),
+      ms(x.p95),
+      x.recall === undefined ? "1 (is the truth)" : x.recall.toFixed(3),
+      floor ? ratio(x.p50, floor) : "",
+    ];
+    const floorP50 = p.floor.p50;
+    if (a.state === "exact") out.push(`(below the index threshold ${b.settings.threshold}: the "HNSW" rows are sqlite-vec scans)\n`);
+    out.push(
+      table(
+        ["path", "setting", "p50", "p95", "recall@10", "p50 / floor"],
+        [
+          row("docdb findSimilar vector (HNSW)", `ef ${b.settings.expansionSearch} (default)`, p.ann, floorP50),
+          row("docdb findSimilar vector, exact: true", "in-memory SIMD scan", p.exact, floorP50),
+          row("in-memory SIMD floor (usearch exactSearch alone)", "f32, one thread", p.floor, floorP50),
+          row("sqlite-vec scan alone (the previous vector path)", "", p.sqliteVec, floorP50),
+          ...a.sweep.map((s) => row("docdb findSimilar vector (HNSW)", `ef ${s.ef}`, s, s.floorP50)),
+        ],
+      ),
+    );
+  }
+  const tr = report.textRecall;
+  if (tr) {
+    out.push("");
+    if (tr.skipped) out.push(`Text-derived vectors: skipped (${tr.skipped})`);
+    else {
+      out.push(
+        `Text-derived vectors: ${tr.vectors} sentences of the eval corpora (JaQuAD, SciFact) as random projections of TF-IDF over analysed terms; ` +
+          `${tr.queries} questions of the corpora as queries; usearch HNSW (docdb's library), recall@10 against usearch exactSearch, search alone (no SQLite), ms`,
+      );
+      out.push("");
+      out.push(
+        table(
+          ["M", "ef_construction", "quantization", "build s", "file MB", "ef", "p50", "p95", "recall@10"],
+          tr.builds.flatMap((b) =>
+            b.sweep.map((s) => [
+              b.settings.connectivity,
+              b.settings.expansionAdd,
+              b.settings.quantization,
+              b.seconds.toFixed(1),
+              (b.bytes / 2 ** 20).toFixed(1),
+              s.ef,
+              ms(s.p50),
+              ms(s.p95),
+              s.recall.toFixed(3),
+            ]),
+          ),
+        ),
+      );
+    }
+  }
   out.push("");
   out.push("MCP server (stdio)");
   out.push("");

@@ -11,6 +11,7 @@ import { evalCommand } from "./commands/eval.js";
 import { findCommand } from "./commands/find.js";
 import { getCommand } from "./commands/get.js";
 import { importCommand } from "./commands/import.js";
+import { indexCommand } from "./commands/index-command.js";
 import { insertCommand } from "./commands/insert.js";
 import { installCommand, uninstallCommand } from "./commands/install.js";
 import { listCommand } from "./commands/list.js";
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
     sqlCommand(),
     embedCommand(),
     reembedCommand(),
+    indexCommand(),
     modelsCommand(),
     collectionCommand(),
     importCommand(),

@@ -1,7 +1,16 @@
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/chunker";
 import { EmbeddingError, type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
-import { allOf, type ChunkHit, type DocumentWrite, type Filter, type Store } from "@docdb/store";
+import {
+  allOf,
+  type ChunkHit,
+  type DocumentWrite,
+  type Filter,
+  type Store,
+  type VectorIndexProgress,
+  type VectorIndexSettings,
+  type VectorIndexStatus,
+} from "@docdb/store";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError } from "./errors.js";
@@ -686,6 +695,29 @@ export class Database {
       ...(memory.documents > 0 ? { memory } : {}),
       ...(healing ? { healing } : {}),
     };
+  }
+
+  /**
+   * The approximate vector index of this database (state, size, settings), or null when the
+   * engine keeps none it can show (e.g. PostgreSQL, whose indexes live in the server).
+   */
+  async indexStatus(): Promise<VectorIndexStatus | null> {
+    const index = this.store.vectorIndex;
+    return index ? this.call(() => index.status()) : null;
+  }
+
+  /**
+   * Builds the approximate vector index again from the stored vectors, reporting progress;
+   * `settings` given are kept for this database. INVALID_REQUEST when the engine keeps none.
+   */
+  async rebuildIndex(
+    options: { settings?: Partial<VectorIndexSettings>; onProgress?: (progress: VectorIndexProgress) => void } = {},
+  ): Promise<VectorIndexStatus> {
+    const index = this.store.vectorIndex;
+    if (!index) {
+      throw new DocDBError("INVALID_REQUEST", `the ${this.context.engine} engine keeps no vector index docdb can rebuild`);
+    }
+    return this.call(() => index.rebuild(options));
   }
 
   /**

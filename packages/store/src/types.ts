@@ -217,6 +217,63 @@ export interface SearchOptions {
   filter?: Filter;
 }
 
+/** Parameters of an engine's approximate vector index (HNSW); each engine has tested defaults. */
+export interface VectorIndexSettings {
+  /** Below this many vectors, queries scan exactly and no index is used. */
+  threshold: number;
+  /** Links per node of the graph (HNSW "M"). */
+  connectivity: number;
+  /** Candidates kept while inserting (HNSW "ef_construction"). */
+  expansionAdd: number;
+  /** Candidates kept while searching (HNSW "ef"): higher is slower and finds more true neighbours. */
+  expansionSearch: number;
+  /** How the index stores vector elements: "f16" (half the memory) or "f32". */
+  quantization: "f16" | "f32";
+}
+
+export interface VectorIndexStatus {
+  /**
+   * "exact": below the threshold, queries scan exactly; "missing": no usable index yet (built
+   * on the next query or by a rebuild); "behind": the index lacks `behind` recent changes
+   * (applied on the next query); "ready": in step with the database.
+   */
+  state: "exact" | "missing" | "behind" | "ready";
+  /** The index library and version, e.g. "usearch 2.26.2". */
+  library: string;
+  /** Where the index is kept (a file path), safe to print. */
+  location: string;
+  /** Embedded chunks in the database. */
+  vectors: number;
+  /** Vectors in the stored index (0 when missing). */
+  indexed: number;
+  /** Vector changes the stored index has not seen yet. */
+  behind: number;
+  /** Size of the stored index in bytes (0 when missing). */
+  bytes: number;
+  /** When the stored index was last written (ISO time), null when missing. */
+  savedAt: string | null;
+  settings: VectorIndexSettings;
+}
+
+export interface VectorIndexProgress {
+  phase: "read" | "build" | "save";
+  done: number;
+  total: number;
+}
+
+/** Inspection and maintenance of an engine's approximate vector index (optional in the contract). */
+export interface VectorIndexControl {
+  status(): Promise<VectorIndexStatus>;
+  /**
+   * Builds the index again from the stored vectors. `settings` given are kept for this
+   * database (later queries and rebuilds use them).
+   */
+  rebuild(options?: {
+    settings?: Partial<VectorIndexSettings>;
+    onProgress?: (progress: VectorIndexProgress) => void;
+  }): Promise<VectorIndexStatus>;
+}
+
 export interface CollectionRecord {
   name: string;
   description: string;
@@ -282,6 +339,8 @@ export interface Store {
   /** Where this database lives, safe to print (a file path, or host/database/schema). */
   readonly location: string;
   readonly capabilities: EngineCapabilities;
+  /** The approximate vector index, when the engine keeps one it can show and rebuild. */
+  readonly vectorIndex?: VectorIndexControl;
   close(): Promise<void>;
 
   /** The model that embedded this database, or undefined before its first vector. */
