@@ -202,6 +202,75 @@ describe("docdb-mcp on PostgreSQL", () => {
     }
   });
 
+  for (const model of ["openai", "none"] as const) {
+    it(`agent memory over stdio with --store (${model === "none" ? "no model" : "a model"}): store_qa reuses a topic, query_qa by context, store_knowledge marks QAs merged`, async () => {
+      const client = new Client({ name: "docdb-pg-e2e-memory", version: "0.0.0" });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [BIN, "--store", pg.url, "--db", `pg_memory_${model}`],
+          env: serverEnv(model === "none" ? {} : withOpenAI()),
+          stderr: "pipe",
+        }),
+      );
+      type Stored = { qa_id: string; topic: string; topic_created: boolean; embedded: boolean; similar: { qa_id: string }[] };
+      type Query = { topic: { name: string } | null; results: { kind: string; id: string; answer?: string }[] };
+      try {
+        const a = await tool<Stored>(client, "store_qa", {
+          topic: "Deploy",
+          question: "How do I roll back a failed deploy?",
+          answer: "Run `deploy rollback --to previous`.",
+        });
+        expect(a).toMatchObject({ topic: "Deploy", topic_created: true, embedded: model !== "none" });
+        const b = await tool<Stored>(client, "store_qa", {
+          topic: " deploy!",
+          question: "How can I roll back a deploy that failed?",
+          answer: "Use deploy rollback; it takes a minute.",
+        });
+        expect(b).toMatchObject({ topic: "Deploy", topic_created: false });
+        if (model === "none") expect(b.similar.map((s) => s.qa_id)).toEqual([a.qa_id]);
+        const port = await tool<Stored>(client, "store_qa", {
+          topic: "Staging database",
+          question: "Which port does the staging database listen on?",
+          answer: "5433, not the default 5432.",
+        });
+        expect(port).toMatchObject({ topic: "Staging database", topic_created: true });
+
+        const byContext = await tool<Query>(client, "query_qa", { question: "staging database port", context: "staging database setup" });
+        expect(byContext.topic?.name).toBe("Staging database");
+        expect(byContext.results[0]).toMatchObject({ kind: "qa", id: port.qa_id, answer: "5433, not the default 5432." });
+
+        const knowledge = await tool<{ knowledge_id: string; merged_qa_ids: string[] }>(client, "store_knowledge", {
+          text: "To roll back a failed deploy run `deploy rollback --to previous`; it takes a minute.",
+          topic: "deploy",
+          source_qa_ids: [a.qa_id, b.qa_id],
+        });
+        expect(knowledge.merged_qa_ids.sort()).toEqual([a.qa_id, b.qa_id].sort());
+        // Merged QAs are kept but no longer found: the knowledge is.
+        const deploy = await tool<Query>(client, "query_qa", { question: "roll back a failed deploy", context: "deploy" });
+        expect(deploy.topic?.name).toBe("Deploy");
+        expect(deploy.results.map((r) => r.id)).toEqual([knowledge.knowledge_id]);
+        const topics = await tool<{ topics: { name: string; qa_count: number; unmerged_count: number; knowledge_count: number }[] }>(
+          client,
+          "list_topics",
+          {},
+        );
+        expect(topics.topics.map((t) => [t.name, t.qa_count, t.unmerged_count, t.knowledge_count])).toEqual([
+          ["Deploy", 2, 0, 1],
+          ["Staging database", 1, 1, 0],
+        ]);
+        const read = await client.readResource({ uri: `knowledge://Deploy/${encodeURIComponent("roll back")}` });
+        expect((read.contents[0] as { text: string }).text).toContain("deploy rollback --to previous");
+        // Memory is counted apart from the documents.
+        const status = await tool<{ documents: number; memory: { documents: number; pending: number } }>(client, "status", {});
+        // Without a model its chunks wait for one, like documents' (one chunk per record).
+        expect(status).toMatchObject({ documents: 0, memory: { documents: 2 + 3 + 1, pending: model === "none" ? 6 : 0 } });
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
   it("an MCP server over HTTP sees what a CLI import writes while it runs; final counts are exact", async () => {
     const FILES = 400;
     const corpus = join(root, "bulk-corpus");

@@ -169,6 +169,8 @@ export interface DatabaseStatus {
   embedded: number;
   pending: number;
   model: { provider: string; model: string; dimensions: number } | null;
+  /** Agent memory (topics, QA and knowledge records), counted apart from the documents; absent when empty. */
+  memory?: { documents: number; chunks: number; embedded: number; pending: number };
   /** The background embedder of a running server (`docdb serve`, `docdb-mcp`); absent elsewhere. */
   healing?: HealingStatus;
 }

@@ -37,7 +37,14 @@ describe("the SQLite engine on real files", () => {
         .filter((f) => f.endsWith(".sql"))
         .map((f) => f.replace(/\.sql$/, ""))
         .sort();
-      expect(shipped.slice(0, 5)).toEqual(["0001_init", "0002_collections", "0003_contract", "0004_views", "0005_vector_log"]);
+      expect(shipped.slice(0, 6)).toEqual([
+        "0001_init",
+        "0002_collections",
+        "0003_contract",
+        "0004_views",
+        "0005_vector_log",
+        "0006_memory_views",
+      ]);
       expect(versions).toEqual(shipped);
     } finally {
       raw.close();

@@ -24,7 +24,8 @@ export interface EngineCapabilities {
   maxDimensions: number;
   /**
    * The engine answers `Store.querySql`: read-only SQL over the documented views (`documents_v`,
-   * `chunks_v`, `collections_v`, `files_v`). Absent means false.
+   * `chunks_v`, `collections_v`, `files_v`, and agent memory's `topics_v`, `qa_v`, `knowledge_v`
+   * over the `_memory_*` collections). Absent means false.
    */
   readOnlySql?: boolean;
 }
