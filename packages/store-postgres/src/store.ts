@@ -13,6 +13,8 @@ import {
   type PendingChunk,
   type RemovedCounts,
   type SearchOptions,
+  type SqlQueryOptions,
+  type SqlQueryResult,
   type Store,
   type StoreCounts,
   type StoredChunk,
@@ -26,6 +28,7 @@ import { pgCode, type Queryable } from "./db.js";
 import { atLeast, type PostgresEngine, quoteIdent, type ServerInfo } from "./engine.js";
 import { filterToSql, Params } from "./filter.js";
 import { chunkPostings, keywordSearchSql } from "./keyword.js";
+import { runReadOnlySql } from "./sql-query.js";
 
 /** Documents removed per transaction by clearCollection/deleteCollection. */
 export const DELETE_BATCH = 200;
@@ -825,6 +828,15 @@ export class PostgresStore implements Store {
       await this.bump(client, delta);
       return chunks;
     });
+  }
+
+  /**
+   * One read-only query over the documented views (migrations/postgres/0005_views.sql), checked
+   * by PostgreSQL's own parser and run in a READ ONLY transaction capped in rows and time (see
+   * sql-guard.ts and sql-query.ts).
+   */
+  async querySql(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult> {
+    return runReadOnlySql({ db: this.db, schema: this.schema, role: this.engine.sqlRole }, sql, options);
   }
 
   async changeToken(): Promise<string> {
