@@ -587,6 +587,7 @@ export class Database {
       chunks: counts.chunks,
       embedded: counts.embedded,
       pending: counts.pending,
+      reused_vectors: counts.reusedVectors ?? 0,
       model: info ? { provider: info.provider, model: info.model, dimensions: info.dimensions } : null,
       ...(healing ? { healing } : {}),
     };

@@ -47,7 +47,19 @@ const DENIED_FUNCTIONS = new Set([
 ]);
 
 /** Function name prefixes refused outright. */
-const DENIED_PREFIXES = ["pg_", "lo_", "dblink", "binary_upgrade_", "txid_", "has_", "to_reg", "inet_client_", "inet_server_", "brin_", "gin_"];
+const DENIED_PREFIXES = [
+  "pg_",
+  "lo_",
+  "dblink",
+  "binary_upgrade_",
+  "txid_",
+  "has_",
+  "to_reg",
+  "inet_client_",
+  "inet_server_",
+  "brin_",
+  "gin_",
+];
 
 /** Functions that read a table or run a query named in their arguments (query_to_xml, table_to_xmlschema …). */
 const DENIED_PATTERNS = [/(^|_)to_xml/, /xmlschema$/];
@@ -128,7 +140,9 @@ function checkRelation(node: Node, schema: string): void {
     throw refused(`${qualifier}.${relname} is outside this database: only its own views and tables can be read (documents_v, chunks_v …)`);
   }
   if (relname.toLowerCase().startsWith("pg_")) {
-    throw refused(`${relname} is one of PostgreSQL's catalogs: only this database's own views and tables can be read (documents_v, chunks_v …)`);
+    throw refused(
+      `${relname} is one of PostgreSQL's catalogs: only this database's own views and tables can be read (documents_v, chunks_v …)`,
+    );
   }
 }
 

@@ -197,6 +197,11 @@ export interface StoreCounts {
   /** Chunks in the keyword index (equals `chunks` when it is in step). */
   keywordRows: number;
   vectors: number;
+  /**
+   * Chunk vectors carried over to replacing documents (same embedding input) instead of being
+   * computed again, in total since the database was created (`WriteResult.reusedVectors`, added up).
+   */
+  reusedVectors: number;
 }
 
 export interface KeywordHit {

@@ -206,6 +206,42 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         expect(near[0]?.chunkId).toBe(next.chunks[0]?.id);
         expect(near[0]?.distance).toBeCloseTo(0, 5);
       });
+
+      it("counts the vectors reused, in total, across writes, files and connections", async () => {
+        const name = `rv_${testId().toLowerCase()}`.slice(0, 40);
+        const store = await engine.openDatabase(name, { create: true });
+        expect((await store.counts()).reusedVectors).toBe(0);
+        await store.setEmbeddingInfo({ provider: "test", model: "m", dimensions: 2 });
+        await store.createCollection({ name: "c", description: "", source: "/c", enabled: true });
+        const file = (hash: string) => ({
+          collection: "c",
+          record: { path: "a.md", size: 10, mtime: 1_700_000_000_000, contentHash: hash, chunking: "v1" },
+        });
+        const v1 = makeDocument(["one", "two", "three"], {}, (i) => ({ inputHash: `h${i}`, vector: unit([1, i]) }));
+        expect((await store.writeDocuments([{ ...v1, file: file("1") }]))[0]?.reusedVectors).toBe(0);
+        // The file changes: two of its three chunks are unchanged.
+        const v2 = makeDocument(["one", "two", "THREE"], {}, (i) => ({ inputHash: i < 2 ? `h${i}` : "x2" }));
+        expect((await store.writeDocuments([{ ...v2, file: file("2") }]))[0]?.reusedVectors).toBe(2);
+        expect((await store.counts()).reusedVectors).toBe(2);
+        // A write that reuses nothing leaves the total alone; a keyed replace adds to it.
+        await store.writeDocuments([makeDocument(["other"], { key: "k" }, () => ({ inputHash: "k0", vector: unit([0, 1]) }))]);
+        expect((await store.counts()).reusedVectors).toBe(2);
+        const again = makeDocument(["other", "more"], { key: "k" }, (i) => ({ inputHash: `k${i}` }));
+        expect((await store.writeDocuments([{ ...again, upsertByKey: true }]))[0]?.reusedVectors).toBe(1);
+        // Durable: another connection (another process) sees the same total.
+        const otherEngine = await target.second();
+        try {
+          const other = await otherEngine.openDatabase(name);
+          expect((await other.counts()).reusedVectors).toBe(3);
+          await other.writeDocuments([
+            { ...makeDocument(["one", "two", "THREE"], {}, (i) => ({ inputHash: i < 2 ? `h${i}` : "x2" })), file: file("3") },
+          ]);
+          // The two embedded chunks of the second version (its third never got a vector).
+          expect((await store.counts()).reusedVectors).toBe(5);
+        } finally {
+          await otherEngine.close();
+        }
+      });
     });
 
     describe("export (copying a database)", () => {
@@ -596,10 +632,12 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
     });
 
     describe("read-only SQL over the documented views", () => {
-      const sqlOf = (store: Store) => (sql: string, maxRows = 100) => {
-        expect(typeof store.querySql, "the engine answers querySql").toBe("function");
-        return (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs: 5000 });
-      };
+      const sqlOf =
+        (store: Store) =>
+        (sql: string, maxRows = 100) => {
+          expect(typeof store.querySql, "the engine answers querySql").toBe("function");
+          return (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs: 5000 });
+        };
 
       it("answers SELECTs over the documented views, cuts at maxRows, refuses writes and leaves the data alone", async () => {
         expect(engine.capabilities.readOnlySql).toBe(true);
@@ -651,12 +689,20 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         const run = sqlOf(store);
         await store.createCollection({ name: "docs", description: "Project docs", source: "/srv/docs", enabled: true });
         const at = (day: number) => `2026-01-${String(day).padStart(2, "0")}T10:00:00.000Z`;
-        const guide = makeDocument(["# Guide\nInstall it.", "Run it."], { id: "doc-guide", title: "Guide", createdAt: at(3), updatedAt: at(3) });
+        const guide = makeDocument(["# Guide\nInstall it.", "Run it."], {
+          id: "doc-guide",
+          title: "Guide",
+          createdAt: at(3),
+          updatedAt: at(3),
+        });
         guide.chunks[0] = { ...guide.chunks[0], heading: "Guide", lineStart: 1, lineEnd: 2 } as (typeof guide.chunks)[0];
         await store.writeDocuments([
           {
             ...guide,
-            file: { collection: "docs", record: { path: "guide.md", size: 1234, mtime: 1767225600000, contentHash: "h-guide", chunking: "c1" } },
+            file: {
+              collection: "docs",
+              record: { path: "guide.md", size: 1234, mtime: 1767225600000, contentHash: "h-guide", chunking: "c1" },
+            },
           },
           makeDocument(["東京は日本の首都です。"], {
             id: "doc-tokyo",
@@ -730,9 +776,15 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
               [1, 20, 27, null, null, null, 7],
             ],
           ],
-          ["SELECT id, length, key FROM documents_v WHERE key = 'notes/tokyo'", [["doc-tokyo", "東京は日本の首都です。".length, "notes/tokyo"]]],
+          [
+            "SELECT id, length, key FROM documents_v WHERE key = 'notes/tokyo'",
+            [["doc-tokyo", "東京は日本の首都です。".length, "notes/tokyo"]],
+          ],
           // collections and files
-          ["SELECT name, description, source, enabled, last_import_at FROM collections_v", [["docs", "Project docs", "/srv/docs", 1, null]]],
+          [
+            "SELECT name, description, source, enabled, last_import_at FROM collections_v",
+            [["docs", "Project docs", "/srv/docs", 1, null]],
+          ],
           [
             "SELECT f.collection AS collection, f.path AS path, f.size AS size, f.mtime AS mtime, f.content_hash AS hash, f.chunking AS chunking, d.title AS title FROM files_v f JOIN documents_v d ON d.id = f.doc_id",
             [["docs", "guide.md", 1234, 1767225600000, "h-guide", "c1", "Guide"]],
@@ -746,8 +798,17 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
               ["2026-01-03", "GUIDE!", "short", 2, 3],
             ],
           ],
-          ["VALUES (1, 'a'), (2, NULL)", [[1, "a"], [2, null]]],
-          ["SELECT count(DISTINCT collection) AS n, min(created_at) AS first, max(updated_at) AS last FROM documents_v", [[1, at(1), at(3)]]],
+          [
+            "VALUES (1, 'a'), (2, NULL)",
+            [
+              [1, "a"],
+              [2, null],
+            ],
+          ],
+          [
+            "SELECT count(DISTINCT collection) AS n, min(created_at) AS first, max(updated_at) AS last FROM documents_v",
+            [[1, at(1), at(3)]],
+          ],
         ];
         for (const [sql, rows] of cases) {
           const result = await run(sql);
