@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -255,6 +255,108 @@ describe("docdb-mcp on PostgreSQL", () => {
     } finally {
       await client.close();
       await server.stop();
+    }
+  });
+});
+
+describe("read-only SQL and reused vectors on PostgreSQL", () => {
+  it("docdb sql --store and MCP query_sql answer over the views; status and the MCP status tool count reused vectors", async () => {
+    const env = withOpenAI();
+    const folder = join(root, "sql-notes");
+    mkdirSync(folder, { recursive: true });
+    const paragraphs = Array.from({ length: 8 }, (_, i) => `Section ${i}. ${`Paragraph ${i} explains setup and operations. `.repeat(4)}`);
+    writeFileSync(join(folder, "guide.md"), paragraphs.join("\n\n"));
+    await pgCli(["collection", "add", "--db", "sqldb", "-n", "notes", "-d", "notes", "-s", folder]);
+    const first = json<{ chunks: number; embedded: number }>(
+      await pgCli(["import", "--db", "sqldb", "-n", "notes", "--chunk-size", "200", "--chunk-overlap", "0", "--json"], env),
+    );
+    expect(first.chunks).toBeGreaterThanOrEqual(8);
+    expect(first.embedded).toBe(first.chunks);
+    paragraphs[3] = `Section 3. ${"Paragraph 3 was rewritten entirely just now. ".repeat(4)}`;
+    writeFileSync(join(folder, "guide.md"), paragraphs.join("\n\n"));
+    const second = json<{ updated: number; reused_vectors: number; total_chunks: number }>(
+      await pgCli(["import", "--db", "sqldb", "-n", "notes", "--json"], env),
+    );
+    expect(second.updated).toBe(1);
+    expect(second.reused_vectors).toBeGreaterThanOrEqual(first.chunks - 2);
+    await pgCli(
+      ["insert", "--db", "sqldb", "--text", "東京は日本の首都です。", "--meta", '{"lang":"ja"}', "--key", "tokyo", "--json"],
+      env,
+    );
+
+    const status = json<{ databases: { name: string; reused_vectors: number }[] }>(await pgCli(["status", "--db", "sqldb", "--json"]));
+    expect(status.databases[0]).toMatchObject({ name: "sqldb", reused_vectors: second.reused_vectors });
+    const table = await pgCli(["status", "--db", "sqldb"]);
+    expect(table).toMatch(/REUSED/);
+    expect(table).toMatch(new RegExp(`sqldb\\s+2\\s+\\d+\\s+0\\s+${second.reused_vectors}\\s`));
+
+    const counts = json<{ columns: string[]; rows: unknown[][]; truncated: boolean; limits: { max_rows: number } }>(
+      await pgCli([
+        "sql",
+        "--db",
+        "sqldb",
+        "SELECT coalesce(collection, '-') AS collection, count(*) AS docs, sum(length) AS chars FROM documents_v GROUP BY 1 ORDER BY 1",
+        "--json",
+      ]),
+    );
+    expect(counts).toMatchObject({ columns: ["collection", "docs", "chars"], truncated: false, limits: { max_rows: 100 } });
+    expect(counts.rows.map((r) => r.slice(0, 2))).toEqual([
+      ["-", 1],
+      ["notes", 1],
+    ]);
+    const lang = json<{ rows: unknown[][] }>(
+      await pgCli([
+        "sql",
+        "--db",
+        "sqldb",
+        "SELECT key, metadata ->> 'lang' AS lang FROM documents_v WHERE metadata ->> 'lang' = 'ja'",
+        "--json",
+      ]),
+    );
+    expect(lang.rows).toEqual([["tokyo", "ja"]]);
+    const cut = await runCli([
+      "--store",
+      pg.url,
+      "sql",
+      "--db",
+      "sqldb",
+      "SELECT idx, embedded FROM chunks_v ORDER BY doc_id, idx",
+      "--max-rows",
+      "3",
+    ]);
+    expect(cut.code, cut.stderr).toBe(0);
+    expect(cut.stderr).toMatch(/cut at the 3-row cap/);
+    for (const sql of ["DELETE FROM documents", "SELECT pg_sleep(5)"]) {
+      const refused = await runCli(["--store", pg.url, "sql", "--db", "sqldb", sql]);
+      expect(refused.code, sql).toBe(2);
+      expect(refused.stderr, sql).toMatch(/^INVALID_REQUEST: /);
+    }
+
+    const client = new Client({ name: "docdb-pg-e2e-sql", version: "0.0.0" });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [BIN, "--store", pg.url], env: serverEnv(), stderr: "pipe" }),
+    );
+    try {
+      const answer = await tool<{ rows: unknown[][]; row_count: number }>(client, "query_sql", {
+        db_name: "sqldb",
+        sql: "SELECT count(*) AS chunks, sum(embedded) AS embedded FROM chunks_v",
+      });
+      expect(answer.rows).toEqual([[second.total_chunks + 1, second.total_chunks + 1]]);
+      const refused = (await client.callTool({
+        name: "query_sql",
+        arguments: { db_name: "sqldb", sql: "UPDATE documents SET title = 'x'" },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      // The refused UPDATE changed nothing.
+      const titles = await tool<{ rows: unknown[][] }>(client, "query_sql", {
+        db_name: "sqldb",
+        sql: "SELECT count(*) AS n FROM documents_v WHERE title = 'x'",
+      });
+      expect(titles.rows).toEqual([[0]]);
+      const mcpStatus = await tool<{ reused_vectors: number }>(client, "status", { db_name: "sqldb" });
+      expect(mcpStatus.reused_vectors).toBe(second.reused_vectors);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -7,7 +7,7 @@ export const SQL_DEFAULT_TIMEOUT_MS = 5_000;
 const SQL_MAX_TIMEOUT_MS = 60_000;
 const SQL_MAX_LENGTH = 100_000;
 
-/** The documented read-only views and their columns (migrations/sqlite/0004_views.sql). */
+/** The documented read-only views and their columns, the same on every engine (migrations/sqlite/0004_views.sql, migrations/postgres/0005_views.sql). */
 export const SQL_VIEWS: Readonly<Record<string, readonly string[]>> = {
   documents_v: ["id", "key", "title", "source", "collection", "metadata", "created_at", "updated_at", "length"],
   chunks_v: ["id", "doc_id", "idx", "text", "start", "end", "heading", "line_start", "line_end", "embedded"],

@@ -165,7 +165,9 @@ async function fingerprint(url: string): Promise<Record<string, unknown>> {
       const { rows } =
         r.kind === "S"
           ? await client.query(`SELECT last_value::text AS v, is_called FROM ${rel}`)
-          : await client.query(`SELECT count(*)::int AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS h FROM ${rel} t`);
+          : await client.query(
+              `SELECT count(*)::int AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS h FROM ${rel} t`,
+            );
       out[rel] = rows[0];
     }
     const server = await client.query(
@@ -203,9 +205,13 @@ describe("read-only SQL on the PostgreSQL engine (PGlite)", () => {
     await notes.setEmbeddingInfo({ provider: "test", model: "m", dimensions: 2 });
     await notes.writeDocuments([
       makeDocument(["Tokyo is the capital of Japan."], { id: "doc-a", collection: "docs", metadata: { lang: "en", tags: ["city"] } }),
-      makeDocument(["東京は日本の首都です。", "人口は約1400万人です。"], { id: "doc-b", collection: "docs", metadata: { lang: "ja" } }, () => ({
-        vector: unit([1, 0]),
-      })),
+      makeDocument(
+        ["東京は日本の首都です。", "人口は約1400万人です。"],
+        { id: "doc-b", collection: "docs", metadata: { lang: "ja" } },
+        () => ({
+          vector: unit([1, 0]),
+        }),
+      ),
       makeDocument(["A note without a collection."], { id: "doc-c", key: "notes/one", metadata: { lang: "en", year: 2026 } }),
     ]);
     const secret = await seeder.openDatabase("secret", { create: true });
@@ -220,7 +226,9 @@ describe("read-only SQL on the PostgreSQL engine (PGlite)", () => {
 
   it("answers queries over the documented views, with PostgreSQL's values as SQLite gives them", async () => {
     expect(store.capabilities.readOnlySql).toBe(true);
-    expect(await query("SELECT coalesce(collection, '(none)') AS collection, count(*) AS n FROM documents_v GROUP BY 1 ORDER BY 1")).toEqual({
+    expect(
+      await query("SELECT coalesce(collection, '(none)') AS collection, count(*) AS n FROM documents_v GROUP BY 1 ORDER BY 1"),
+    ).toEqual({
       columns: ["collection", "n"],
       rows: [
         ["(none)", 1],
@@ -236,8 +244,11 @@ describe("read-only SQL on the PostgreSQL engine (PGlite)", () => {
     ]);
     expect((await query("SELECT name, enabled, settings FROM collections_v")).rows).toEqual([["docs", 1, "{}"]]);
     expect(
-      (await query("SELECT true AS t, false AS f, 2.5::numeric AS n, 9007199254740993 AS big, '\\x00ff'::bytea AS b, NULL AS z, now() IS NOT NULL AS ok"))
-        .rows,
+      (
+        await query(
+          "SELECT true AS t, false AS f, 2.5::numeric AS n, 9007199254740993 AS big, '\\x00ff'::bytea AS b, NULL AS z, now() IS NOT NULL AS ok",
+        )
+      ).rows,
     ).toEqual([[1, 0, 2.5, 9007199254740992, "base64:AP8=", null, 1]]);
     expect(await query("VALUES (1, 'a'), (2, 'b')", 1)).toEqual({ columns: ["column1", "column2"], rows: [[1, "a"]], truncated: true });
     // Harmless volatile functions are allowed.
@@ -265,9 +276,9 @@ describe("read-only SQL on the PostgreSQL engine (PGlite)", () => {
     // A query that never yields a row: PostgreSQL's statement_timeout stops it on a real server;
     // PGlite ignores it, so docdb gives up from its side, drops the connection, and says so.
     const started = performance.now();
-    await expect(query("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c", 20, 300)).rejects.toThrow(
-      /stopped at the 300 ms time cap/,
-    );
+    await expect(
+      query("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c", 20, 300),
+    ).rejects.toThrow(/stopped at the 300 ms time cap/);
     expect(performance.now() - started).toBeLessThan(15_000);
     // PGlite is still busy with it (one backend, no interrupts): end it, as an operator would.
     await engine.close();
@@ -310,7 +321,9 @@ describe("read-only SQL on the PostgreSQL engine (PGlite)", () => {
       await admin.query("DROP ROLE IF EXISTS docdb_reader");
       await admin.query("CREATE ROLE docdb_reader NOLOGIN");
       await admin.query(`GRANT USAGE ON SCHEMA ${NOTES} TO docdb_reader`);
-      await admin.query(`GRANT SELECT ON ${NOTES}.documents_v, ${NOTES}.chunks_v, ${NOTES}.collections_v, ${NOTES}.files_v TO docdb_reader`);
+      await admin.query(
+        `GRANT SELECT ON ${NOTES}.documents_v, ${NOTES}.chunks_v, ${NOTES}.collections_v, ${NOTES}.files_v TO docdb_reader`,
+      );
     } finally {
       await admin.end();
     }

@@ -357,9 +357,11 @@ export interface Store {
   changeToken(): Promise<string>;
 
   /**
-   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`). Only a single
-   * statement that reads is accepted: writes, DDL, ATTACH, PRAGMA statements and extension
-   * loading are refused (`StoreError` INVALID_REQUEST), as are SQL errors. Results are capped at
+   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`) in the engine's own
+   * dialect, with the documented views readable by their bare names. Only a single statement
+   * that reads is accepted: writes, DDL, ATTACH, PRAGMA and SET statements, extension loading,
+   * other databases and functions with side effects are refused (`StoreError` INVALID_REQUEST),
+   * as are SQL errors (`SQL error: …`). Results are capped at
    * `maxRows` rows (`truncated` says more existed) and `timeoutMs` (past it, INVALID_REQUEST).
    */
   querySql?(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult>;
