@@ -12,6 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { adminQuery } from "../../../packages/store-postgres/test/support/admin.js";
 import { type PgliteServer, startPgliteServer } from "../../../packages/store-postgres/test/support/pglite-server.js";
 import { generateCorpus } from "../../../scripts/generate-corpus.mjs";
 import { copyFixture } from "../../../test/support/collection-fixtures.js";
@@ -326,6 +327,23 @@ describe("read-only SQL and reused vectors on PostgreSQL", () => {
     ]);
     expect(cut.code, cut.stderr).toBe(0);
     expect(cut.stderr).toMatch(/cut at the 3-row cap/);
+    // With DOCDB_POSTGRES_SQL_ROLE the query runs as that role: the views only.
+    await adminQuery(pg.url, [
+      "CREATE ROLE docdb_e2e_reader NOLOGIN",
+      "GRANT USAGE ON SCHEMA docdb_sqldb TO docdb_e2e_reader",
+      "GRANT SELECT ON docdb_sqldb.documents_v TO docdb_e2e_reader",
+    ]);
+    const asReader = json<{ rows: unknown[][] }>(
+      await pgCli(["sql", "--db", "sqldb", "SELECT current_user AS who, count(*) AS n FROM documents_v", "--json"], {
+        DOCDB_POSTGRES_SQL_ROLE: "docdb_e2e_reader",
+      }),
+    );
+    expect(asReader.rows).toEqual([["docdb_e2e_reader", 2]]);
+    const denied = await runCli(["--store", pg.url, "sql", "--db", "sqldb", "SELECT count(*) AS n FROM meta"], {
+      env: { DOCDB_POSTGRES_SQL_ROLE: "docdb_e2e_reader" },
+    });
+    expect(denied.code).toBe(2);
+    expect(denied.stderr).toMatch(/^INVALID_REQUEST: SQL error: permission denied for table meta/);
     for (const sql of ["DELETE FROM documents", "SELECT pg_sleep(5)"]) {
       const refused = await runCli(["--store", pg.url, "sql", "--db", "sqldb", sql]);
       expect(refused.code, sql).toBe(2);

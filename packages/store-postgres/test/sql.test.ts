@@ -1,7 +1,7 @@
 import { type Store, StoreError } from "@docdb/store";
 import { makeDocument, unit } from "@docdb/store/contract-suite";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPostgresEngine, type PostgresEngine, schemaNameFor } from "../src/index.js";
 import { type PgliteServer, startPgliteServer } from "./support/pglite-server.js";
 
@@ -184,6 +184,9 @@ async function fingerprint(url: string): Promise<Record<string, unknown>> {
   }
 }
 
+// The hostile test restarts the server; on a loaded 2-core machine that can take a while.
+vi.setConfig({ testTimeout: 180_000 });
+
 describe("read-only SQL on the PostgreSQL engine (PGlite)", () => {
   let server: PgliteServer;
   let engine: PostgresEngine;
@@ -218,7 +221,8 @@ describe("read-only SQL on the PostgreSQL engine (PGlite)", () => {
     await secret.writeDocuments([makeDocument(["the secret plan"], { id: "doc-secret" })]);
     await seeder.close();
     await open();
-  });
+    // PGlite starts slowly on a loaded machine; every wait in it ends on an event.
+  }, 180_000);
   afterAll(async () => {
     await engine?.close();
     await server?.stop();
