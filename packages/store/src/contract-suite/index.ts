@@ -119,7 +119,15 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
           docId: doc.document.id,
         });
         expect(chunks[0]).toMatchObject({ heading: null, lineStart: null, start: 0 });
-        expect(await store.counts()).toEqual({ documents: 1, chunks: 2, embedded: 0, pending: 2, keywordRows: 2, vectors: 0 });
+        expect(await store.counts()).toEqual({
+          documents: 1,
+          chunks: 2,
+          embedded: 0,
+          pending: 2,
+          keywordRows: 2,
+          vectors: 0,
+          reusedVectors: 0,
+        });
       });
 
       it("keeps Unicode, emoji and a 100,000-character document exactly", async () => {
@@ -148,7 +156,15 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         await store.writeDocuments([keep, gone]);
         expect(await store.counts()).toMatchObject({ documents: 2, chunks: 3, keywordRows: 3, vectors: 3, embedded: 3 });
         expect(await store.deleteDocuments([gone.document.id, "unknown-id"])).toEqual({ documents: 1, chunks: 2 });
-        expect(await store.counts()).toEqual({ documents: 1, chunks: 1, embedded: 1, pending: 0, keywordRows: 1, vectors: 1 });
+        expect(await store.counts()).toEqual({
+          documents: 1,
+          chunks: 1,
+          embedded: 1,
+          pending: 0,
+          keywordRows: 1,
+          vectors: 1,
+          reusedVectors: 0,
+        });
         expect(await store.getDocument(gone.document.id)).toBeUndefined();
         expect(await store.getChunks(gone.document.id)).toEqual([]);
         expect(await store.keywordSearch(query("みかん"), { limit: 5 })).toEqual([]);
@@ -163,7 +179,15 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         const good = makeDocument(["正しい文書"]);
         const bad = makeDocument(["壊れたベクトル"], {}, () => ({ vector: new Float32Array([1, 0]) }));
         await expectStoreError(store.writeDocuments([good, bad]), "INVALID_REQUEST");
-        expect(await store.counts()).toEqual({ documents: 0, chunks: 0, embedded: 0, pending: 0, keywordRows: 0, vectors: 0 });
+        expect(await store.counts()).toEqual({
+          documents: 0,
+          chunks: 0,
+          embedded: 0,
+          pending: 0,
+          keywordRows: 0,
+          vectors: 0,
+          reusedVectors: 0,
+        });
         expect(await store.getDocument(good.document.id)).toBeUndefined();
         // A duplicate chunk id fails inside the engine itself: still nothing is left behind.
         const first = makeDocument(["一つ目"]);
