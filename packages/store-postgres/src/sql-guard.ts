@@ -105,6 +105,8 @@ function names(list: unknown): string[] {
  */
 export async function checkReadOnlySql(sql: string, schema: string): Promise<CheckedQuery> {
   if (typeof sql !== "string" || sql.trim() === "") throw refused("the query is empty");
+  // The parser and the wire protocol both end a string at NUL: they would read different texts.
+  if (sql.includes("\0")) throw refused("the query contains a NUL character");
   let tree: { stmts?: { stmt?: Node }[] };
   try {
     tree = (await parse(sql)) as unknown as typeof tree;
@@ -127,6 +129,7 @@ export async function checkReadOnlySql(sql: string, schema: string): Promise<Che
     }
     if (key === "IntoClause") throw refused("SELECT … INTO creates a table: only statements that read and return rows are allowed");
     if (key === "LockingClause") throw refused("FOR UPDATE/SHARE locks rows: only statements that read are allowed");
+    if (key === "ParamRef") throw refused("parameters such as $1 are not supported: write the values into the query");
     if (key === "RangeVar") checkRelation(node, schema);
     if (key === "FuncCall") functions.add(checkFunction(node, schema));
   });

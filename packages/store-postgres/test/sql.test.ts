@@ -137,6 +137,7 @@ const REFUSED: string[] = [
   "-- SELECT\nDROP TABLE documents",
   "SELECT 1 /* ; */; DROP TABLE documents",
   "SELECT $$;$$; DROP TABLE documents",
+  "SELECT 1\0; DROP TABLE documents",
   "   \n\t ",
 ];
 
@@ -312,6 +313,7 @@ describe("read-only SQL on the PostgreSQL engine (PGlite)", () => {
     await expect(query("SELECT * FROM pg_stat_activity")).rejects.toThrow(/pg_stat_activity is one of PostgreSQL's catalogs/);
     await expect(query("SELECT pg_sleep(1)")).rejects.toThrow(/function pg_sleep\(\) is not allowed/);
     await expect(query("SELECT currval('x')")).rejects.toThrow(/function currval\(\) is not allowed/);
+    await expect(query("SELECT $1::int AS n")).rejects.toThrow(/^parameters such as \$1 are not supported/);
     // Caught by the catalog check: volatile, and not on the known-harmless list.
     await expect(query("SELECT array_length(ARRAY[1], 1) AS n, amvalidate(403) AS v")).rejects.toThrow(
       /function amvalidate\(\) is not allowed in read-only SQL: PostgreSQL marks it volatile/,
