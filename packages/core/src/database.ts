@@ -637,8 +637,9 @@ export class Database {
   /**
    * Runs one read-only SQL query over the documented views (`documents_v`, `chunks_v`,
    * `collections_v`, `files_v`, and agent memory's `topics_v`, `qa_v`, `knowledge_v`; see
-   * SQL_VIEWS). Writes, DDL, ATTACH, PRAGMA statements and
-   * extension loading are refused (INVALID_REQUEST); results are capped at `max_rows` rows
+   * SQL_VIEWS) in the engine's dialect (SQLite or PostgreSQL).
+   * Writes, DDL, ATTACH, PRAGMA and SET statements, extension loading, other databases and
+   * functions with side effects are refused (INVALID_REQUEST); results are capped at `max_rows` rows
    * (`truncated` says more existed) and `timeout_ms` (past it the query is stopped and fails).
    * The caps are stated in the result. INVALID_REQUEST when the engine offers no SQL.
    */
@@ -649,7 +650,7 @@ export class Database {
     if (!store.capabilities.readOnlySql || !store.querySql) {
       throw new DocDBError(
         "INVALID_REQUEST",
-        `the ${this.context.engine} engine does not offer read-only SQL; use find, list and get instead (SQL needs the SQLite engine)`,
+        `the ${this.context.engine} engine does not offer read-only SQL; use find, list and get instead (the SQLite and PostgreSQL engines offer it)`,
       );
     }
     const answer = await this.call(() => (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs }));
@@ -691,6 +692,7 @@ export class Database {
       chunks: counts.chunks - memory.chunks,
       embedded: counts.embedded - memory.embedded,
       pending: counts.pending - memory.pending,
+      reused_vectors: counts.reusedVectors ?? 0,
       model: info ? { provider: info.provider, model: info.model, dimensions: info.dimensions } : null,
       ...(memory.documents > 0 ? { memory } : {}),
       ...(healing ? { healing } : {}),

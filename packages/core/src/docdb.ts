@@ -83,7 +83,7 @@ export function isPostgresUrl(value: string): boolean {
 async function createEngine(store: string | undefined, dataDir: string): Promise<StoreEngine> {
   if (store !== undefined && isPostgresUrl(store)) {
     // Loaded only when asked for, so SQLite users never load the PostgreSQL driver.
-    let module: { createPostgresEngine: (options: { url: string }) => StoreEngine };
+    let module: { createPostgresEngine: (options: { url: string; sqlRole?: string }) => StoreEngine };
     try {
       module = (await import("@docdb/store-postgres" as string)) as typeof module;
     } catch (error) {
@@ -91,7 +91,9 @@ async function createEngine(store: string | undefined, dataDir: string): Promise
         cause: error,
       });
     }
-    return module.createPostgresEngine({ url: store });
+    // Read-only SQL (`docdb sql`, query_sql) runs as this role when set: see README "SQL".
+    const sqlRole = process.env.DOCDB_POSTGRES_SQL_ROLE?.trim() || undefined;
+    return module.createPostgresEngine({ url: store, sqlRole });
   }
   return createSqliteEngine({ dataDir: store ?? dataDir });
 }

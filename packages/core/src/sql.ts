@@ -8,9 +8,9 @@ const SQL_MAX_TIMEOUT_MS = 60_000;
 const SQL_MAX_LENGTH = 100_000;
 
 /**
- * The documented read-only views and their columns: documents, chunks, collections and files
- * (migrations/sqlite/0004_views.sql), and agent memory's topics, QA and knowledge records
- * (0006_memory_views.sql).
+ * The documented read-only views and their columns, the same on every engine: documents,
+ * chunks, collections and files (migrations/sqlite/0004_views.sql, migrations/postgres/0005_views.sql),
+ * and agent memory's topics, QA and knowledge records (0006_memory_views.sql of each engine).
  */
 export const SQL_VIEWS: Readonly<Record<string, readonly string[]>> = {
   documents_v: ["id", "key", "title", "source", "collection", "metadata", "created_at", "updated_at", "length"],

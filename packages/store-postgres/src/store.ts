@@ -13,6 +13,8 @@ import {
   type PendingChunk,
   type RemovedCounts,
   type SearchOptions,
+  type SqlQueryOptions,
+  type SqlQueryResult,
   type Store,
   type StoreCounts,
   type StoredChunk,
@@ -26,12 +28,15 @@ import { pgCode, type Queryable } from "./db.js";
 import { atLeast, type PostgresEngine, quoteIdent, type ServerInfo } from "./engine.js";
 import { filterToSql, Params } from "./filter.js";
 import { chunkPostings, keywordSearchSql } from "./keyword.js";
+import { runReadOnlySql } from "./sql-query.js";
 
 /** Documents removed per transaction by clearCollection/deleteCollection. */
 export const DELETE_BATCH = 200;
 /** HNSW indexes `vector` columns up to this many dimensions; larger ones are always scanned exactly. */
 const HNSW_MAX_DIMENSIONS = 2000;
 const SETTING_PREFIX = "setting:";
+/** The meta row holding StoreCounts.reusedVectors (the same key as SQLite's). */
+const REUSED_VECTORS_KEY = "reused_vectors";
 
 type Row = Record<string, unknown>;
 
@@ -280,6 +285,15 @@ export class PostgresStore implements Store {
         const delta: KeywordDelta = { chunks: 0, terms: 0 };
         const results: WriteResult[] = [];
         for (const [i, w] of writes.entries()) results.push(await this.writeOne(client, w, postings[i] ?? [], dims, delta));
+        const reused = results.reduce((sum, r) => sum + r.reusedVectors, 0);
+        if (reused > 0) {
+          // The running total StoreCounts.reusedVectors reports, in the same transaction.
+          await client.query(
+            `INSERT INTO ${this.s}.meta AS m (key, value) VALUES ($1, $2)
+             ON CONFLICT (key) DO UPDATE SET value = (m.value::bigint + excluded.value::bigint)::text`,
+            [REUSED_VECTORS_KEY, String(reused)],
+          );
+        }
         await this.bump(client, delta);
         return results;
       },
@@ -601,7 +615,8 @@ export class PostgresStore implements Store {
               (SELECT count(*) FROM ${this.s}.chunks) AS chunks,
               (SELECT count(*) FROM ${this.s}.chunks WHERE embedded) AS embedded,
               (SELECT count(*) FROM ${this.s}.chunks c WHERE c.kw_length = 0 OR EXISTS (SELECT 1 FROM ${this.s}.postings p WHERE p.seq = c.seq)) AS keyword_rows,
-              ${hasVectors ? `(SELECT count(*) FROM ${this.s}.chunk_vectors)` : "0"} AS vectors`,
+              ${hasVectors ? `(SELECT count(*) FROM ${this.s}.chunk_vectors)` : "0"} AS vectors,
+              (SELECT value FROM ${this.s}.meta WHERE key = '${REUSED_VECTORS_KEY}') AS reused_vectors`,
     );
     const r = rows[0] ?? {};
     const chunks = Number(r.chunks);
@@ -613,6 +628,7 @@ export class PostgresStore implements Store {
       pending: chunks - embedded,
       keywordRows: Number(r.keyword_rows),
       vectors: Number(r.vectors),
+      reusedVectors: Number(r.reused_vectors ?? 0),
     };
   }
 
@@ -825,6 +841,15 @@ export class PostgresStore implements Store {
       await this.bump(client, delta);
       return chunks;
     });
+  }
+
+  /**
+   * One read-only query over the documented views (migrations/postgres/0005_views.sql), checked
+   * by PostgreSQL's own parser and run in a READ ONLY transaction capped in rows and time (see
+   * sql-guard.ts and sql-query.ts).
+   */
+  async querySql(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult> {
+    return runReadOnlySql({ db: this.db, schema: this.schema, role: this.engine.sqlRole }, sql, options);
   }
 
   async changeToken(): Promise<string> {

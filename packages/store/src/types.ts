@@ -198,6 +198,11 @@ export interface StoreCounts {
   /** Chunks in the keyword index (equals `chunks` when it is in step). */
   keywordRows: number;
   vectors: number;
+  /**
+   * Chunk vectors carried over to replacing documents (same embedding input) instead of being
+   * computed again, in total since the database was created (`WriteResult.reusedVectors`, added up).
+   */
+  reusedVectors: number;
 }
 
 export interface KeywordHit {
@@ -412,9 +417,11 @@ export interface Store {
   changeToken(): Promise<string>;
 
   /**
-   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`). Only a single
-   * statement that reads is accepted: writes, DDL, ATTACH, PRAGMA statements and extension
-   * loading are refused (`StoreError` INVALID_REQUEST), as are SQL errors. Results are capped at
+   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`) in the engine's own
+   * dialect, with the documented views readable by their bare names. Only a single statement
+   * that reads is accepted: writes, DDL, ATTACH, PRAGMA and SET statements, extension loading,
+   * other databases and functions with side effects are refused (`StoreError` INVALID_REQUEST),
+   * as are SQL errors (`SQL error: …`). Results are capped at
    * `maxRows` rows (`truncated` says more existed) and `timeoutMs` (past it, INVALID_REQUEST).
    */
   querySql?(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult>;
