@@ -4,7 +4,7 @@
 // server's start-up and memory.
 //
 //   pnpm build && pnpm bench [--json] [--sizes 10000,100000] [--dims 384,1536] [--queries 50]
-//                            [--efs 64,128,256,512] [--no-ann] [--eval-dir ../shared/eval]
+//                            [--efs 64,128,256,512] [--no-ann] [--no-mcp] [--eval-dir ../shared/eval]
 //                            [--data-dir DIR]
 //                            [--store postgres://user:pass@host:port/db | --store pglite]
 //
@@ -46,6 +46,7 @@ function options() {
       queries: { type: "string", default: "50" },
       efs: { type: "string", default: "64,128,256,512" },
       "no-ann": { type: "boolean", default: false },
+      "no-mcp": { type: "boolean", default: false },
       "eval-dir": { type: "string", default: fileURLToPath(new URL("../../shared/eval", import.meta.url)) },
       "data-dir": { type: "string" },
       store: { type: "string" },
@@ -66,6 +67,7 @@ function options() {
     queries: count,
     efs: list(values.efs, "--efs"),
     ann: !values["no-ann"],
+    mcp: !values["no-mcp"],
     evalDir: values["eval-dir"],
     dataDir: values["data-dir"],
     store: parseStore(values.store ?? process.env.DOCDB_STORE_URL),
@@ -233,17 +235,20 @@ async function main() {
     }
     // PostgreSQL: the largest database holds the last dimension by now (re-embedded in place).
     const mcpDims = target.reembedInPlace ? opts.dims[opts.dims.length - 1] : smallestDims;
-    log(`MCP server on the ${largest}-chunk database`);
-    report.mcp = {
-      database: `${largest} chunks, ${mcpDims} dims`,
-      ...(await mcpServer({
-        bin: MCP_BIN,
-        dataDir,
-        dbName: dbFor(largest, mcpDims),
-        queries: queries(50, { seed: 99 }),
-        store: target.mcpStore,
-      })),
-    };
+    if (!opts.mcp) report.mcp = { skipped: "not measured (--no-mcp)" };
+    else {
+      log(`MCP server on the ${largest}-chunk database`);
+      report.mcp = {
+        database: `${largest} chunks, ${mcpDims} dims`,
+        ...(await mcpServer({
+          bin: MCP_BIN,
+          dataDir,
+          dbName: dbFor(largest, mcpDims),
+          queries: queries(50, { seed: 99 }),
+          store: target.mcpStore,
+        })),
+      };
+    }
   } finally {
     await target.close();
     if (!keep) rmSync(dataDir, { recursive: true, force: true });

@@ -2,8 +2,9 @@
 // the exact answer: docdb's vector path (HNSW, ef_search 40 for top 10), docdb's exact path
 // (`exact: true`: a sequential scan the index cannot serve), and the same two queries sent to
 // pgvector alone, interleaved query by query so they meet the same machine state. Recall@10 is
-// measured against docdb's `exact: true` answer. Then pgvector alone with other ef_search
-// values (docdb sets 40 for top 10: the sweep shows what that setting leaves on the table),
+// measured against docdb's `exact: true` answer (one result per chunk: `merge: false`). Then
+// pgvector alone with other ef_search values (docdb sets 40 for top 10: the sweep shows what
+// that setting leaves on the table),
 // and the time to build the index from scratch (REINDEX; docdb itself fills it row by row).
 import { clusteredVectors, queries } from "./data.mjs";
 import { PrecomputedEmbeddings } from "./model.mjs";
@@ -25,7 +26,7 @@ const summary = (times, recalls) => ({
 /** The HNSW index of a database's vectors: its size and build settings (pgvector defaults unless set). */
 async function indexInfo(client) {
   const { rows } = await client.query(
-    `SELECT pg_relation_size(i.oid)::float8 AS bytes, i.reloptions AS options, pg_relation_size('chunk_vectors'::regclass)::float8 AS table_bytes
+    `SELECT pg_relation_size(i.oid)::float8 AS bytes, i.reloptions AS options, pg_table_size('chunk_vectors'::regclass)::float8 AS table_bytes
        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
       WHERE x.indrelid = 'chunk_vectors'::regclass AND i.relname = 'chunk_vectors_hnsw'`,
   );
@@ -76,8 +77,9 @@ export async function annLatencyPostgres(core, { target, name, dims, seed, count
       );
     await client.query(`SET hnsw.ef_search = ${DOCDB_EF_SEARCH}`);
     const operations = {
-      ann: async (t) => ids(await db.findSimilar({ query: t, mode: "vector", top_k: TOP_K })),
-      exact: async (t) => ids(await db.findSimilar({ query: t, mode: "vector", top_k: TOP_K, exact: true })),
+      // merge: false — one result per chunk (adjacent chunks of a document would merge into one passage).
+      ann: async (t) => ids(await db.findSimilar({ query: t, mode: "vector", top_k: TOP_K, merge: false })),
+      exact: async (t) => ids(await db.findSimilar({ query: t, mode: "vector", top_k: TOP_K, exact: true, merge: false })),
       pgvectorHnsw: rawHnsw,
       pgvectorExact: rawExact,
     };
@@ -103,7 +105,7 @@ export async function annLatencyPostgres(core, { target, name, dims, seed, count
     if (result.index) {
       // pgvector alone at other ef_search values (a session setting; the index is the same).
       result.sweep = [];
-      for (const ef of [...new Set([DOCDB_EF_SEARCH, ...efs])].sort((a, b) => a - b)) {
+      for (const ef of [...new Set(efs)].sort((a, b) => a - b)) {
         await client.query(`SET hnsw.ef_search = ${Number(ef)}`);
         for (const t of texts.slice(0, WARMUP)) await rawHnsw(t);
         const efTimes = [];

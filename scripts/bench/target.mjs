@@ -22,8 +22,10 @@ export function parseStore(value) {
   if (value === undefined || value.trim() === "") return undefined;
   const store = value.trim();
   if (store === "pglite" || /^postgres(ql)?:\/\//i.test(store)) return store;
+  // Echoed without its password, if it has one.
+  const shown = store.replace(/(\/\/[^:/@]*:)[^@]*@/, "$1***@");
   throw new Error(
-    `--store (or DOCDB_STORE_URL) takes postgres://user:pass@host:port/db or pglite, got "${store}" ` +
+    `--store (or DOCDB_STORE_URL) takes postgres://user:pass@host:port/db or pglite, got "${shown}" ` +
       "(without it the bench uses temporary SQLite files)",
   );
 }
