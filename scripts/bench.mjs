@@ -70,7 +70,7 @@ function options() {
     mcp: !values["no-mcp"],
     evalDir: values["eval-dir"],
     dataDir: values["data-dir"],
-    store: parseStore(values.store ?? process.env.DOCDB_STORE_URL),
+    store: parseStore(values.store ?? postgresFromEnv()),
   };
   if (opts.dataDir !== undefined && opts.store !== undefined) {
     throw new Error(
@@ -78,6 +78,15 @@ function options() {
     );
   }
   return opts;
+}
+
+/** DOCDB_STORE_URL when it names PostgreSQL (a folder there is docdb's, not the bench's: the bench uses temporary files). */
+function postgresFromEnv() {
+  const value = process.env.DOCDB_STORE_URL?.trim();
+  if (!value) return undefined;
+  if (value === "pglite" || /^postgres(ql)?:\/\//i.test(value)) return value;
+  log("DOCDB_STORE_URL is not a postgres:// URL: ignored (SQLite runs use temporary files)");
+  return undefined;
 }
 
 /** A database kept by an earlier run with `--data-dir`: its chunk count, nothing rebuilt. */
