@@ -8,7 +8,9 @@ import { runNode } from "./support/node-process.js";
 const BENCH = fileURLToPath(new URL("../scripts/bench.mjs", import.meta.url));
 const CORE = fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url));
 
-const run = (args: string[]) => runNode(BENCH, args);
+// SQLite runs: a DOCDB_STORE_URL in the developer's environment would send the bench to PostgreSQL.
+const { DOCDB_STORE_URL: _ignored, ...env } = process.env;
+const run = (args: string[]) => runNode(BENCH, args, { env });
 
 beforeAll(() => {
   if (!existsSync(CORE)) throw new Error(`build first (pnpm build): ${CORE} is missing`);
