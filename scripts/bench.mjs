@@ -4,7 +4,7 @@
 // server's start-up and memory.
 //
 //   pnpm build && pnpm bench [--json] [--sizes 10000,100000] [--dims 384,1536] [--queries 50]
-//                            [--efs 64,128,256,512] [--no-ann] [--no-mcp] [--eval-dir ../shared/eval]
+//                            [--efs 64,128,256,512] [--no-ann] [--no-mcp] [--no-text-recall] [--eval-dir ../shared/eval]
 //                            [--data-dir DIR]
 //                            [--store postgres://user:pass@host:port/db | --store pglite]
 //
@@ -47,6 +47,7 @@ function options() {
       efs: { type: "string", default: "64,128,256,512" },
       "no-ann": { type: "boolean", default: false },
       "no-mcp": { type: "boolean", default: false },
+      "no-text-recall": { type: "boolean", default: false },
       "eval-dir": { type: "string", default: fileURLToPath(new URL("../../shared/eval", import.meta.url)) },
       "data-dir": { type: "string" },
       store: { type: "string" },
@@ -68,6 +69,7 @@ function options() {
     efs: list(values.efs, "--efs"),
     ann: !values["no-ann"],
     mcp: !values["no-mcp"],
+    textRecall: !values["no-text-recall"],
     evalDir: values["eval-dir"],
     dataDir: values["data-dir"],
     store: parseStore(values.store ?? postgresFromEnv()),
@@ -229,6 +231,8 @@ async function main() {
     const smallestDims = Math.min(...opts.dims);
     if (opts.ann && postgres) {
       report.skipped.push("text-derived vectors (eval corpora): a measure of usearch, the SQLite engine's index library");
+    } else if (opts.ann && !opts.textRecall) {
+      report.skipped.push("text-derived vectors (eval corpora): not measured (--no-text-recall)");
     } else if (opts.ann && report.ann.length > 0) {
       log(`recall on text-derived vectors (eval corpora, ${largest} sentences × ${opts.dims[0]} dims)`);
       const settings = report.ann[report.ann.length - 1].build.settings;
