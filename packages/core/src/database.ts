@@ -19,7 +19,13 @@ import type { HealingStatus } from "./healer.js";
 import { lineIndex } from "./lines.js";
 import type { Logger } from "./logger.js";
 import { Memory, resolveMemoryOptions } from "./memory/memory.js";
-import { isSystemCollection, MEMORY_COLLECTION_PREFIX, MEMORY_COLLECTIONS, WITHOUT_SYSTEM_COLLECTIONS } from "./memory/names.js";
+import {
+  ANY_MEMORY,
+  isSystemCollection,
+  MEMORY_COLLECTION_PREFIX,
+  MEMORY_COLLECTIONS,
+  WITHOUT_SYSTEM_COLLECTIONS,
+} from "./memory/names.js";
 import type { ResolvedMemoryOptions } from "./memory/types.js";
 import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { RERANK_CANDIDATES } from "./reranker.js";
@@ -289,6 +295,17 @@ export class Database {
     });
   }
 
+  /**
+   * The condition that keeps agent memory out of find and list, or none when the database holds
+   * no memory. Any filter makes an engine take its filtered vector path (at 100k chunks the
+   * SQLite engine counts the matching chunks first, ~160 ms), and most databases never store
+   * memory; asking whether it has any is one indexed lookup.
+   */
+  private async withoutMemory(): Promise<Filter | undefined> {
+    const any = await this.call(() => this.store.listDocuments({ limit: 1, filter: ANY_MEMORY }));
+    return any.length > 0 ? WITHOUT_SYSTEM_COLLECTIONS : undefined;
+  }
+
   private async searchFilter(input: FindInput): Promise<Filter | undefined> {
     if (input.filter !== undefined && (typeof input.filter !== "object" || input.filter === null || Array.isArray(input.filter))) {
       throw new DocDBError("INVALID_REQUEST", 'filter must be a JSON object of metadata paths and values, e.g. {"lang":"ja"}');
@@ -311,7 +328,7 @@ export class Database {
     return allOf([
       parseFilter(input.filter),
       input.path_prefix !== undefined ? { op: "prefix", field: { builtin: "source" }, value: input.path_prefix } : undefined,
-      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : WITHOUT_SYSTEM_COLLECTIONS,
+      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : await this.withoutMemory(),
       input.doc_ids !== undefined ? { op: "in", field: { builtin: "doc_id" }, values: input.doc_ids } : undefined,
     ]);
   }
@@ -617,7 +634,7 @@ export class Database {
       parseFilter(options.filter),
       options.collection !== undefined
         ? { op: "eq", field: { builtin: "collection" }, value: options.collection }
-        : WITHOUT_SYSTEM_COLLECTIONS,
+        : await this.withoutMemory(),
     ]);
     const rows = await this.call(() => this.store.listDocuments({ limit, offset, filter }));
     return rows.map((d) => ({

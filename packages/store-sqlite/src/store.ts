@@ -55,6 +55,8 @@ const EXACT_FILTER_LIMIT = 5000;
 const MIN_FILTER_SHARE = 0.02;
 /** The most candidates a filtered approximate search asks the graph for before scanning exactly. */
 const MAX_OVERFETCH = 8192;
+/** Distinct filters whose match counts are kept between writes. */
+const MATCHING_CACHE_SIZE = 64;
 
 type Row = Record<string, unknown>;
 
@@ -146,6 +148,7 @@ function loadNative() {
 export class SqliteStore implements Store {
   readonly capabilities = SQLITE_CAPABILITIES;
   private readonly statements = new Map<string, Database.Statement>();
+  private matching: { token: string; counts: Map<string, number> } = { token: "", counts: new Map() };
   private readonly reader: SqlReader;
   private readonly ann: VectorIndex;
   /** The HNSW index beside the database file: `docdb index status|rebuild`. */
@@ -619,7 +622,6 @@ export class SqliteStore implements Store {
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }
-    if (options.exact) return this.nearest(blob, options);
     const matching = this.countMatching(sql, params);
     const total = this.ann.vectorCount();
     if (matching === 0) return [];
@@ -628,23 +630,49 @@ export class SqliteStore implements Store {
       `SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id
        WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1 AND ${sql}`,
     );
-    for (let k = Math.ceil((limit * total * 2) / matching) + limit; ; k *= 4) {
+    // The filter query also checks that each chunk still has its vector.
+    const passing = (candidates: SeqHit[]) => {
+      const pass = new Set(allowed.pluck().all(JSON.stringify(candidates.map((c) => c.seq)), ...params) as number[]);
+      return candidates.filter((c) => pass.has(c.seq));
+    };
+    const first = Math.ceil((limit * total * 2) / matching) + limit;
+    if (options.exact) {
+      // The in-memory scan, over-fetched until enough pass: exact, since it ends at every vector.
+      for (let k = first; ; k *= 4) {
+        const candidates = await this.ann.exactSearch(vector, Math.min(k, total));
+        if (!candidates) return this.nearest(blob, options, matching);
+        const hits = passing(candidates);
+        if (hits.length >= limit || k >= total) return hits.slice(0, limit);
+      }
+    }
+    for (let k = first; ; k *= 4) {
       const candidates = await this.ann.candidates(vector, Math.min(k, MAX_OVERFETCH));
       if (!candidates) return this.nearest(blob, options, matching);
-      // The filter query also checks that each chunk still has its vector.
-      const pass = new Set(allowed.pluck().all(JSON.stringify(candidates.map((c) => c.seq)), ...params) as number[]);
-      const hits = candidates.filter((c) => pass.has(c.seq));
+      const hits = passing(candidates);
       if (hits.length >= limit) return hits.slice(0, limit);
       if (k >= MAX_OVERFETCH || candidates.length < Math.min(k, MAX_OVERFETCH)) return this.nearest(blob, options, matching);
     }
   }
 
+  /**
+   * How many embedded chunks pass a filter: a join over every chunk (~160 ms at 100k), so it is
+   * kept until anyone writes to the database (an agent repeating a filter pays it once).
+   */
   private countMatching(sql: string, params: unknown[]): number {
-    return (
-      this.db
-        .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
-        .get(...params) as { n: number }
-    ).n;
+    const token = this.changeTokenNow();
+    if (token !== this.matching.token) this.matching = { token, counts: new Map() };
+    const key = `${sql}\u0000${JSON.stringify(params)}`;
+    let n = this.matching.counts.get(key);
+    if (n === undefined) {
+      n = (
+        this.db
+          .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
+          .get(...params) as { n: number }
+      ).n;
+      if (this.matching.counts.size >= MATCHING_CACHE_SIZE) this.matching.counts.clear();
+      this.matching.counts.set(key, n);
+    }
+    return n;
   }
 
   /**
@@ -820,6 +848,10 @@ export class SqliteStore implements Store {
   }
 
   async changeToken(): Promise<string> {
+    return this.changeTokenNow();
+  }
+
+  private changeTokenNow(): string {
     // data_version moves when another connection commits; total_changes when this one writes.
     const version = this.db.pragma("data_version", { simple: true }) as number;
     const own = this.statement("SELECT total_changes() AS n").get() as { n: number };
