@@ -10,10 +10,11 @@ import { PrecomputedEmbeddings } from "./model.mjs";
  * Returns chunks/s and the counts. The vectors come from `seed`, so the same size and
  * dimension always get the same data.
  */
-export async function ingest(core, { dataDir, name, chunks, dims, seed }) {
+export async function ingest(core, { dataDir, store, name, chunks, dims, seed }) {
   const vectors = clusteredVectors(chunks + 64, dims, { seed });
   const model = new PrecomputedEmbeddings(vectors);
-  const docdb = core.openDocDB({ dataDir, embedding: model, logger: core.silentLogger() });
+  // `store`: where the databases live (a postgres:// URL); default the SQLite folder `dataDir`.
+  const docdb = core.openDocDB({ dataDir, store: store ?? dataDir, embedding: model, logger: core.silentLogger() });
   try {
     const db = await docdb.database(name, { create: true });
     let stored = 0;
@@ -38,11 +39,17 @@ export async function ingest(core, { dataDir, name, chunks, dims, seed }) {
  * re-embed path (drop the vector table, embed every chunk again in batches): the same chunks
  * and keyword index at another dimension, without segmenting the text again.
  */
-export async function reembedCopy(core, { dataDir, from, name, dims, seed, chunks }) {
-  copyFileSync(join(dataDir, `${from}.db`), join(dataDir, `${name}.db`));
+export async function reembedCopy(core, { dataDir, store, from, name, dims, seed, chunks }) {
+  // With `from` equal to `name` (PostgreSQL: no file to copy) the database is re-embedded in place.
+  if (from !== name) copyFileSync(join(dataDir, `${from}.db`), join(dataDir, `${name}.db`));
   // A few spare vectors: reembed first proves the model works with one call.
   const vectors = clusteredVectors(chunks + 64, dims, { seed });
-  const docdb = core.openDocDB({ dataDir, embedding: new PrecomputedEmbeddings(vectors), logger: core.silentLogger() });
+  const docdb = core.openDocDB({
+    dataDir,
+    store: store ?? dataDir,
+    embedding: new PrecomputedEmbeddings(vectors),
+    logger: core.silentLogger(),
+  });
   try {
     const started = performance.now();
     const result = await (await docdb.database(name)).reembed({ batch_size: 256 });

@@ -11,9 +11,21 @@ function table(header, rows) {
 export function renderTable(report) {
   const out = [];
   const m = report.machine;
+  const load = m.loadAverage
+    ? ` Load average (1/5/15 min): ${m.loadAverage.start.map((x) => x.toFixed(1)).join("/")} at the start, ${m.loadAverage.end?.map((x) => x.toFixed(1)).join("/") ?? "?"} at the end.`
+    : "";
   out.push(
-    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}. Date: ${report.date}. Run: ${report.seconds.toFixed(0)} s.`,
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}. Date: ${report.date}. Run: ${report.seconds.toFixed(0)} s.${load}`,
   );
+  const store = report.store ?? { kind: "sqlite", location: "temporary SQLite files" };
+  out.push("");
+  if (store.kind === "postgres") {
+    out.push(`Store: PostgreSQL at ${store.location}. Server: ${store.server.label}.`);
+    out.push(`Databases of this run dropped afterwards: ${store.dropped ?? "?"}. Re-embed: ${store.reembed}.`);
+  } else {
+    out.push(`Store: SQLite (${store.location}).`);
+  }
+  for (const line of report.skipped ?? []) out.push(`Skipped: ${line}.`);
   out.push("");
   out.push("Ingest (chunk + store + FTS + vectors; embedding excluded: precomputed vectors)");
   out.push("");
@@ -35,7 +47,7 @@ export function renderTable(report) {
     );
   }
   out.push("");
-  out.push("Find latency, top 10, ms (query embedding excluded); raw KNN = sqlite-vec alone on the same table");
+  out.push(`Find latency, top 10, ms (query embedding excluded); raw KNN = ${store.rawKnn ?? "sqlite-vec alone on the same table"}`);
   out.push("");
   out.push(
     table(
@@ -48,6 +60,8 @@ export function renderTable(report) {
         "vector p95",
         "hybrid p50",
         "hybrid p95",
+        "vector, broad filter p50",
+        "vector, broad filter p95",
         "raw KNN p50",
         "raw KNN p95",
         "vector / raw",
@@ -62,6 +76,8 @@ export function renderTable(report) {
         ms(r.vector.p95),
         ms(r.hybrid.p50),
         ms(r.hybrid.p95),
+        r.vectorFiltered ? ms(r.vectorFiltered.p50) : "",
+        r.vectorFiltered ? ms(r.vectorFiltered.p95) : "",
         ms(r.rawKnn.p50),
         ms(r.rawKnn.p95),
         ratio(r.vector.p50, r.rawKnn.p50),
@@ -69,6 +85,74 @@ export function renderTable(report) {
       ]),
     ),
   );
+  for (const a of report.ann ?? []) {
+    if (a.engine === "postgres") {
+      out.push("", ...postgresAnn(a));
+      continue;
+    }
+    const b = a.build;
+    const p = a.paths;
+    out.push("");
+    out.push(
+      `Vector search, ${a.vectors} × ${a.dims}, top 10, ms; recall@10 against the exact answer (the floor). ` +
+        `Index (usearch HNSW, M ${b.settings.connectivity}, ef_construction ${b.settings.expansionAdd}, ${b.settings.quantization}): ` +
+        `built in ${b.seconds.toFixed(1)} s, file ${(b.bytes / 2 ** 20).toFixed(1)} MB, RSS ${b.rssMb.toFixed(0)} MB after the build; ` +
+        `RSS ${a.rssMb.toFixed(0)} MB after the queries (index + exact-path copy + the bench's own copy of the vectors).`,
+    );
+    out.push("");
+    const row = (label, setting, x, floor) => [
+      label,
+      setting,
+      ms(x.p50),
+      ms(x.p95),
+      x.recall === undefined ? "1 (is the truth)" : x.recall.toFixed(3),
+      floor ? ratio(x.p50, floor) : "",
+    ];
+    const floorP50 = p.floor.p50;
+    if (a.state === "exact") out.push(`(below the index threshold ${b.settings.threshold}: the "HNSW" rows are sqlite-vec scans)\n`);
+    out.push(
+      table(
+        ["path", "setting", "p50", "p95", "recall@10", "p50 / floor"],
+        [
+          row("docdb findSimilar vector (HNSW)", `ef ${b.settings.expansionSearch} (default)`, p.ann, floorP50),
+          row("docdb findSimilar vector, exact: true", "in-memory SIMD scan", p.exact, floorP50),
+          row("in-memory SIMD floor (usearch exactSearch alone)", "f32, one thread", p.floor, floorP50),
+          row("sqlite-vec scan alone (the previous vector path)", "", p.sqliteVec, floorP50),
+          ...a.sweep.map((s) => row("docdb findSimilar vector (HNSW)", `ef ${s.ef}`, s, s.floorP50)),
+        ],
+      ),
+    );
+  }
+  const tr = report.textRecall;
+  if (tr) {
+    out.push("");
+    if (tr.skipped) out.push(`Text-derived vectors: skipped (${tr.skipped})`);
+    else {
+      out.push(
+        `Text-derived vectors: ${tr.vectors} sentences of the eval corpora (JaQuAD, SciFact) as random projections of TF-IDF over analysed terms; ` +
+          `${tr.queries} questions of the corpora as queries; usearch HNSW (docdb's library), recall@10 against usearch exactSearch, search alone (no SQLite), ms`,
+      );
+      out.push("");
+      out.push(
+        table(
+          ["M", "ef_construction", "quantization", "build s", "file MB", "ef", "p50", "p95", "recall@10"],
+          tr.builds.flatMap((b) =>
+            b.sweep.map((s) => [
+              b.settings.connectivity,
+              b.settings.expansionAdd,
+              b.settings.quantization,
+              b.seconds.toFixed(1),
+              (b.bytes / 2 ** 20).toFixed(1),
+              s.ef,
+              ms(s.p50),
+              ms(s.p95),
+              s.recall.toFixed(3),
+            ]),
+          ),
+        ),
+      );
+    }
+  }
   out.push("");
   out.push("MCP server (stdio)");
   out.push("");
@@ -87,4 +171,35 @@ export function renderTable(report) {
     );
   }
   return `${out.join("\n")}\n`;
+}
+
+/** PostgreSQL's vector section: pgvector HNSW through docdb and alone, against the exact answer. */
+function postgresAnn(a) {
+  const out = [];
+  const i = a.index;
+  const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
+  out.push(
+    `Vector search on PostgreSQL, ${a.vectors} × ${a.dims}, top 10, ms; recall@10 against docdb's exact answer (\`exact: true\`). ` +
+      (i
+        ? `Index (pgvector HNSW, m ${i.settings.m}, ef_construction ${i.settings.efConstruction}, cosine), filled row by row during ingest: ` +
+          `${mb(i.bytes)} MB (vectors table ${mb(i.tableBytes)} MB); REINDEX from scratch took ${i.rebuildSeconds.toFixed(1)} s (${mb(i.bytesAfterRebuild)} MB after).`
+        : "No HNSW index (pgvector indexes up to 2,000 dimensions): every path is an exact scan."),
+  );
+  out.push("");
+  const p = a.paths;
+  const exactP50 = p.exact.p50;
+  const row = (label, setting, x) => [label, setting, ms(x.p50), ms(x.p95), x.recall.toFixed(3), ratio(x.p50, exactP50)];
+  out.push(
+    table(
+      ["path", "setting", "p50", "p95", "recall@10", "p50 / docdb exact"],
+      [
+        row("docdb findSimilar vector (HNSW)", `ef_search ${i?.settings.efSearch ?? "—"} (docdb's)`, p.ann),
+        row("docdb findSimilar vector, exact: true", "sequential scan in the server", p.exact),
+        row("pgvector alone: ORDER BY <=> LIMIT 10 (HNSW)", `ef_search ${i?.settings.efSearch ?? "—"}`, p.pgvectorHnsw),
+        row("pgvector alone: exact scan", "", p.pgvectorExact),
+        ...(a.sweep ?? []).map((s) => row("pgvector alone: ORDER BY <=> LIMIT 10 (HNSW)", `ef_search ${s.ef}`, s)),
+      ],
+    ),
+  );
+  return out;
 }

@@ -11,10 +11,12 @@ import { evalCommand } from "./commands/eval.js";
 import { findCommand } from "./commands/find.js";
 import { getCommand } from "./commands/get.js";
 import { importCommand } from "./commands/import.js";
+import { indexCommand } from "./commands/index-command.js";
 import { insertCommand } from "./commands/insert.js";
 import { installCommand, uninstallCommand } from "./commands/install.js";
 import { listCommand } from "./commands/list.js";
 import { modelsCommand } from "./commands/models.js";
+import { qaCommand } from "./commands/qa.js";
 import { serveCommand } from "./commands/serve.js";
 import { sqlCommand } from "./commands/sql.js";
 import { statusCommand } from "./commands/status.js";
@@ -44,10 +46,12 @@ export function buildProgram(): Command {
     sqlCommand(),
     embedCommand(),
     reembedCommand(),
+    indexCommand(),
     modelsCommand(),
     collectionCommand(),
     importCommand(),
     watchCommand(),
+    qaCommand(),
     serveCommand(),
     evalCommand(),
     copyCommand(),

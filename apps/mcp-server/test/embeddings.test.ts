@@ -50,6 +50,18 @@ describe("docdb-mcp with an embedding model", () => {
     expect(vector.results[0]?.distance).toBeTypeOf("number");
     expect(vector.warnings).toEqual([]);
 
+    // `exact` forces the exact scan; on a small database both paths give the same answer.
+    const exact = await ok<{ results: { doc_id: string; distance?: number }[] }>(client, "find_similar_documents", {
+      text: "東京は日本の首都で、人口は約1400万人",
+      mode: "vector",
+      top_k: 2,
+      exact: true,
+    });
+    expect(exact.results.map((r) => [r.doc_id, r.distance])).toEqual(vector.results.map((r) => [r.doc_id, r.distance]));
+    await expect(client.callTool({ name: "find_similar_documents", arguments: { text: "x", exact: "yes" } })).rejects.toThrow(
+      /exact: .*expected boolean/,
+    );
+
     const hybrid = await ok<{ results: { doc_id: string }[]; mode: string }>(client, "find_similar_documents", { text: "隅田川と浅草" });
     expect(hybrid.mode).toBe("hybrid");
     expect(hybrid.results[0]?.doc_id).toBe(tokyo.doc_id);

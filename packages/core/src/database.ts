@@ -1,7 +1,16 @@
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { type Chunk, type ChunkOptions, chunkMarkdown, chunkText } from "@docdb/chunker";
 import { EmbeddingError, type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
-import { allOf, type ChunkHit, type Filter, type Store } from "@docdb/store";
+import {
+  allOf,
+  type ChunkHit,
+  type DocumentWrite,
+  type Filter,
+  type Store,
+  type VectorIndexProgress,
+  type VectorIndexSettings,
+  type VectorIndexStatus,
+} from "@docdb/store";
 import { Collections } from "./collections/collections.js";
 import { DEFINITION_CANDIDATES, definedSymbol, definitionsFirst, namedSymbol } from "./definitions.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
@@ -10,6 +19,15 @@ import { parseFilter } from "./filter.js";
 import type { HealingStatus } from "./healer.js";
 import { lineIndex } from "./lines.js";
 import type { Logger } from "./logger.js";
+import { Memory, resolveMemoryOptions } from "./memory/memory.js";
+import {
+  ANY_MEMORY,
+  isSystemCollection,
+  MEMORY_COLLECTION_PREFIX,
+  MEMORY_COLLECTIONS,
+  WITHOUT_SYSTEM_COLLECTIONS,
+} from "./memory/names.js";
+import type { ResolvedMemoryOptions } from "./memory/types.js";
 import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { RERANK_CANDIDATES } from "./reranker.js";
 import { validateSql } from "./sql.js";
@@ -26,6 +44,7 @@ import type {
   InsertInput,
   InsertResult,
   SearchMode,
+  SearchResult,
   SqlOptions,
   SqlResult,
 } from "./types.js";
@@ -57,6 +76,8 @@ export interface DatabaseContext {
   onPending?: () => void;
   /** The background embedder's state, when one runs. */
   healing?: () => HealingStatus | undefined;
+  /** Agent memory thresholds (default: the environment's, else docdb's defaults). */
+  memory?: ResolvedMemoryOptions;
 }
 
 /**
@@ -90,6 +111,8 @@ function providerHint(model: EmbeddingModel, error: unknown): string {
 export class Database {
   /** Named document sets imported from folders (add, import, status, watch). */
   readonly collections: Collections;
+  /** Memory for agents: question–answer records by topic, merged into knowledge (see Memory). */
+  readonly memory: Memory;
 
   /** @internal Opened by `DocDB.database`; not constructed directly. */
   constructor(
@@ -104,6 +127,16 @@ export class Database {
       embedPending: (options) => this.embedPending(options),
       pendingCount: async () => (await this.store.counts()).pending,
       model: async () => (await this.status()).model,
+    });
+    this.memory = new Memory({
+      databaseName: name,
+      store,
+      embedding: context.embedding,
+      logger: context.logger,
+      options: context.memory ?? resolveMemoryOptions(),
+      insert: (inputs) => this.insertDocuments(inputs),
+      search: (query, options) => this.search(query, options),
+      embed: (model, texts) => this.embed(model, texts, "document", { deadlineMs: this.context.embedDeadlineMs }),
     });
   }
 
@@ -143,7 +176,69 @@ export class Database {
    * use, that document is replaced (same doc_id; unchanged chunks keep their vectors).
    */
   async insertDocument(input: InsertInput): Promise<InsertResult> {
+    if (typeof input === "object" && input !== null && typeof input.collection === "string" && isSystemCollection(input.collection)) {
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `collection names starting with "_" are reserved for docdb (agent memory lives in ${MEMORY_COLLECTION_PREFIX}*): choose another name`,
+      );
+    }
+    const [result] = await this.insertDocuments([input]);
+    return result as InsertResult;
+  }
+
+  /**
+   * @internal Several documents written in one transaction (all or none), then embedded. Used by
+   * `insertDocument` and by agent memory (knowledge plus the QAs it marks merged). No reserved-
+   * collection check: callers inside core choose their collections.
+   */
+  async insertDocuments(inputs: (InsertInput & { id?: string })[]): Promise<InsertResult[]> {
     const started = performance.now();
+    const prepared = inputs.map((input) => this.toWrite(input));
+    const model = this.context.embedding;
+    if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
+    const written = await this.call(() => this.store.writeDocuments(prepared.map((p) => p.write)));
+
+    const results: InsertResult[] = [];
+    for (const [i, p] of prepared.entries()) {
+      const { docId, replaced, reusedVectors } = written[i] as { docId: string; replaced: boolean; reusedVectors: number };
+      const warnings: string[] = [];
+      const missing = p.chunkCount - reusedVectors;
+      let embedded = missing === 0;
+      if (!model && !embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
+      else if (model && !embedded) {
+        try {
+          // Only when some vectors were carried over must the store say which chunks still need one.
+          const pending =
+            reusedVectors === 0 ? p.write.chunks : (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
+          // An insert answers within the deadline: what is not embedded by then stays pending.
+          const vectors = await this.embed(
+            model,
+            pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title: p.title })),
+            "document",
+            { deadlineMs: this.context.embedDeadlineMs },
+          );
+          await this.recordModel(model);
+          await this.call(() => this.store.writeVectors(pending.map((c, j) => ({ chunkId: c.id, vector: vectors[j] as Float32Array }))));
+          embedded = true;
+        } catch (error) {
+          const reason = describeEmbeddingFailure(error);
+          // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
+          this.context.logger.info({ db: this.name, doc_id: docId, err: reason }, "embedding failed; document stored as pending");
+          warnings.push(this.pendingWarning(reason));
+        }
+      }
+      if (!embedded) this.context.onPending?.();
+      this.context.logger.info(
+        { db: this.name, doc_id: docId, chunks: p.chunkCount, replaced, embedded, ms: Math.round(performance.now() - started) },
+        "insert",
+      );
+      results.push({ doc_id: docId, chunk_count: p.chunkCount, embedded, replaced, reused_vectors: reusedVectors, warnings });
+    }
+    return results;
+  }
+
+  /** Validates one insert and turns it into the store's write (chunks with fresh ids). */
+  private toWrite(input: InsertInput & { id?: string }): { write: DocumentWrite; title: string | null; chunkCount: number } {
     if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
     const text = validateText(input.text, this.context.maxTextLength);
     const metadata = validateMetadata(input.metadata);
@@ -151,62 +246,26 @@ export class Database {
     if (input.title !== undefined && (typeof input.title !== "string" || input.title.length > 1000)) {
       throw new DocDBError("INVALID_REQUEST", "title must be a string of at most 1000 characters");
     }
-    const model = this.context.embedding;
-    if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
-
     const title = input.title ?? null;
     const chunks = toStoredChunks(text, this.chunk(input, text), title);
-    const [written] = await this.call(() =>
-      this.store.writeDocuments([
-        {
-          document: {
-            id: newId(),
-            key: key ?? null,
-            source: input.source ?? null,
-            title,
-            content: text,
-            contentHash: contentHash(text),
-            metadata,
-            collection: input.collection ?? null,
-          },
-          chunks,
-          upsertByKey: key !== undefined,
+    return {
+      write: {
+        document: {
+          id: input.id ?? newId(),
+          key: key ?? null,
+          source: input.source ?? null,
+          title,
+          content: text,
+          contentHash: contentHash(text),
+          metadata,
+          collection: input.collection ?? null,
         },
-      ]),
-    );
-    const { docId, replaced, reusedVectors } = written as { docId: string; replaced: boolean; reusedVectors: number };
-
-    const warnings: string[] = [];
-    const missing = chunks.length - reusedVectors;
-    let embedded = missing === 0;
-    if (!model && !embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
-    else if (model && !embedded) {
-      try {
-        // Only when some vectors were carried over must the store say which chunks still need one.
-        const pending = reusedVectors === 0 ? chunks : (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
-        // An insert answers within the deadline: what is not embedded by then stays pending.
-        const vectors = await this.embed(
-          model,
-          pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title })),
-          "document",
-          { deadlineMs: this.context.embedDeadlineMs },
-        );
-        await this.recordModel(model);
-        await this.call(() => this.store.writeVectors(pending.map((c, i) => ({ chunkId: c.id, vector: vectors[i] as Float32Array }))));
-        embedded = true;
-      } catch (error) {
-        const reason = describeEmbeddingFailure(error);
-        // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
-        this.context.logger.info({ db: this.name, doc_id: docId, err: reason }, "embedding failed; document stored as pending");
-        warnings.push(this.pendingWarning(reason));
-      }
-    }
-    if (!embedded) this.context.onPending?.();
-    this.context.logger.info(
-      { db: this.name, doc_id: docId, chunks: chunks.length, replaced, embedded, ms: Math.round(performance.now() - started) },
-      "insert",
-    );
-    return { doc_id: docId, chunk_count: chunks.length, embedded, replaced, reused_vectors: reusedVectors, warnings };
+        chunks,
+        upsertByKey: key !== undefined,
+      },
+      title,
+      chunkCount: chunks.length,
+    };
   }
 
   /** The model is recorded with its first vectors, so a model that never embedded anything binds nothing. */
@@ -252,6 +311,17 @@ export class Database {
     return hits.filter((h) => defining.has(h.chunkId));
   }
 
+  /**
+   * The condition that keeps agent memory out of find and list, or none when the database holds
+   * no memory. Any filter makes an engine take its filtered vector path (at 100k chunks the
+   * SQLite engine counts the matching chunks first, ~160 ms), and most databases never store
+   * memory; asking whether it has any is one indexed lookup.
+   */
+  private async withoutMemory(): Promise<Filter | undefined> {
+    const any = await this.call(() => this.store.listDocuments({ limit: 1, filter: ANY_MEMORY }));
+    return any.length > 0 ? WITHOUT_SYSTEM_COLLECTIONS : undefined;
+  }
+
   private async searchFilter(input: FindInput): Promise<Filter | undefined> {
     if (input.filter !== undefined && (typeof input.filter !== "object" || input.filter === null || Array.isArray(input.filter))) {
       throw new DocDBError("INVALID_REQUEST", 'filter must be a JSON object of metadata paths and values, e.g. {"lang":"ja"}');
@@ -274,7 +344,7 @@ export class Database {
     return allOf([
       parseFilter(input.filter),
       input.path_prefix !== undefined ? { op: "prefix", field: { builtin: "source" }, value: input.path_prefix } : undefined,
-      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : undefined,
+      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : await this.withoutMemory(),
       input.doc_ids !== undefined ? { op: "in", field: { builtin: "doc_id" }, values: input.doc_ids } : undefined,
     ]);
   }
@@ -313,51 +383,7 @@ export class Database {
     let fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : topK;
     if (reranker) fetch = Math.max(fetch, candidates);
 
-    let keyword: { chunkId: string; score: number }[] = [];
-    const name = namedSymbol(query);
-    let vector: { chunkId: string; distance: number }[] = [];
-    if (mode !== "vector") {
-      const keywordQuery = buildKeywordQuery(query);
-      keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: fetch, filter })) : [];
-      if (keywordQuery && name !== undefined) keyword = definitionsFirst(keyword, await this.definitions(keywordQuery, name, filter));
-    }
-    if (mode !== "keyword") {
-      const model = this.context.embedding;
-      const info = await this.call(() => this.store.getEmbeddingInfo());
-      if (!model) {
-        const why = this.context.embeddingProblem ?? "no embedding provider is configured";
-        if (mode === "vector") {
-          throw new DocDBError(
-            "EMBEDDING_UNAVAILABLE",
-            `vector search needs an embedding model (${why}): configure one, or use --mode keyword`,
-          );
-        }
-        warnings.push(`keyword results only: ${why}`);
-      } else if (!info) {
-        warnings.push(
-          `database "${this.name}" has no vectors yet; ${mode === "hybrid" ? "keyword results only" : "nothing to compare with"}`,
-        );
-      } else {
-        assertSameModel(info, model, this.name);
-        let queryVector: Float32Array | undefined;
-        try {
-          [queryVector] = await this.embed(model, [query], "query", { deadlineMs: this.context.embedDeadlineMs });
-        } catch (error) {
-          if (mode === "vector" || DocDBError.isInstance(error)) {
-            throw DocDBError.isInstance(error)
-              ? error
-              : new DocDBError("EMBEDDING_UNAVAILABLE", `could not embed the query: ${describeEmbeddingFailure(error)}`, { cause: error });
-          }
-          warnings.push(`keyword results only: could not embed the query (${describeEmbeddingFailure(error)})`);
-        }
-        if (queryVector) {
-          const probe = queryVector;
-          vector = await this.call(() => this.store.vectorSearch(probe, { limit: fetch, filter, exact: input.exact === true }));
-        }
-      }
-    }
-
-    const ranked = rank(mode, keyword, vector);
+    const ranked = await this.retrieve(query, { mode, fetch, filter, exact: input.exact === true }, warnings);
     let scored: RankedHit[];
     let retrievalScores: Map<string, number> | undefined;
     if (reranker) {
@@ -405,7 +431,7 @@ export class Database {
     }
     const passages = await this.collections.markStale(
       groups.map(({ group }) => {
-        const passage = toPassage(group, contents.get(group.docId), name);
+        const passage = toPassage(group, contents.get(group.docId), namedSymbol(query));
         const retrieval = retrievalScores?.get(passage.chunk_id);
         return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
       }),
@@ -432,6 +458,87 @@ export class Database {
       ...(note ? { note } : {}),
       ...(reranker ? { reranked_by: `${reranker.provider}/${reranker.modelId}` } : {}),
     };
+  }
+
+  /**
+   * Candidates for a query, best first with 0–1 scores: keyword and vector search over what
+   * `filter` allows, fused by mode. Warnings (keyword-only fallbacks) are added to `warnings`.
+   */
+  private async retrieve(
+    query: string,
+    options: { mode: SearchMode; fetch: number; filter?: Filter; exact?: boolean },
+    warnings: string[],
+  ): Promise<{ chunkId: string; score: number; distance?: number }[]> {
+    const { mode, filter } = options;
+    let keyword: { chunkId: string; score: number }[] = [];
+    let vector: { chunkId: string; distance: number }[] = [];
+    if (mode !== "vector") {
+      const keywordQuery = buildKeywordQuery(query);
+      keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: options.fetch, filter })) : [];
+      // A query that is one identifier puts the chunks defining it first (definitions.ts).
+      const name = namedSymbol(query);
+      if (keywordQuery && name !== undefined) keyword = definitionsFirst(keyword, await this.definitions(keywordQuery, name, filter));
+    }
+    if (mode !== "keyword") {
+      const model = this.context.embedding;
+      const info = await this.call(() => this.store.getEmbeddingInfo());
+      if (!model) {
+        const why = this.context.embeddingProblem ?? "no embedding provider is configured";
+        if (mode === "vector") {
+          throw new DocDBError(
+            "EMBEDDING_UNAVAILABLE",
+            `vector search needs an embedding model (${why}): configure one, or use --mode keyword`,
+          );
+        }
+        warnings.push(`keyword results only: ${why}`);
+      } else if (!info) {
+        warnings.push(
+          `database "${this.name}" has no vectors yet; ${mode === "hybrid" ? "keyword results only" : "nothing to compare with"}`,
+        );
+      } else {
+        assertSameModel(info, model, this.name);
+        let queryVector: Float32Array | undefined;
+        try {
+          [queryVector] = await this.embed(model, [query], "query", { deadlineMs: this.context.embedDeadlineMs });
+        } catch (error) {
+          if (mode === "vector" || DocDBError.isInstance(error)) {
+            throw DocDBError.isInstance(error)
+              ? error
+              : new DocDBError("EMBEDDING_UNAVAILABLE", `could not embed the query: ${describeEmbeddingFailure(error)}`, { cause: error });
+          }
+          warnings.push(`keyword results only: could not embed the query (${describeEmbeddingFailure(error)})`);
+        }
+        if (queryVector) {
+          const probe = queryVector;
+          vector = await this.call(() => this.store.vectorSearch(probe, { limit: options.fetch, filter, exact: options.exact }));
+        }
+      }
+    }
+
+    return rank(mode, keyword, vector);
+  }
+
+  /**
+   * @internal Search for agent memory: chunks (not merged into passages, no budget, no
+   * reranking) over whatever `filter` allows, one result per chunk with its text. Arguments are
+   * already validated.
+   */
+  async search(
+    query: string,
+    options: { topK: number; mode: SearchMode; threshold?: number; filter?: Filter; exact?: boolean },
+  ): Promise<{ results: SearchResult[]; warnings: string[] }> {
+    const { topK, mode, threshold } = options;
+    const warnings: string[] = [];
+    // Fetch more than top_k when fusion or a threshold may drop some.
+    const fetch = mode === "hybrid" || threshold !== undefined ? Math.max(topK * 4, 50) : topK;
+    const ranked = await this.retrieve(query, { mode, fetch, filter: options.filter, exact: options.exact }, warnings);
+    const kept = ranked.filter((r) => threshold === undefined || r.score >= threshold).slice(0, topK);
+    const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
+    const scored: RankedHit[] = kept.flatMap((r) => {
+      const hit = hits.get(r.chunkId);
+      return hit ? [{ hit, score: r.score, ...(r.distance !== undefined ? { distance: r.distance } : {}) }] : [];
+    });
+    return { results: groupPassages(scored, false).map(({ group }) => toPassage(group, undefined)), warnings };
   }
 
   private requireReranker(): Reranker {
@@ -546,7 +653,9 @@ export class Database {
     if (!Number.isInteger(offset) || offset < 0) throw new DocDBError("INVALID_REQUEST", "offset must be a whole number, 0 or more");
     const filter = allOf([
       parseFilter(options.filter),
-      options.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: options.collection } : undefined,
+      options.collection !== undefined
+        ? { op: "eq", field: { builtin: "collection" }, value: options.collection }
+        : await this.withoutMemory(),
     ]);
     const rows = await this.call(() => this.store.listDocuments({ limit, offset, filter }));
     return rows.map((d) => ({
@@ -565,8 +674,10 @@ export class Database {
 
   /**
    * Runs one read-only SQL query over the documented views (`documents_v`, `chunks_v`,
-   * `collections_v`, `files_v`; see SQL_VIEWS). Writes, DDL, ATTACH, PRAGMA statements and
-   * extension loading are refused (INVALID_REQUEST); results are capped at `max_rows` rows
+   * `collections_v`, `files_v`, and agent memory's `topics_v`, `qa_v`, `knowledge_v`; see
+   * SQL_VIEWS) in the engine's dialect (SQLite or PostgreSQL).
+   * Writes, DDL, ATTACH, PRAGMA and SET statements, extension loading, other databases and
+   * functions with side effects are refused (INVALID_REQUEST); results are capped at `max_rows` rows
    * (`truncated` says more existed) and `timeout_ms` (past it the query is stopped and fails).
    * The caps are stated in the result. INVALID_REQUEST when the engine offers no SQL.
    */
@@ -577,7 +688,7 @@ export class Database {
     if (!store.capabilities.readOnlySql || !store.querySql) {
       throw new DocDBError(
         "INVALID_REQUEST",
-        `the ${this.context.engine} engine does not offer read-only SQL; use find, list and get instead (SQL needs the SQLite engine)`,
+        `the ${this.context.engine} engine does not offer read-only SQL; use find, list and get instead (the SQLite and PostgreSQL engines offer it)`,
       );
     }
     const answer = await this.call(() => (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs }));
@@ -594,22 +705,59 @@ export class Database {
     };
   }
 
-  /** Counts and the embedding model of this database. */
+  /**
+   * Counts and the embedding model of this database. Documents, chunks, embedded and pending
+   * count the user's documents; agent memory is counted apart in `memory` (`embedPending`
+   * embeds both).
+   */
   async status(): Promise<DatabaseStatus> {
     const counts = await this.call(() => this.store.counts());
     const info = await this.call(() => this.store.getEmbeddingInfo());
     const healing = this.context.healing?.();
+    const memory = { documents: 0, chunks: 0, embedded: 0, pending: 0 };
+    for (const collection of Object.values(MEMORY_COLLECTIONS)) {
+      const c = await this.call(() => this.store.collectionCounts(collection));
+      memory.documents += c.documents;
+      memory.chunks += c.chunks;
+      memory.embedded += c.embedded;
+      memory.pending += c.pending;
+    }
     return {
       name: this.name,
       engine: this.context.engine,
       location: this.location,
-      documents: counts.documents,
-      chunks: counts.chunks,
-      embedded: counts.embedded,
-      pending: counts.pending,
+      documents: counts.documents - memory.documents,
+      chunks: counts.chunks - memory.chunks,
+      embedded: counts.embedded - memory.embedded,
+      pending: counts.pending - memory.pending,
+      reused_vectors: counts.reusedVectors ?? 0,
       model: info ? { provider: info.provider, model: info.model, dimensions: info.dimensions } : null,
+      ...(memory.documents > 0 ? { memory } : {}),
       ...(healing ? { healing } : {}),
     };
+  }
+
+  /**
+   * The approximate vector index of this database (state, size, settings), or null when the
+   * engine keeps none it can show (e.g. PostgreSQL, whose indexes live in the server).
+   */
+  async indexStatus(): Promise<VectorIndexStatus | null> {
+    const index = this.store.vectorIndex;
+    return index ? this.call(() => index.status()) : null;
+  }
+
+  /**
+   * Builds the approximate vector index again from the stored vectors, reporting progress;
+   * `settings` given are kept for this database. INVALID_REQUEST when the engine keeps none.
+   */
+  async rebuildIndex(
+    options: { settings?: Partial<VectorIndexSettings>; onProgress?: (progress: VectorIndexProgress) => void } = {},
+  ): Promise<VectorIndexStatus> {
+    const index = this.store.vectorIndex;
+    if (!index) {
+      throw new DocDBError("INVALID_REQUEST", `the ${this.context.engine} engine keeps no vector index docdb can rebuild`);
+    }
+    return this.call(() => index.rebuild(options));
   }
 
   /**

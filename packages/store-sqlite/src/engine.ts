@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Store, type StoreEngine, StoreError } from "@docdb/store";
+import { type Store, type StoreEngine, StoreError, type VectorIndexSettings } from "@docdb/store";
 import { SQLITE_CAPABILITIES, SqliteStore } from "./store.js";
 import { DEFAULT_BUSY_TIMEOUT_MS } from "./write-lock.js";
 
@@ -11,6 +11,12 @@ export interface SqliteEngineOptions {
   busyTimeoutMs?: number;
   /** Migrations folder; defaults to the one shipped with the package. */
   migrationsDir?: string;
+  /**
+   * Defaults of the approximate vector index (HNSW beside each database file): threshold,
+   * connectivity, expansionAdd, expansionSearch, quantization. A database's own settings
+   * (`docdb index rebuild --threshold …`) take precedence.
+   */
+  vectorIndex?: Partial<VectorIndexSettings>;
 }
 
 const FILE_NAME = /^([A-Za-z0-9_-]{1,64})\.db$/;
@@ -64,6 +70,7 @@ export class SqliteEngine implements StoreEngine {
       store = await SqliteStore.open(name, path, {
         busyTimeoutMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
         migrationsDir: this.options.migrationsDir,
+        vectorIndex: this.options.vectorIndex,
       });
     } catch (error) {
       if (StoreError.isInstance(error)) throw error;
@@ -78,7 +85,7 @@ export class SqliteEngine implements StoreEngine {
     await this.open.get(name)?.close();
     this.open.delete(name);
     if (!existsSync(path)) return false;
-    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
+    for (const suffix of ["", "-wal", "-shm", "-journal", ".hnsw", ".hnsw.json"]) rmSync(`${path}${suffix}`, { force: true });
     return true;
   }
 

@@ -23,6 +23,8 @@ import type {
   StoredDocument,
   StoredFile,
   VectorHit,
+  VectorIndexControl,
+  VectorIndexSettings,
   WriteResult,
 } from "@docdb/store";
 import { type Filter, StoreError } from "@docdb/store";
@@ -30,11 +32,13 @@ import type Database from "better-sqlite3";
 import { filterToSql } from "./filter-sql.js";
 import { keywordSearch } from "./keyword-search.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
+import { addReusedVectors, reusedVectors } from "./reuse-counter.js";
 import { SqlReader } from "./sql-reader.js";
+import { DEFAULT_VECTOR_INDEX_SETTINGS, type SeqHit, VectorIndex } from "./vector-index.js";
 import { BUSY_ATTEMPT_MS, waitForLock, writeTransaction } from "./write-lock.js";
 
 export const SQLITE_CAPABILITIES: EngineCapabilities = {
-  approximateVectorSearch: false,
+  approximateVectorSearch: true,
   concurrentWriters: true,
   maxDimensions: 8192,
   readOnlySql: true,
@@ -46,6 +50,15 @@ export const DELETE_BATCH = 200;
 const REINDEX_BATCH = 2000;
 /** Filtered vector search computes exact distances when at most this many chunks match. */
 const EXACT_FILTER_LIMIT = 5000;
+/**
+ * Filtered approximate search scans exactly when fewer than this share of the vectors match:
+ * the graph would have to be walked too far to find `limit` of them.
+ */
+const MIN_FILTER_SHARE = 0.02;
+/** The most candidates a filtered approximate search asks the graph for before scanning exactly. */
+const MAX_OVERFETCH = 8192;
+/** Distinct filters whose match counts are kept between writes. */
+const MATCHING_CACHE_SIZE = 64;
 
 type Row = Record<string, unknown>;
 
@@ -129,6 +142,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs: number;
   /** Migrations folder; defaults to the one shipped with the package. */
   migrationsDir?: string;
+  /** Defaults of the approximate vector index (each database may keep its own settings). */
+  vectorIndex?: Partial<VectorIndexSettings>;
 }
 
 let native: Promise<{ Database: typeof Database; sqliteVec: typeof import("sqlite-vec") }> | undefined;
@@ -149,7 +164,11 @@ function loadNative() {
 export class SqliteStore implements Store {
   readonly capabilities = SQLITE_CAPABILITIES;
   private readonly statements = new Map<string, Database.Statement>();
+  private matching: { token: string; counts: Map<string, number> } = { token: "", counts: new Map() };
   private readonly reader: SqlReader;
+  private readonly ann: VectorIndex;
+  /** The HNSW index beside the database file: `docdb index status|rebuild`. */
+  readonly vectorIndex: VectorIndexControl;
 
   private constructor(
     readonly name: string,
@@ -158,6 +177,32 @@ export class SqliteStore implements Store {
     private readonly options: SqliteStoreOptions,
   ) {
     this.reader = new SqlReader(location);
+    this.ann = new VectorIndex({
+      db,
+      path: location,
+      write: (work) => this.write(work),
+      tryWrite: (work) => {
+        try {
+          this.db.transaction(work).immediate();
+          return true;
+        } catch (error) {
+          const code = (error as { code?: unknown })?.code;
+          if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) return false;
+          throw error;
+        }
+      },
+      fingerprint: () => {
+        const info = this.embeddingInfo();
+        if (!info || !this.hasVectorTable()) return undefined;
+        return `${info.provider}|${info.model}|${info.dimensions}|${this.metaValue("embedded_at") ?? ""}`;
+      },
+      dimensions: () => this.embeddingInfo()?.dimensions,
+      defaults: { ...DEFAULT_VECTOR_INDEX_SETTINGS, ...options.vectorIndex },
+    });
+    this.vectorIndex = {
+      status: () => this.ann.status(),
+      rebuild: (opts) => this.ann.rebuild(opts ?? {}),
+    };
   }
 
   /** Opens (creating when needed) the file at `path`, loads sqlite-vec and brings the schema up to date. */
@@ -201,7 +246,9 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     // The reader first: its connection must be gone before the last one closes (and checkpoints).
     await this.reader.close();
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    await this.ann.flush();
+    this.db.close();
   }
 
   /**
@@ -289,6 +336,10 @@ export class SqliteStore implements Store {
       if (options.replace) {
         this.db.exec("DROP TABLE IF EXISTS chunks_vec");
         this.db.exec("UPDATE chunks SET embedded = 0 WHERE embedded = 1");
+        // No index built for the old vectors survives: drop their log and mark it pruned.
+        const high = (this.statement("SELECT coalesce(max(id), 0) AS n FROM vector_log").get() as { n: number }).n;
+        this.statement("DELETE FROM vector_log").run();
+        this.setMetaValue("vector_log_floor", String(high));
       } else if (current && current.dimensions !== info.dimensions) {
         throw new StoreError(
           "CONFLICT",
@@ -302,6 +353,8 @@ export class SqliteStore implements Store {
       if (this.metaValue("embedded_at") === undefined || options.replace) this.setMetaValue("embedded_at", new Date().toISOString());
     });
     this.statements.clear();
+    this.ann.resetStatements();
+    if (options.replace) this.ann.removeFiles();
   }
 
   async getSetting(key: string): Promise<string | undefined> {
@@ -428,6 +481,7 @@ export class SqliteStore implements Store {
            imported_at = excluded.imported_at`,
       ).run(collection, f.path, f.size, f.mtime, f.contentHash, docId, f.chunking, now);
     }
+    addReusedVectors(this.db, reused);
     return { docId, replaced: replacedIds.size > 0, reusedVectors: reused };
   }
 
@@ -546,6 +600,7 @@ export class SqliteStore implements Store {
       pending: one("SELECT count(*) AS n FROM chunks WHERE embedded = 0"),
       keywordRows: one("SELECT count(*) AS n FROM chunks_fts"),
       vectors: this.hasVectorTable() ? one("SELECT count(*) AS n FROM chunks_vec") : 0,
+      reusedVectors: reusedVectors(this.db),
     };
   }
 
@@ -575,26 +630,95 @@ export class SqliteStore implements Store {
     const info = this.embeddingInfo();
     if (!info || !this.hasVectorTable()) return [];
     this.checkVector(vector, info.dimensions, "the query");
-    return this.idsOf(this.nearest(toVectorBlob(vector), options));
+    return this.idsOf(await this.search(vector, options));
+  }
+
+  /**
+   * Below the index threshold: sqlite-vec scans (usearch is never loaded). Above it: the HNSW
+   * index, or with `exact` an in-memory SIMD scan. Filtered: exact when the filter is selective,
+   * otherwise the index with an over-fetch sized by the filter's share, growing until enough pass.
+   */
+  private async search(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<SeqHit[]> {
+    const { limit } = options;
+    const blob = toVectorBlob(vector);
+    if (limit < 1) return [];
+    if (!this.ann.active()) return this.nearest(blob, options);
+    const { sql, params } = filterToSql(options.filter);
+    if (sql === "1") {
+      if (options.exact) return (await this.ann.exactSearch(vector, limit)) ?? this.nearest(blob, options);
+      const total = this.ann.vectorCount();
+      for (let k = limit; ; k *= 2) {
+        const candidates = await this.ann.candidates(vector, k);
+        if (!candidates) return this.nearest(blob, options);
+        // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
+        const hits = this.ann.verify(candidates);
+        if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
+      }
+    }
+    const matching = this.countMatching(sql, params);
+    const total = this.ann.vectorCount();
+    if (matching === 0) return [];
+    if (matching <= EXACT_FILTER_LIMIT || matching < total * MIN_FILTER_SHARE) return this.nearest(blob, options, matching);
+    const allowed = this.db.prepare(
+      `SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id
+       WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1 AND ${sql}`,
+    );
+    // The filter query also checks that each chunk still has its vector.
+    const passing = (candidates: SeqHit[]) => {
+      const pass = new Set(allowed.pluck().all(JSON.stringify(candidates.map((c) => c.seq)), ...params) as number[]);
+      return candidates.filter((c) => pass.has(c.seq));
+    };
+    const first = Math.ceil((limit * total * 2) / matching) + limit;
+    if (options.exact) {
+      // The in-memory scan, over-fetched until enough pass: exact, since it ends at every vector.
+      for (let k = first; ; k *= 4) {
+        const candidates = await this.ann.exactSearch(vector, Math.min(k, total));
+        if (!candidates) return this.nearest(blob, options, matching);
+        const hits = passing(candidates);
+        if (hits.length >= limit || k >= total) return hits.slice(0, limit);
+      }
+    }
+    for (let k = first; ; k *= 4) {
+      const candidates = await this.ann.candidates(vector, Math.min(k, MAX_OVERFETCH));
+      if (!candidates) return this.nearest(blob, options, matching);
+      const hits = passing(candidates);
+      if (hits.length >= limit) return hits.slice(0, limit);
+      if (k >= MAX_OVERFETCH || candidates.length < Math.min(k, MAX_OVERFETCH)) return this.nearest(blob, options, matching);
+    }
+  }
+
+  /**
+   * How many embedded chunks pass a filter: a join over every chunk (~160 ms at 100k), so it is
+   * kept until anyone writes to the database (an agent repeating a filter pays it once).
+   */
+  private countMatching(sql: string, params: unknown[]): number {
+    const token = this.changeTokenNow();
+    if (token !== this.matching.token) this.matching = { token, counts: new Map() };
+    const key = `${sql}\u0000${JSON.stringify(params)}`;
+    let n = this.matching.counts.get(key);
+    if (n === undefined) {
+      n = (
+        this.db
+          .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
+          .get(...params) as { n: number }
+      ).n;
+      if (this.matching.counts.size >= MATCHING_CACHE_SIZE) this.matching.counts.clear();
+      this.matching.counts.set(key, n);
+    }
+    return n;
   }
 
   /**
    * Unfiltered: sqlite-vec KNN (an exact scan). Filtered: exact distances over the matching
    * chunks when they are few, otherwise KNN with a growing over-fetch until enough pass.
    */
-  private nearest(blob: Buffer, options: SearchOptions): { seq: number; distance: number }[] {
+  private nearest(blob: Buffer, options: SearchOptions, matching?: number): { seq: number; distance: number }[] {
     const { limit } = options;
     const knn = this.statement("SELECT rowid AS seq, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance");
     const { sql, params } = filterToSql(options.filter);
     if (sql === "1") return knn.all(blob, limit) as { seq: number; distance: number }[];
 
-    const candidates = (
-      this.db
-        .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
-        .get(...params) as {
-        n: number;
-      }
-    ).n;
+    const candidates = matching ?? this.countMatching(sql, params);
     if (candidates === 0) return [];
     if (candidates <= EXACT_FILTER_LIMIT) {
       return this.db
@@ -761,6 +885,10 @@ export class SqliteStore implements Store {
   }
 
   async changeToken(): Promise<string> {
+    return this.changeTokenNow();
+  }
+
+  private changeTokenNow(): string {
     // data_version moves when another connection commits; total_changes when this one writes.
     const version = this.db.pragma("data_version", { simple: true }) as number;
     const own = this.statement("SELECT total_changes() AS n").get() as { n: number };

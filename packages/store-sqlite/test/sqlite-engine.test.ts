@@ -1,14 +1,17 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { StoreError } from "@docdb/store";
 import { makeDocument } from "@docdb/store/contract-suite";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteEngine } from "../src/index.js";
+
+const migrationsDir = fileURLToPath(new URL("../../../migrations/sqlite", import.meta.url));
 
 let dir: string;
 beforeEach(() => {
@@ -30,7 +33,21 @@ describe("the SQLite engine on real files", () => {
       versions = (raw.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: string }[]).map(
         (v) => v.version,
       );
-      expect(versions).toEqual(["0001_init", "0002_collections", "0003_contract", "0004_views", "0007_code_symbols"]);
+      // Every shipped migration, in order (the folder the package reads them from).
+      const shipped = readdirSync(migrationsDir)
+        .filter((f) => f.endsWith(".sql"))
+        .map((f) => f.replace(/\.sql$/, ""))
+        .sort();
+      expect(shipped.slice(0, 7)).toEqual([
+        "0001_init",
+        "0002_collections",
+        "0003_contract",
+        "0004_views",
+        "0005_vector_log",
+        "0006_memory_views",
+        "0007_code_symbols",
+      ]);
+      expect(versions).toEqual(shipped);
     } finally {
       raw.close();
     }
@@ -38,7 +55,9 @@ describe("the SQLite engine on real files", () => {
     await again.openDatabase("notes");
     await again.close();
     const check = new Database(path, { readonly: true });
-    expect((check.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n).toBe(versions.length);
+    expect((check.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n).toBe(
+      readdirSync(migrationsDir).filter((f) => f.endsWith(".sql")).length,
+    );
     check.close();
   });
 

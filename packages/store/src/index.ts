@@ -41,5 +41,9 @@ export type {
   StoredFile,
   StoreEngine,
   VectorHit,
+  VectorIndexControl,
+  VectorIndexProgress,
+  VectorIndexSettings,
+  VectorIndexStatus,
   WriteResult,
 } from "./types.js";

@@ -24,7 +24,8 @@ export interface EngineCapabilities {
   maxDimensions: number;
   /**
    * The engine answers `Store.querySql`: read-only SQL over the documented views (`documents_v`,
-   * `chunks_v`, `collections_v`, `files_v`). Absent means false.
+   * `chunks_v`, `collections_v`, `files_v`, and agent memory's `topics_v`, `qa_v`, `knowledge_v`
+   * over the `_memory_*` collections). Absent means false.
    */
   readOnlySql?: boolean;
 }
@@ -231,6 +232,11 @@ export interface StoreCounts {
   /** Chunks in the keyword index (equals `chunks` when it is in step). */
   keywordRows: number;
   vectors: number;
+  /**
+   * Chunk vectors carried over to replacing documents (same embedding input) instead of being
+   * computed again, in total since the database was created (`WriteResult.reusedVectors`, added up).
+   */
+  reusedVectors: number;
 }
 
 export interface KeywordHit {
@@ -248,6 +254,63 @@ export interface VectorHit {
 export interface SearchOptions {
   limit: number;
   filter?: Filter;
+}
+
+/** Parameters of an engine's approximate vector index (HNSW); each engine has tested defaults. */
+export interface VectorIndexSettings {
+  /** Below this many vectors, queries scan exactly and no index is used. */
+  threshold: number;
+  /** Links per node of the graph (HNSW "M"). */
+  connectivity: number;
+  /** Candidates kept while inserting (HNSW "ef_construction"). */
+  expansionAdd: number;
+  /** Candidates kept while searching (HNSW "ef"): higher is slower and finds more true neighbours. */
+  expansionSearch: number;
+  /** How the index stores vector elements: "f16" (half the memory) or "f32". */
+  quantization: "f16" | "f32";
+}
+
+export interface VectorIndexStatus {
+  /**
+   * "exact": below the threshold, queries scan exactly; "missing": no usable index yet (built
+   * on the next query or by a rebuild); "behind": the index lacks `behind` recent changes
+   * (applied on the next query); "ready": in step with the database.
+   */
+  state: "exact" | "missing" | "behind" | "ready";
+  /** The index library and version, e.g. "usearch 2.26.2". */
+  library: string;
+  /** Where the index is kept (a file path), safe to print. */
+  location: string;
+  /** Embedded chunks in the database. */
+  vectors: number;
+  /** Vectors in the stored index (0 when missing). */
+  indexed: number;
+  /** Vector changes the stored index has not seen yet. */
+  behind: number;
+  /** Size of the stored index in bytes (0 when missing). */
+  bytes: number;
+  /** When the stored index was last written (ISO time), null when missing. */
+  savedAt: string | null;
+  settings: VectorIndexSettings;
+}
+
+export interface VectorIndexProgress {
+  phase: "read" | "build" | "save";
+  done: number;
+  total: number;
+}
+
+/** Inspection and maintenance of an engine's approximate vector index (optional in the contract). */
+export interface VectorIndexControl {
+  status(): Promise<VectorIndexStatus>;
+  /**
+   * Builds the index again from the stored vectors. `settings` given are kept for this
+   * database (later queries and rebuilds use them).
+   */
+  rebuild(options?: {
+    settings?: Partial<VectorIndexSettings>;
+    onProgress?: (progress: VectorIndexProgress) => void;
+  }): Promise<VectorIndexStatus>;
 }
 
 export interface CollectionRecord {
@@ -318,6 +381,8 @@ export interface Store {
   /** Where this database lives, safe to print (a file path, or host/database/schema). */
   readonly location: string;
   readonly capabilities: EngineCapabilities;
+  /** The approximate vector index, when the engine keeps one it can show and rebuild. */
+  readonly vectorIndex?: VectorIndexControl;
   close(): Promise<void>;
 
   /** The model that embedded this database, or undefined before its first vector. */
@@ -389,9 +454,11 @@ export interface Store {
   changeToken(): Promise<string>;
 
   /**
-   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`). Only a single
-   * statement that reads is accepted: writes, DDL, ATTACH, PRAGMA statements and extension
-   * loading are refused (`StoreError` INVALID_REQUEST), as are SQL errors. Results are capped at
+   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`) in the engine's own
+   * dialect, with the documented views readable by their bare names. Only a single statement
+   * that reads is accepted: writes, DDL, ATTACH, PRAGMA and SET statements, extension loading,
+   * other databases and functions with side effects are refused (`StoreError` INVALID_REQUEST),
+   * as are SQL errors (`SQL error: …`). Results are capped at
    * `maxRows` rows (`truncated` says more existed) and `timeoutMs` (past it, INVALID_REQUEST).
    */
   querySql?(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult>;

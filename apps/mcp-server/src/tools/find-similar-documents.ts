@@ -104,6 +104,10 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
         .describe(
           "Reorder the best 50 candidates with a cross-encoder reranker (slower, usually more precise); its 0-1 relevance becomes the score. Fails with RERANKER_UNAVAILABLE when none is set up",
         ),
+      exact: z
+        .boolean()
+        .optional()
+        .describe("Exact vector search even where an approximate index answers (slower on large databases). Default false"),
       ...budgetArguments,
     }),
     output: z.object({
@@ -115,7 +119,7 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
       note: z.string().optional().describe("What the budget left out, when it did"),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ text, top_k, db_name, mode, filter, threshold, rerank, max_chars, include_text }) =>
+    run: async ({ text, top_k, db_name, mode, filter, threshold, rerank, max_chars, include_text, exact }) =>
       (await docdb.database(db_name ?? defaultDb)).findSimilar({
         query: text,
         top_k,
@@ -125,6 +129,7 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
         ...(rerank ? { rerank: true } : {}),
         max_chars,
         include_text,
+        exact,
       }),
     render: ({ results, mode, warnings, note, reranked_by }, { text, db_name }) => {
       const how = reranked_by ? `${mode}, reranked by ${reranked_by}` : mode;

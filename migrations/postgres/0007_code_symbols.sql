@@ -1,4 +1,4 @@
--- docdb schema for PostgreSQL, version 6: what a chunk of code holds (issue 16).
+-- docdb schema for PostgreSQL, version 7: what a chunk of code holds (issue 16).
 -- * language: the chunk's programming language (typescript, python…), null for prose.
 -- * symbol: the symbol path of the declaration it holds (PaymentService.retryCharge); its terms
 --   are indexed with the title and heading (postings' title positions).
@@ -20,3 +20,22 @@ ALTER TABLE chunks
   ADD COLUMN code_fallback TEXT,
   ADD COLUMN doc TEXT;
 CREATE INDEX chunks_code_fallback ON chunks (doc_id) WHERE code_fallback IS NOT NULL;
+
+-- chunks_v shows the code fields, as on SQLite (columns before "embedded": drop and create).
+DROP VIEW chunks_v;
+CREATE VIEW chunks_v AS
+SELECT
+  id,
+  doc_id,
+  idx,
+  text,
+  start,
+  "end",
+  heading,
+  line_start,
+  line_end,
+  language,
+  symbol,
+  symbol_kind,
+  embedded::integer AS embedded
+FROM chunks;

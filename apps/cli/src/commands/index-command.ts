@@ -1,0 +1,109 @@
+import { type Database, DocDBError } from "@docdb/core";
+import { Command } from "commander";
+import { action, parseInteger, printJson } from "../context.js";
+import { createProgress } from "../progress.js";
+
+type IndexStatus = NonNullable<Awaited<ReturnType<Database["indexStatus"]>>>;
+
+const PHASES = { read: "reading vectors", build: "building index", save: "writing index" } as const;
+
+function mb(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MB`;
+}
+
+function printStatus(name: string, s: IndexStatus): void {
+  const { settings: p } = s;
+  const lines = [
+    `database: ${name}`,
+    `state: ${s.state}${s.state === "exact" ? ` (fewer than ${p.threshold} vectors: queries scan exactly)` : ""}`,
+    `vectors: ${s.vectors}   indexed: ${s.indexed}   behind: ${s.behind}`,
+    `file: ${s.location}${s.bytes > 0 ? ` (${mb(s.bytes)}, written ${s.savedAt})` : " (none)"}`,
+    `library: ${s.library}`,
+    `settings: threshold ${p.threshold}, M ${p.connectivity}, ef_construction ${p.expansionAdd}, ef_search ${p.expansionSearch}, ${p.quantization}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function optionalInteger(value: string | undefined, flag: string): number | undefined {
+  return value === undefined ? undefined : parseInteger(value, flag);
+}
+
+/** `docdb index status|rebuild`: the approximate vector index kept beside a SQLite database. */
+export function indexCommand(): Command {
+  const index = new Command("index").description("the approximate vector index (HNSW) of a database: status, rebuild");
+  index
+    .command("status")
+    .description("show whether the index is in step with the database, its size and settings")
+    .option("--db <name>", "database", "vectors")
+    .option("--json", "print JSON")
+    .action(
+      action(async (docdb, options: { db: string; json?: boolean }) => {
+        const db = await docdb.database(options.db);
+        const status = await db.indexStatus();
+        if (options.json) return printJson(status);
+        if (!status) {
+          process.stdout.write(`database ${options.db}: this engine keeps no vector index docdb manages\n`);
+          return;
+        }
+        printStatus(options.db, status);
+      }),
+    );
+  index
+    .command("rebuild")
+    .description("build the index again from the stored vectors (settings given are kept for the database)")
+    .option("--db <name>", "database", "vectors")
+    .option("--threshold <n>", "vectors below which queries scan exactly (no index)")
+    .option("--m <n>", "links per node (HNSW M)")
+    .option("--ef-construction <n>", "candidates kept while building")
+    .option("--ef-search <n>", "candidates kept while searching (higher: slower, better recall)")
+    .option("--quantization <type>", "f16 (half the memory) or f32")
+    .option("--json", "print JSON")
+    .action(
+      action(
+        async (
+          docdb,
+          options: {
+            db: string;
+            threshold?: string;
+            m?: string;
+            efConstruction?: string;
+            efSearch?: string;
+            quantization?: string;
+            json?: boolean;
+          },
+        ) => {
+          if (options.quantization !== undefined && options.quantization !== "f16" && options.quantization !== "f32") {
+            throw new DocDBError("INVALID_REQUEST", `--quantization must be f16 or f32, got "${options.quantization}"`);
+          }
+          const settings = {
+            threshold: optionalInteger(options.threshold, "--threshold"),
+            connectivity: optionalInteger(options.m, "--m"),
+            expansionAdd: optionalInteger(options.efConstruction, "--ef-construction"),
+            expansionSearch: optionalInteger(options.efSearch, "--ef-search"),
+            quantization: options.quantization as "f16" | "f32" | undefined,
+          };
+          const db = await docdb.database(options.db);
+          let phase: keyof typeof PHASES | undefined;
+          let progress: ReturnType<typeof createProgress> | undefined;
+          const started = Date.now();
+          const status = await db
+            .rebuildIndex({
+              settings,
+              onProgress: (p) => {
+                if (p.phase !== phase) {
+                  progress?.finish();
+                  phase = p.phase;
+                  progress = createProgress(PHASES[p.phase], { quiet: options.json });
+                }
+                progress?.update(p.done, p.total);
+              },
+            })
+            .finally(() => progress?.finish());
+          if (options.json) return printJson(status);
+          process.stdout.write(`rebuilt in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+          printStatus(options.db, status);
+        },
+      ),
+    );
+  return index;
+}
