@@ -57,13 +57,14 @@ export function exactSearchSql(t: VectorSql, vector: string, options: { limit: n
   const filter = options.filter ? filterToSql(options.filter, params) : undefined;
   const limit = params.add(options.limit);
   const distance = `v.embedding ${t.cosine} $1::${t.vectorType}`;
-  // WITH TIES: chunks at the same distance as the last one are all kept, so the final
-  // `distance, id` order picks among them exactly as a sort of every row would.
-  const near = filter
+  // OFFSET 0 keeps the ORDER BY off the HNSW index (an approximate scan), and WITH TIES keeps
+  // every chunk at the same distance as the last one, so the final `distance, id` order picks
+  // among them exactly as a sort of every row would.
+  const scan = filter
     ? `SELECT v.seq, ${distance} AS distance FROM ${t.schema}.chunk_vectors v
-         JOIN ${t.schema}.chunks c ON c.seq = v.seq JOIN ${t.schema}.documents d ON d.id = c.doc_id
-       WHERE ${filter} ORDER BY 2 FETCH FIRST (${limit}) ROWS WITH TIES`
-    : `SELECT v.seq, ${distance} AS distance FROM ${t.schema}.chunk_vectors v ORDER BY 2 FETCH FIRST (${limit}) ROWS WITH TIES`;
+         JOIN ${t.schema}.chunks c ON c.seq = v.seq JOIN ${t.schema}.documents d ON d.id = c.doc_id WHERE ${filter}`
+    : `SELECT v.seq, ${distance} AS distance FROM ${t.schema}.chunk_vectors v`;
+  const near = `SELECT seq, distance FROM (${scan} OFFSET 0) AS s ORDER BY distance FETCH FIRST (${limit}) ROWS WITH TIES`;
   const sql = `SELECT c.id, n.distance FROM (${near}) AS n JOIN ${t.schema}.chunks c ON c.seq = n.seq
     ORDER BY n.distance, c.id LIMIT ${limit}`;
   return { sql, params: params.values };

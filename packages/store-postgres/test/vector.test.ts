@@ -79,10 +79,23 @@ describeServers("postgres vector search", ({ engine }) => {
     // The setting is local to the statement's transaction: the session keeps its own.
     const after = await e.db.read<{ ef: string }>("SELECT current_setting('hnsw.ef_search') AS ef");
     expect(after[0]!.ef).toBe("40");
-    // The exact statement agrees with a sort in JavaScript, ties included.
-    const ex = exactSearchSql(t, q, { limit: 7 });
+    // The exact statement is a scan, not the index (which the same ORDER BY could use): it
+    // agrees with a sort in JavaScript.
+    const ex = exactSearchSql(t, q, { limit: 5 });
     const exact = await e.db.read<{ id: string }>(ex.sql, ex.params);
-    expect(exact).toHaveLength(7);
+    const qv = new Float32Array([0.3, -0.1, 0.2, 0.4]);
+    const brute = vectorsOf(400, 4, 11)
+      .map((v, i) => ({ id: `E${String(i).padStart(4, "0")}c`, d: cosine(qv, v) }))
+      .sort((x, y) => x.d - y.d || (x.id < y.id ? -1 : 1));
+    expect(exact.map((r) => r.id)).toEqual(brute.slice(0, 5).map((b) => b.id));
+    // Even where the planner would rather use the index (sequential scans priced out), it cannot.
+    const plan = await e.db.transaction(async (client) => {
+      await client.query("SET LOCAL enable_seqscan = off");
+      const { rows } = await client.query(`EXPLAIN ${ex.sql}`, ex.params);
+      return rows.map((r) => r["QUERY PLAN"]).join("\n");
+    });
+    expect(plan).toContain("chunk_vectors");
+    expect(plan).not.toContain("chunk_vectors_hnsw");
   });
 
   it("exact search keeps the contract's order among chunks at the same distance", async () => {
