@@ -23,6 +23,7 @@ import {
   type StoredFile,
   StoreError,
   type VectorHit,
+  type VectorSearchOptions,
   type WriteResult,
 } from "@docdb/store";
 import { pgCode, type Queryable } from "./db.js";
@@ -134,6 +135,19 @@ function toFile(r: Row): StoredFile {
 
 const DOCUMENT_COLUMNS = "d.id, d.key, d.source, d.title, d.content, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at";
 const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.language, c.symbol, c.symbol_kind, c.symbols, c.code_fallback, c.doc, c.embedded`;
+/** A ChunkHit's columns, over `chunks c` and `documents d`. */
+const CHUNK_HIT_COLUMNS = `${CHUNK_COLUMNS}, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at`;
+
+function toChunkHit(r: Row): ChunkHit {
+  return {
+    ...toChunk(r),
+    title: (r.title as string | null) ?? null,
+    source: (r.source as string | null) ?? null,
+    collection: (r.collection as string | null) ?? null,
+    metadata: r.metadata as Record<string, unknown>,
+    docUpdatedAt: r.doc_updated_at as string,
+  };
+}
 
 /** A transaction's change to the keyword statistics. */
 interface KeywordDelta {
@@ -707,7 +721,7 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ chunkId: r.id, score: Number(r.score) }));
   }
 
-  async vectorSearch(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<VectorHit[]> {
+  async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {
     const limit = Math.floor(options.limit);
     if (limit <= 0) return [];
     let fresh = this.vectorState === undefined;
@@ -730,18 +744,15 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async searchVectors(
-    vector: Float32Array,
-    state: VectorState,
-    limit: number,
-    options: SearchOptions & { exact?: boolean },
-  ): Promise<VectorHit[]> {
+  private async searchVectors(vector: Float32Array, state: VectorState, limit: number, options: VectorSearchOptions): Promise<VectorHit[]> {
     const { info } = state;
     if (!info || !state.table) return [];
     const text = vectorText(vector, info.dimensions);
-    const toHits = (rows: Row[]) => rows.map((r) => ({ chunkId: r.id as string, distance: Number(r.distance) }));
+    const columns = options.withChunks ? CHUNK_HIT_COLUMNS : undefined;
+    const toHits = (rows: Row[]): VectorHit[] =>
+      rows.map((r) => ({ chunkId: r.id as string, distance: Number(r.distance), ...(columns ? { chunk: toChunkHit(r) } : {}) }));
     const exact = async () => {
-      const statement = exactSearchSql(this.vectorSql, text, { limit, filter: options.filter });
+      const statement = exactSearchSql(this.vectorSql, text, { limit, filter: options.filter, columns });
       return toHits(await this.read(statement.sql, statement.params));
     };
     if (options.exact || info.dimensions > HNSW_MAX_DIMENSIONS) return exact();
@@ -752,6 +763,7 @@ export class PostgresStore implements Store {
       filter: options.filter,
       efSearch: Math.min(1000, Math.max(HNSW_EF_SEARCH, limit)),
       iterative: atLeast(this.info.vectorVersion, [0, 8, 0]),
+      columns,
     });
     const rows = await this.read(statement.sql, statement.params);
     // An approximate scan can come back short when few chunks pass the filter: scan exactly then.
@@ -762,19 +774,12 @@ export class PostgresStore implements Store {
   async chunkHits(chunkIds: string[]): Promise<ChunkHit[]> {
     if (chunkIds.length === 0) return [];
     const rows = await this.read(
-      `SELECT ${CHUNK_COLUMNS}, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
+      `SELECT ${CHUNK_HIT_COLUMNS}
        FROM unnest($1::text[]) WITH ORDINALITY AS x(id, ord)
        JOIN ${this.s}.chunks c ON c.id = x.id JOIN ${this.s}.documents d ON d.id = c.doc_id ORDER BY x.ord`,
       [chunkIds],
     );
-    return rows.map((r) => ({
-      ...toChunk(r),
-      title: (r.title as string | null) ?? null,
-      source: (r.source as string | null) ?? null,
-      collection: (r.collection as string | null) ?? null,
-      metadata: r.metadata as Record<string, unknown>,
-      docUpdatedAt: r.doc_updated_at as string,
-    }));
+    return rows.map(toChunkHit);
   }
 
   // --- collections and files -------------------------------------------------------------

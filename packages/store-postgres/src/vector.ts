@@ -11,6 +11,9 @@ import { filterToSql, Params } from "./filter.js";
  *   `ef_search` of 40 comes back whole only if the setting took effect);
  * - **exact**: a scan of `chunk_vectors` ordered by distance alone, and only the best (with
  *   their ties, so the `distance, id` order of the contract is kept) are joined to their chunks.
+ *
+ * With `columns` (of `chunks c` and `documents d`), each hit comes with its chunk as `chunkHits`
+ * reads it, from the same statement.
  */
 export interface VectorSql {
   /** Quoted schema of the docdb database. */
@@ -30,7 +33,7 @@ export interface VectorStatement {
 export function annSearchSql(
   t: VectorSql,
   vector: string,
-  options: { limit: number; filter?: Filter; efSearch: number; iterative: boolean },
+  options: { limit: number; filter?: Filter; efSearch: number; iterative: boolean; columns?: string },
 ): VectorStatement {
   const params = new Params([vector]);
   const filter = options.filter ? filterToSql(options.filter, params) : undefined;
@@ -42,17 +45,20 @@ export function annSearchSql(
     : `SELECT set_config('hnsw.ef_search', ${ef}::text, true) AS ef, NULL::text AS it`;
   const join = filter ? `JOIN ${t.schema}.documents d ON d.id = c.doc_id` : "";
   // `cfg.ef IS NOT NULL` ties the search to the settings row: it runs after them.
-  const sql = `SELECT n.id, n.distance FROM (${settings}) AS cfg
-    CROSS JOIN LATERAL (SELECT c.id, ${distance} AS distance
+  const near = `SELECT n.seq, n.distance FROM (${settings}) AS cfg
+    CROSS JOIN LATERAL (SELECT v.seq, ${distance} AS distance
       FROM ${t.schema}.chunk_vectors v JOIN ${t.schema}.chunks c ON c.seq = v.seq ${join}
       WHERE cfg.ef IS NOT NULL ${filter ? `AND ${filter}` : ""}
-      ORDER BY ${distance} LIMIT ${limit}) AS n
-    ORDER BY n.distance, n.id`;
-  return { sql, params: params.values };
+      ORDER BY ${distance} LIMIT ${limit}) AS n`;
+  return { sql: withChunks(t, near, options.columns), params: params.values };
 }
 
 /** Exact search: every vector's distance, sorted before any chunk is read. */
-export function exactSearchSql(t: VectorSql, vector: string, options: { limit: number; filter?: Filter }): VectorStatement {
+export function exactSearchSql(
+  t: VectorSql,
+  vector: string,
+  options: { limit: number; filter?: Filter; columns?: string },
+): VectorStatement {
   const params = new Params([vector]);
   const filter = options.filter ? filterToSql(options.filter, params) : undefined;
   const limit = params.add(options.limit);
@@ -65,7 +71,13 @@ export function exactSearchSql(t: VectorSql, vector: string, options: { limit: n
          JOIN ${t.schema}.chunks c ON c.seq = v.seq JOIN ${t.schema}.documents d ON d.id = c.doc_id WHERE ${filter}`
     : `SELECT v.seq, ${distance} AS distance FROM ${t.schema}.chunk_vectors v`;
   const near = `SELECT seq, distance FROM (${scan} OFFSET 0) AS s ORDER BY distance FETCH FIRST (${limit}) ROWS WITH TIES`;
-  const sql = `SELECT c.id, n.distance FROM (${near}) AS n JOIN ${t.schema}.chunks c ON c.seq = n.seq
-    ORDER BY n.distance, c.id LIMIT ${limit}`;
-  return { sql, params: params.values };
+  return { sql: `${withChunks(t, near, options.columns)} LIMIT ${limit}`, params: params.values };
+}
+
+/** The hits of `near` (seq, distance) with their chunk ids (and `columns`), in the contract's order. */
+function withChunks(t: VectorSql, near: string, columns: string | undefined): string {
+  const docs = columns ? `JOIN ${t.schema}.documents d ON d.id = c.doc_id` : "";
+  return `SELECT c.id, n.distance${columns ? `, ${columns}` : ""} FROM (${near}) AS n
+    JOIN ${t.schema}.chunks c ON c.seq = n.seq ${docs}
+    ORDER BY n.distance, c.id`;
 }

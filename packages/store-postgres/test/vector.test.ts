@@ -163,6 +163,12 @@ describeServers("postgres vector search", ({ engine }) => {
     await b.setEmbeddingInfo({ provider: "p", model: "m", dimensions: 3 });
     await b.writeDocuments(writesOf("L", vectorsOf(5, 3, 1)));
     expect(await a.vectorSearch(q, { limit: 3 })).toHaveLength(3);
+    // Asked for, the chunks come with the hits (read in the same statement).
+    for (const exact of [false, true]) {
+      const hits = await a.vectorSearch(q, { limit: 3, exact, withChunks: true });
+      expect(hits.map((h) => h.chunk?.id)).toEqual(hits.map((h) => h.chunkId));
+      expect(hits[0]!.chunk).toMatchObject({ embedded: true, title: null, metadata: { i: expect.any(Number) } });
+    }
     expect(await code(a.vectorSearch(new Float32Array(2), { limit: 3 }))).toBe("INVALID_REQUEST");
   });
 });
