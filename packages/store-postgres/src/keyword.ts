@@ -91,7 +91,7 @@ function sequences(list: string[][] | undefined): string[][] {
 function matchesSql(schema: string, terms: string[], params: Params): string {
   const p = `${schema}.postings`;
   if (terms.length === 1) {
-    return `SELECT seq, length, (${TITLE_WEIGHT} * cardinality(title_pos) + ${BODY_WEIGHT} * cardinality(body_pos))::float8 AS f FROM ${p} WHERE term = ${params.add(terms[0])}::text`;
+    return `SELECT seq, length, tf::float8 AS f FROM ${p} WHERE term = ${params.add(terms[0])}::text`;
   }
   const joins: string[] = [];
   const nextTo = (column: string) =>
@@ -106,7 +106,7 @@ function matchesSql(schema: string, terms: string[], params: Params): string {
   return `SELECT seq, length, f FROM (SELECT p1.seq, p1.length,
       (${TITLE_WEIGHT} * (SELECT count(*) FROM unnest(p1.title_pos) AS x WHERE ${nextTo("title_pos")})
        + ${BODY_WEIGHT} * (SELECT count(*) FROM unnest(p1.body_pos) AS x WHERE ${nextTo("body_pos")}))::float8 AS f
-    FROM ${p} p1 ${joins.join(" ")} WHERE p1.term = ${first}::text) AS m WHERE f > 0`;
+    FROM ${p} p1 ${joins.join(" ")} WHERE p1.term = ${first}::text OFFSET 0) AS m WHERE f > 0`;
 }
 
 /** CTEs and the expression of summed BM25 per chunk over some sequences; `name` prefixes the CTEs. */
@@ -120,8 +120,9 @@ function bm25Sql(schema: string, list: string[][], params: Params, name: string)
   if (singles.length > 0) {
     const w = `${name}w`;
     ctes.push(
-      `${w} AS MATERIALIZED (SELECT term, seq, length, (${TITLE_WEIGHT} * cardinality(title_pos) + ${BODY_WEIGHT} * cardinality(body_pos))::float8 AS f
-        FROM ${schema}.postings WHERE term = ANY(${params.add(singles)}::text[]))`,
+      // tf = TITLE_WEIGHT · title matches + BODY_WEIGHT · body matches, kept by the server
+      // (migration 0008) in the primary key beside the length: an index-only scan.
+      `${w} AS MATERIALIZED (SELECT term, seq, length, tf::float8 AS f FROM ${schema}.postings WHERE term = ANY(${params.add(singles)}::text[]))`,
     );
     parts.push(`SELECT m.seq, ${score("m", "df.n")} AS score
       FROM ${w} m JOIN (SELECT term, count(*)::float8 AS n FROM ${w} GROUP BY term) AS df ON df.term = m.term CROSS JOIN stats`);
