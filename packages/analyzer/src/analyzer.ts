@@ -1,4 +1,5 @@
 import { stemmer } from "stemmer";
+import { forEachWord } from "./segment.js";
 import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from "./stopwords.js";
 
 /**
@@ -15,6 +16,7 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  *   which needs the case). Accents on Latin letters are folded (café = cafe).
  * - Words: `Intl.Segmenter('ja')` (ICU's dictionary segmentation for Japanese, UAX #29 for the
  *   rest). It ships with Node: no dictionary to load, and it measured as good as kuromoji here.
+ *   ASCII text is cut by the same rules in JavaScript (segment.ts): the same words, faster.
  * - Katakana: ICU cuts unknown katakana words at dictionary sub-words (マルセル → マル|セル,
  *   サターン → サタ|ーン), so adjacent katakana pieces are joined back into one word, and a
  *   trailing long vowel mark is dropped from katakana words of 4+ characters (コンピューター =
@@ -36,10 +38,6 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  * question words), OR the rest together, and add a small proximity bonus for query words that
  * appear in the same order in a passage.
  */
-
-// Made on first use: creating it loads ICU's word dictionaries, which costs start-up time in
-// every process that never analyses text (an MCP server answering `tools/list`).
-let segmenter: Intl.Segmenter | undefined;
 
 const KATAKANA_WORD = /^[\u30a1-\u30fa\u30fc-\u30ff]+$/u; // katakana letters and ー, not the middle dot ・
 const HIRAGANA_ONLY = /^[\u3040-\u309f\u30fc]+$/u;
@@ -152,18 +150,15 @@ export function terms(text: string): Term[] {
     if (joined !== undefined) out.push({ text: joined, added: true });
   };
 
-  segmenter ??= new Intl.Segmenter("ja", { granularity: "word" });
-  for (const { segment, index, isWordLike } of segmenter.segment(source)) {
-    if (!isWordLike) {
-      flushKatakana();
-      continue;
-    }
+  // Only word-like segments arrive: a gap between two katakana words (a space, a ・) shows in
+  // their offsets, which is where the katakana run ends.
+  forEachWord(source, (segment, index) => {
     const end = index + segment.length;
     if (KATAKANA_WORD.test(segment)) {
       if (katakana !== "" && index !== katakanaEnd) flushKatakana();
       katakana += segment;
       katakanaEnd = end;
-      continue;
+      return;
     }
     flushKatakana();
     if (segment.includes("_") && /[^_]_+[^_]/.test(segment)) {
@@ -187,7 +182,7 @@ export function terms(text: string): Term[] {
       if (text !== "") out.push({ text, added: false });
     }
     addJoin(end);
-  }
+  });
   flushKatakana();
   return out;
 }

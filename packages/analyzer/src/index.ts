@@ -1,1 +1,2 @@
 export { ANALYZER_VERSION, analyzeForIndex, buildKeywordQuery, type KeywordQuery, normalize, type Term, terms, words } from "./analyzer.js";
+export { forEachWord, icuWordList, type WordVisitor, wordList } from "./segment.js";
