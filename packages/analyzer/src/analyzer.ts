@@ -137,8 +137,8 @@ function hyphenJoins(text: string): Map<number, string> {
 /** The terms of a text in order, with the extra forms described above. */
 export function terms(text: string): Term[] {
   const source = text.normalize("NFKC");
-  const joins = hyphenJoins(source);
   const out: Term[] = [];
+  const joins = hyphenJoins(source);
   let katakana = "";
   let katakanaEnd = -1;
   const flushKatakana = () => {
@@ -152,8 +152,15 @@ export function terms(text: string): Term[] {
 
   // Only word-like segments arrive: a gap between two katakana words (a space, a ・) shows in
   // their offsets, which is where the katakana run ends.
-  forEachWord(source, (segment, index) => {
+  forEachWord(source, (segment, index, plain) => {
     const end = index + segment.length;
+    if (plain) {
+      // Lower-case ASCII letters and digits: none of the rules below can change it.
+      flushKatakana();
+      out.push({ text: segment, added: false });
+      addJoin(end);
+      return;
+    }
     if (KATAKANA_WORD.test(segment)) {
       if (katakana !== "" && index !== katakanaEnd) flushKatakana();
       katakana += segment;
@@ -161,7 +168,8 @@ export function terms(text: string): Term[] {
       return;
     }
     flushKatakana();
-    if (segment.includes("_") && /[^_]_+[^_]/.test(segment)) {
+    const underscore = segment.includes("_");
+    if (underscore && /[^_]_+[^_]/.test(segment)) {
       // snake_case / SCREAMING_CASE: code. The joined form, then the words in order.
       const parts = segment
         .split("_")
@@ -176,9 +184,10 @@ export function terms(text: string): Term[] {
       out.push({ text: parts.join(""), added: false });
       for (const part of parts) out.push({ text: part, added: true });
     } else {
-      const word = segment.toLowerCase().replace(POSSESSIVE, "");
+      let word = segment.toLowerCase();
+      if (word.includes("'") || word.includes("’")) word = word.replace(POSSESSIVE, "");
       const stem = KANJI_THEN_HIRAGANA.exec(word);
-      const text = stem ? (stem[1] as string) : word.replaceAll("_", "");
+      const text = stem ? (stem[1] as string) : underscore ? word.replaceAll("_", "") : word;
       if (text !== "") out.push({ text, added: false });
     }
     addJoin(end);
@@ -195,6 +204,33 @@ export function words(text: string): string[] {
 /** The terms of a title or a chunk separated by spaces (how engines that take text store them). */
 export function analyzeForIndex(text: string): string {
   return words(text).join(" ");
+}
+
+/**
+ * What a chunk contributes to the keyword index, analysed once wherever is convenient (a worker
+ * thread, outside a write transaction) and handed to any engine.
+ */
+export interface IndexTerms {
+  /** The ANALYZER_VERSION that produced the terms: an engine analyses again on another one. */
+  version: number;
+  /** The weighted field: `words(title)` then `words(heading)`. */
+  title: string[];
+  /** `words(text)`. */
+  body: string[];
+}
+
+/**
+ * The index terms of a chunk. `titleWords` may be given when several chunks share a title (the
+ * words of a document title are then computed once).
+ */
+export function indexTerms(
+  title: string | null | undefined,
+  heading: string | null | undefined,
+  text: string,
+  titleWords?: string[],
+): IndexTerms {
+  const forTitle = titleWords ?? (title ? words(title) : []);
+  return { version: ANALYZER_VERSION, title: heading ? [...forTitle, ...words(heading)] : forTitle, body: words(text) };
 }
 
 /** 何年 asks for a year, 何色 for a colour: keep the counter, drop the question. */

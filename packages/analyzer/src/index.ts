@@ -1,2 +1,13 @@
-export { ANALYZER_VERSION, analyzeForIndex, buildKeywordQuery, type KeywordQuery, normalize, type Term, terms, words } from "./analyzer.js";
+export {
+  ANALYZER_VERSION,
+  analyzeForIndex,
+  buildKeywordQuery,
+  type IndexTerms,
+  indexTerms,
+  type KeywordQuery,
+  normalize,
+  type Term,
+  terms,
+  words,
+} from "./analyzer.js";
 export { forEachWord, icuWordList, type WordVisitor, wordList } from "./segment.js";

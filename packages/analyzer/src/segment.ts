@@ -37,8 +37,12 @@ CLASS[0x2c] = MID_NUM;
 CLASS[0x3b] = MID_NUM;
 for (const c of [0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]) CLASS[c] = SPACE;
 
-/** Called for each word (a segment ICU calls word-like) with its offset in the text. */
-export type WordVisitor = (word: string, index: number) => void;
+/**
+ * Called for each word (a segment ICU calls word-like) with its offset in the text. `plain` is
+ * true for a word of lower-case ASCII letters and digits only (most English words): callers may
+ * skip the checks such words cannot need.
+ */
+export type WordVisitor = (word: string, index: number, plain: boolean) => void;
 
 // Made on first use: creating it loads ICU's word dictionaries, which costs start-up time in
 // every process that never analyses text (an MCP server answering `tools/list`).
@@ -48,7 +52,7 @@ let segmenter: Intl.Segmenter | undefined;
 function icuWords(text: string, from: number, to: number, visit: WordVisitor): void {
   segmenter ??= new Intl.Segmenter("ja", { granularity: "word" });
   const part = from === 0 && to === text.length ? text : text.slice(from, to);
-  for (const { segment, index, isWordLike } of segmenter.segment(part)) if (isWordLike) visit(segment, from + index);
+  for (const { segment, index, isWordLike } of segmenter.segment(part)) if (isWordLike) visit(segment, from + index, false);
 }
 
 /** The words of `text[from, to)`, which holds ASCII characters and no whitespace. */
@@ -63,13 +67,19 @@ function asciiWords(text: string, from: number, to: number, visit: WordVisitor):
     }
     const start = i;
     let wordy = kind !== UNDERSCORE;
+    let plain = kind === DIGIT || text.charCodeAt(i) >= 0x61;
     let previous = kind;
     i++;
     while (i < to) {
-      const next = CLASS[text.charCodeAt(i)] as number;
+      const code = text.charCodeAt(i);
+      const next = CLASS[code] as number;
       if (next === LETTER || next === DIGIT || next === UNDERSCORE) {
         // WB5, WB8–WB10, WB13a/b: letters, digits and underscores hold together.
-        if (next !== UNDERSCORE) wordy = true;
+        if (next === UNDERSCORE) plain = false;
+        else {
+          wordy = true;
+          if (next === LETTER && code < 0x61) plain = false;
+        }
         previous = next;
         i++;
         continue;
@@ -80,6 +90,7 @@ function asciiWords(text: string, from: number, to: number, visit: WordVisitor):
         const letters = previous === LETTER && after === LETTER && (next === MID_LETTER || next === MID_NUM_LET);
         const digits = previous === DIGIT && after === DIGIT && (next === MID_NUM || next === MID_NUM_LET);
         if (letters || digits) {
+          plain = false;
           previous = after;
           i += 2;
           continue;
@@ -88,7 +99,7 @@ function asciiWords(text: string, from: number, to: number, visit: WordVisitor):
       break;
     }
     // A lone underscore is not a word; two or more are (ICU's rule statuses).
-    if (wordy || i - start > 1) visit(text.slice(start, i), start);
+    if (wordy || i - start > 1) visit(text.slice(start, i), start, plain && wordy);
   }
 }
 
@@ -134,13 +145,17 @@ export function forEachWord(text: string, visit: WordVisitor): void {
 /** ICU alone, for comparison in tests: the word-like segments of `text` with their offsets. */
 export function icuWordList(text: string): [string, number][] {
   const out: [string, number][] = [];
-  icuWords(text, 0, text.length, (word, index) => out.push([word, index]));
+  icuWords(text, 0, text.length, (word, index) => {
+    out.push([word, index]);
+  });
   return out;
 }
 
 /** `forEachWord` as a list. */
 export function wordList(text: string): [string, number][] {
   const out: [string, number][] = [];
-  forEachWord(text, (word, index) => out.push([word, index]));
+  forEachWord(text, (word, index) => {
+    out.push([word, index]);
+  });
   return out;
 }

@@ -4,15 +4,18 @@ import { EmbeddingError, type EmbeddingModel, embedMany, type Reranker } from "@
 import {
   allOf,
   type ChunkHit,
+  type DocumentWrite,
   type Filter,
   type Store,
   type VectorIndexProgress,
   type VectorIndexSettings,
   type VectorIndexStatus,
+  type WriteResult,
 } from "@docdb/store";
+import { analyse, analyseInThread } from "./analysis.js";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
-import { DocDBError, fromStoreError } from "./errors.js";
+import { DocDBError, fromStoreError, toDocDBError } from "./errors.js";
 import { parseFilter } from "./filter.js";
 import type { HealingStatus } from "./healer.js";
 import { lineIndex } from "./lines.js";
@@ -31,6 +34,9 @@ import type {
   FindInput,
   FindResult,
   InsertInput,
+  InsertManyItem,
+  InsertManyOptions,
+  InsertManyResult,
   InsertResult,
   SearchMode,
   SqlOptions,
@@ -74,6 +80,38 @@ export interface DatabaseContext {
 function describeEmbeddingFailure(error: unknown): string {
   if (DocDBError.isInstance(error)) return error.code === "EMBEDDING_UNAVAILABLE" ? error.message : `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Documents per transaction of `insertDocuments`, by default and at most. */
+export const DEFAULT_INSERT_BATCH = 100;
+export const MAX_INSERT_BATCH = 1000;
+
+/** A validated, chunked document with its ids, ready to analyse, embed and write. */
+interface PreparedInsert {
+  write: DocumentWrite;
+  title: string | null;
+  /** Has a key: may replace a document, whose unchanged chunks keep their vectors. */
+  keyed: boolean;
+}
+
+/** Runs embedding work; why it failed (for a warning), or undefined when it succeeded. */
+async function failureOf(work: () => Promise<void>): Promise<string | undefined> {
+  try {
+    await work();
+    return undefined;
+  } catch (error) {
+    return describeEmbeddingFailure(error);
+  }
+}
+
+/** The entry of a document that was not stored. */
+function refused(error: unknown): InsertManyItem {
+  const { code, message } = toDocDBError(error);
+  return { ok: false, error: { code, message } };
+}
+
+function countOk(results: (InsertManyItem | undefined)[]): number {
+  return results.filter((r) => r?.ok).length;
 }
 
 /** What to fix when a provider keeps failing, by provider. */
@@ -143,14 +181,8 @@ export class Database {
     return `stored without vectors (${first}${hint}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`;
   }
 
-  /**
-   * Stores a document: chunks it, writes document, chunks and keyword index in one unit, then
-   * embeds the chunks. When the embedding provider fails, the document stays stored and keyword
-   * searchable, its chunks pending (`embedded: false` and a warning). With a `key` already in
-   * use, that document is replaced (same doc_id; unchanged chunks keep their vectors).
-   */
-  async insertDocument(input: InsertInput): Promise<InsertResult> {
-    const started = performance.now();
+  /** Validates an insert, chunks it and gives the document and its chunks their ids. */
+  private prepare(input: InsertInput): PreparedInsert {
     if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
     const text = validateText(input.text, this.context.maxTextLength);
     const metadata = validateMetadata(input.metadata);
@@ -158,62 +190,264 @@ export class Database {
     if (input.title !== undefined && (typeof input.title !== "string" || input.title.length > 1000)) {
       throw new DocDBError("INVALID_REQUEST", "title must be a string of at most 1000 characters");
     }
+    const title = input.title ?? null;
+    const chunks = toStoredChunks(text, this.chunk(input, text), title);
+    return {
+      title,
+      keyed: key !== undefined,
+      write: {
+        document: {
+          id: newId(),
+          key: key ?? null,
+          source: input.source ?? null,
+          title,
+          content: text,
+          contentHash: contentHash(text),
+          metadata,
+          collection: input.collection ?? null,
+        },
+        chunks,
+        upsertByKey: key !== undefined,
+      },
+    };
+  }
+
+  /**
+   * Embeds the chunks of documents that replace nothing (no key) before they are written, so
+   * their vectors go into the same transaction as the chunks. Throws when the provider fails.
+   */
+  private async embedBeforeWrite(model: EmbeddingModel, items: PreparedInsert[], deadlineMs: number): Promise<void> {
+    const chunks = items.flatMap((p) => p.write.chunks.map((chunk) => ({ chunk, title: p.title })));
+    if (chunks.length === 0) return;
+    const vectors = await this.embed(
+      model,
+      chunks.map(({ chunk, title }) => embeddingInput({ text: chunk.text, heading: chunk.heading, title })),
+      "document",
+      { deadlineMs },
+    );
+    await this.recordModel(model);
+    chunks.forEach(({ chunk }, i) => {
+      chunk.vector = vectors[i];
+    });
+  }
+
+  /**
+   * Embeds, after the write, the chunks of keyed documents that did not take over a vector from
+   * the document they replaced (unchanged chunks keep theirs, so they are not embedded again).
+   */
+  private async embedAfterWrite(model: EmbeddingModel, items: { prepared: PreparedInsert; written: WriteResult }[], deadlineMs: number) {
+    const pending: { id: string; text: string; heading: string | null | undefined; title: string | null }[] = [];
+    for (const { prepared, written } of items) {
+      if (prepared.write.chunks.length === written.reusedVectors) continue;
+      // Only when some vectors were carried over must the store say which chunks still need one.
+      const chunks =
+        written.reusedVectors === 0
+          ? prepared.write.chunks
+          : (await this.call(() => this.store.getChunks(written.docId))).filter((c) => !c.embedded);
+      for (const c of chunks) pending.push({ id: c.id, text: c.text, heading: c.heading, title: prepared.title });
+    }
+    if (pending.length === 0) return;
+    const vectors = await this.embed(model, pending.map(embeddingInput), "document", { deadlineMs });
+    await this.recordModel(model);
+    await this.call(() => this.store.writeVectors(pending.map((c, i) => ({ chunkId: c.id, vector: vectors[i] as Float32Array }))));
+  }
+
+  /** The result of one stored document; `failure` is why embedding failed, when it did. */
+  private insertResult(prepared: PreparedInsert, written: WriteResult, model: EmbeddingModel | null, failure: string | undefined) {
+    const { docId, replaced, reusedVectors } = written;
+    const chunkCount = prepared.write.chunks.length;
+    const warnings: string[] = [];
+    let embedded = chunkCount === reusedVectors;
+    if (!model) {
+      if (!embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
+    } else if (failure !== undefined) {
+      // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
+      this.context.logger.info({ db: this.name, doc_id: docId, err: failure }, "embedding failed; document stored as pending");
+      if (!embedded) warnings.push(this.pendingWarning(failure));
+    } else embedded = true;
+    const result: InsertResult = { doc_id: docId, chunk_count: chunkCount, embedded, replaced, reused_vectors: reusedVectors, warnings };
+    return result;
+  }
+
+  /**
+   * Stores a document: chunks it, analyses its words, embeds the chunks, and writes document,
+   * chunks, keyword index and vectors in one transaction. When the embedding provider fails, the
+   * document is stored without vectors and keyword searchable, its chunks pending
+   * (`embedded: false` and a warning). With a `key` already in use, that document is replaced
+   * (same doc_id; unchanged chunks keep their vectors, and only the others are embedded, after
+   * the write).
+   */
+  async insertDocument(input: InsertInput): Promise<InsertResult> {
+    const started = performance.now();
+    const prepared = this.prepare(input);
+    analyseInThread([prepared.write]);
     const model = this.context.embedding;
     if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
 
-    const title = input.title ?? null;
-    const chunks = toStoredChunks(text, this.chunk(input, text), title);
-    const [written] = await this.call(() =>
-      this.store.writeDocuments([
-        {
-          document: {
-            id: newId(),
-            key: key ?? null,
-            source: input.source ?? null,
-            title,
-            content: text,
-            contentHash: contentHash(text),
-            metadata,
-            collection: input.collection ?? null,
-          },
-          chunks,
-          upsertByKey: key !== undefined,
-        },
-      ]),
-    );
-    const { docId, replaced, reusedVectors } = written as { docId: string; replaced: boolean; reusedVectors: number };
+    // An insert answers within the deadline: what is not embedded by then stays pending.
+    const deadlineMs = this.context.embedDeadlineMs;
+    let failure: string | undefined;
+    if (model && !prepared.keyed) failure = await failureOf(() => this.embedBeforeWrite(model, [prepared], deadlineMs));
+    const [written] = (await this.call(() => this.store.writeDocuments([prepared.write]))) as [WriteResult];
+    if (model && prepared.keyed) failure = await failureOf(() => this.embedAfterWrite(model, [{ prepared, written }], deadlineMs));
 
-    const warnings: string[] = [];
-    const missing = chunks.length - reusedVectors;
-    let embedded = missing === 0;
-    if (!model && !embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
-    else if (model && !embedded) {
-      try {
-        // Only when some vectors were carried over must the store say which chunks still need one.
-        const pending = reusedVectors === 0 ? chunks : (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
-        // An insert answers within the deadline: what is not embedded by then stays pending.
-        const vectors = await this.embed(
-          model,
-          pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title })),
-          "document",
-          { deadlineMs: this.context.embedDeadlineMs },
-        );
-        await this.recordModel(model);
-        await this.call(() => this.store.writeVectors(pending.map((c, i) => ({ chunkId: c.id, vector: vectors[i] as Float32Array }))));
-        embedded = true;
-      } catch (error) {
-        const reason = describeEmbeddingFailure(error);
-        // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
-        this.context.logger.info({ db: this.name, doc_id: docId, err: reason }, "embedding failed; document stored as pending");
-        warnings.push(this.pendingWarning(reason));
-      }
-    }
-    if (!embedded) this.context.onPending?.();
+    const result = this.insertResult(prepared, written, model, failure);
+    if (!result.embedded) this.context.onPending?.();
     this.context.logger.info(
-      { db: this.name, doc_id: docId, chunks: chunks.length, replaced, embedded, ms: Math.round(performance.now() - started) },
+      {
+        db: this.name,
+        doc_id: result.doc_id,
+        chunks: result.chunk_count,
+        replaced: result.replaced,
+        embedded: result.embedded,
+        ms: Math.round(performance.now() - started),
+      },
       "insert",
     );
-    return { doc_id: docId, chunk_count: chunks.length, embedded, replaced, reused_vectors: reusedVectors, warnings };
+    return result;
+  }
+
+  /**
+   * Stores many documents, as `insertDocument` would one by one, in batches of `batch_size`
+   * (default 100) documents per transaction: words analysed outside the writes (in worker
+   * threads for large batches), chunks embedded in the provider's batch size before each write
+   * so their vectors go into the same transaction. Every input gets its own entry in `results`:
+   * an invalid document is refused (`ok: false` with its error) and the others are stored. When
+   * the embedding provider fails, that batch and the ones after it are stored without vectors
+   * (pending, with a warning; `embedPending` embeds them later): nothing is lost. A failed write
+   * of a batch is retried one document at a time, so only the documents that cannot be written
+   * are refused; a store that cannot be reached refuses the rest of the call. Aborting
+   * (`signal`) stops between batches: the batches before are stored, and the call throws.
+   */
+  async insertDocuments(inputs: InsertInput[], options: InsertManyOptions = {}): Promise<InsertManyResult> {
+    if (!Array.isArray(inputs)) throw new DocDBError("INVALID_REQUEST", "insertDocuments needs an array of documents");
+    const batchSize = options.batch_size ?? DEFAULT_INSERT_BATCH;
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_INSERT_BATCH) {
+      throw new DocDBError("INVALID_REQUEST", `batch_size must be an integer from 1 to ${MAX_INSERT_BATCH}`);
+    }
+    const model = this.context.embedding;
+    if (model && inputs.length > 0) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
+    const results: InsertManyItem[] = new Array(inputs.length);
+    const deadlineMs = this.context.embedDeadlineMs;
+    // Once the provider fails, the rest of the call is stored without vectors.
+    let failure: string | undefined;
+    // Once the store cannot be reached, the rest of the call is refused.
+    let unreachable: DocDBError | undefined;
+
+    const prepareBatch = (from: number) => {
+      const batch: { index: number; prepared: PreparedInsert }[] = [];
+      for (let i = from; i < Math.min(from + batchSize, inputs.length); i++) {
+        try {
+          batch.push({ index: i, prepared: this.prepare(inputs[i] as InsertInput) });
+        } catch (error) {
+          results[i] = refused(error);
+        }
+      }
+      return { batch, analysed: analyse(batch.map((b) => b.prepared.write)) };
+    };
+
+    let next = inputs.length > 0 ? prepareBatch(0) : undefined;
+    for (let from = 0; next; from += batchSize) {
+      const { batch, analysed } = next;
+      await analysed;
+      // The next batch is analysed (in worker threads, when they run) while this one is written.
+      next = from + batchSize < inputs.length ? prepareBatch(from + batchSize) : undefined;
+      if (options.signal?.aborted) {
+        await next?.analysed.catch(() => undefined);
+        throw new DocDBError(
+          "INTERNAL",
+          `insert interrupted: ${countOk(results)} of ${inputs.length} documents were stored (every batch before the interruption is complete)`,
+          { cause: options.signal.reason },
+        );
+      }
+      const started = performance.now();
+      if (unreachable) {
+        for (const { index } of batch) results[index] = refused(unreachable);
+      } else {
+        const fresh = batch.filter((b) => !b.prepared.keyed).map((b) => b.prepared);
+        if (model && failure === undefined && fresh.length > 0) {
+          // The deadline of one insert's provider calls, for each of the provider's batches.
+          const calls = Math.ceil(fresh.reduce((n, p) => n + p.write.chunks.length, 0) / Math.max(1, model.maxBatchSize));
+          failure = await failureOf(() => this.embedBeforeWrite(model, fresh, deadlineMs * Math.max(1, calls)));
+        }
+        const written = await this.writeBatch(batch.map((b) => b.prepared));
+        const keyed: { prepared: PreparedInsert; written: WriteResult }[] = [];
+        batch.forEach(({ prepared }, i) => {
+          const w = written[i];
+          if (w instanceof DocDBError && w.code === "STORE_UNAVAILABLE") unreachable ??= w;
+          if (!(w instanceof DocDBError) && prepared.keyed) keyed.push({ prepared, written: w as WriteResult });
+        });
+        // Keyed documents are embedded after the write (their unchanged chunks keep their vectors).
+        let keyedFailure = failure;
+        if (model && failure === undefined && keyed.length > 0) {
+          failure = keyedFailure = await failureOf(() => this.embedAfterWrite(model, keyed, deadlineMs));
+        }
+        batch.forEach(({ index, prepared }, i) => {
+          const w = written[i] as WriteResult | DocDBError;
+          if (w instanceof DocDBError) {
+            results[index] = refused(w);
+            return;
+          }
+          // A document without a key has vectors exactly when they were computed before the write.
+          const why = prepared.keyed ? keyedFailure : prepared.write.chunks.some((c) => c.vector) ? undefined : failure;
+          results[index] = { ok: true, ...this.insertResult(prepared, w, model, why) };
+        });
+      }
+      this.context.logger.info({ db: this.name, documents: batch.length, ms: Math.round(performance.now() - started) }, "insert batch");
+      options.onProgress?.({ done: Math.min(from + batchSize, inputs.length), total: inputs.length });
+    }
+
+    const summary: InsertManyResult = { results, inserted: 0, failed: 0, chunks: 0, pending: 0, warnings: [] };
+    const warnings = new Set<string>();
+    for (const r of results) {
+      if (!r.ok) {
+        summary.failed++;
+        continue;
+      }
+      summary.inserted++;
+      summary.chunks += r.chunk_count;
+      if (!r.embedded) summary.pending++;
+      for (const w of r.warnings) warnings.add(w);
+    }
+    summary.warnings = [...warnings];
+    if (summary.pending > 0) this.context.onPending?.();
+    return summary;
+  }
+
+  /**
+   * Writes a batch in one transaction; when that fails, each document alone, so one document
+   * the store refuses does not take the others with it. Entries are results or errors.
+   */
+  private async writeBatch(batch: PreparedInsert[]): Promise<(WriteResult | DocDBError)[]> {
+    if (batch.length === 0) return [];
+    try {
+      return await this.call(() => this.store.writeDocuments(batch.map((p) => p.write)));
+    } catch (error) {
+      const first = toDocDBError(error);
+      if (batch.length === 1 || first.code === "STORE_UNAVAILABLE") return batch.map(() => first);
+      this.context.logger.info({ db: this.name, err: first.message }, "batch write failed; writing its documents one by one");
+    }
+    const out: (WriteResult | DocDBError)[] = [];
+    let previous: DocDBError | undefined;
+    for (const prepared of batch) {
+      // The store is gone, or two documents in a row failed the same way: the cause is not the
+      // documents (a lock held too long, a full disk), so the rest is not tried one by one.
+      if (previous && (previous.code === "STORE_UNAVAILABLE" || previous.code === "INTERNAL")) {
+        out.push(previous);
+        continue;
+      }
+      try {
+        const [written] = await this.call(() => this.store.writeDocuments([prepared.write]));
+        out.push(written as WriteResult);
+        previous = undefined;
+      } catch (error) {
+        const refusedError = toDocDBError(error);
+        if (previous && previous.code === refusedError.code) previous = new DocDBError("INTERNAL", refusedError.message, { cause: error });
+        else previous = refusedError;
+        out.push(refusedError);
+      }
+    }
+    return out;
   }
 
   /** The model is recorded with its first vectors, so a model that never embedded anything binds nothing. */

@@ -1,5 +1,4 @@
-import type { KeywordQuery } from "@docdb/analyzer";
-import { words } from "@docdb/analyzer";
+import { ANALYZER_VERSION, type IndexTerms, indexTerms, type KeywordQuery } from "@docdb/analyzer";
 import type { Filter } from "@docdb/store";
 import { filterToSql, Params } from "./filter.js";
 
@@ -33,10 +32,18 @@ export interface ChunkPostings {
   terms: Map<string, { title: number[]; body: number[] }>;
 }
 
-/** Index terms of a chunk: title = document title + chunk heading (weight 2), body = the chunk text. */
-export function chunkPostings(title: string | null | undefined, heading: string | null | undefined, text: string): ChunkPostings {
-  const titleTerms = [...words(title ?? ""), ...(heading ? words(heading) : [])];
-  const bodyTerms = words(text);
+/**
+ * The postings of a chunk from its index terms: title = document title + chunk heading (weight
+ * 2), body = the chunk text. Terms analysed beforehand are used when they are of this analyzer
+ * version; otherwise the chunk is analysed here.
+ */
+export function chunkPostings(
+  title: string | null | undefined,
+  heading: string | null | undefined,
+  text: string,
+  analysed?: IndexTerms,
+): ChunkPostings {
+  const { title: titleTerms, body: bodyTerms } = analysed?.version === ANALYZER_VERSION ? analysed : indexTerms(title, heading, text);
   const terms = new Map<string, { title: number[]; body: number[] }>();
   const entry = (term: string) => {
     let e = terms.get(term);

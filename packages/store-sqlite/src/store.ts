@@ -1,4 +1,4 @@
-import { ANALYZER_VERSION, analyzeForIndex, type KeywordQuery } from "@docdb/analyzer";
+import { ANALYZER_VERSION, type IndexTerms, indexTerms, type KeywordQuery, words } from "@docdb/analyzer";
 import type {
   ChunkHit,
   CollectionCounts,
@@ -141,6 +141,26 @@ function loadNative() {
   return native;
 }
 
+/**
+ * Keyword rows of a write, inserted after every other row of it. FTS5 writes out the terms it
+ * holds in memory whenever another statement of the transaction opens a savepoint (an INSERT
+ * into `chunks` does: it also updates sqlite_sequence), so rows interleaved with chunk inserts
+ * made one tiny index segment per chunk, and merging those was most of the cost of a write.
+ */
+class KeywordRows {
+  private rows: { seq: number; terms: IndexTerms }[] = [];
+  constructor(private readonly insert: Database.Statement) {}
+
+  add(seq: number, terms: IndexTerms): void {
+    this.rows.push({ seq, terms });
+  }
+
+  flush(): void {
+    for (const { seq, terms } of this.rows) this.insert.run(seq, terms.title.join(" "), terms.body.join(" "));
+    this.rows = [];
+  }
+}
+
 /** One docdb database: a SQLite file with sqlite-vec loaded, FTS5 and the docdb schema. */
 export class SqliteStore implements Store {
   readonly capabilities = SQLITE_CAPABILITIES;
@@ -269,17 +289,15 @@ export class SqliteStore implements Store {
          WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
       ).all(after, REINDEX_BATCH) as { seq: number; text: string; heading: string | null; title: string | null }[];
       if (rows.length === 0) break;
+      // Analysed before the transaction, which then holds the write lock only to insert.
+      const indexed = rows.map((r) => ({ seq: r.seq, terms: indexTerms(r.title, r.heading, r.text) }));
       await this.write(() => {
-        for (const r of rows) this.indexChunk(r.seq, analyzeForIndex(r.title ?? ""), r.heading, r.text);
+        const insert = this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)");
+        for (const { seq, terms } of indexed) insert.run(seq, terms.title.join(" "), terms.body.join(" "));
       });
       after = (rows[rows.length - 1] as { seq: number }).seq;
     }
     await this.write(() => this.setMetaValue("analyzer_version", String(ANALYZER_VERSION)));
-  }
-
-  private indexChunk(seq: number, titleTerms: string, heading: string | null, text: string): void {
-    const title = heading ? `${titleTerms} ${analyzeForIndex(heading)}` : titleTerms;
-    this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)").run(seq, title, analyzeForIndex(text));
   }
 
   async getEmbeddingInfo(): Promise<EmbeddingInfo | undefined> {
@@ -350,11 +368,14 @@ export class SqliteStore implements Store {
     return this.write(() => {
       const info = this.embeddingInfo();
       const vectors = info !== undefined && this.hasVectorTable();
-      return writes.map((w) => this.writeOne(w, vectors ? info : undefined));
+      const keyword = new KeywordRows(this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)"));
+      const results = writes.map((w) => this.writeOne(w, vectors ? info : undefined, keyword));
+      keyword.flush();
+      return results;
     });
   }
 
-  private writeOne(write: DocumentWrite, info: EmbeddingInfo | undefined): WriteResult {
+  private writeOne(write: DocumentWrite, info: EmbeddingInfo | undefined, keyword: KeywordRows): WriteResult {
     const { document: doc, chunks } = write;
     const now = new Date().toISOString();
     const collection = write.file ? write.file.collection : (doc.collection ?? null);
@@ -382,7 +403,11 @@ export class SqliteStore implements Store {
       ).all(JSON.stringify([...replacedIds])) as { hash: string; embedding: Buffer }[];
       for (const r of rows) reusable.set(r.hash, r.embedding);
     }
-    for (const id of replacedIds) this.deleteOne(id);
+    if (replacedIds.size > 0) {
+      // The replaced document may be one written earlier in this call: its keyword rows first.
+      keyword.flush();
+      for (const id of replacedIds) this.deleteOne(id);
+    }
 
     const docId = kept?.id ?? doc.id;
     this.statement(
@@ -400,7 +425,13 @@ export class SqliteStore implements Store {
       kept?.created_at ?? doc.createdAt ?? now,
       doc.updatedAt ?? now,
     );
-    const titleTerms = analyzeForIndex(doc.title ?? "");
+    // Terms analysed beforehand (core does it outside the transaction) or, failing that, here.
+    let titleWords: string[] | undefined;
+    const termsOf = (chunk: (typeof chunks)[number]): IndexTerms => {
+      if (chunk.terms?.version === ANALYZER_VERSION) return chunk.terms;
+      titleWords ??= doc.title ? words(doc.title) : [];
+      return indexTerms(doc.title, chunk.heading, chunk.text, titleWords);
+    };
     const insertChunk = this.statement(
       `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end, input_hash, embedded)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -431,7 +462,7 @@ export class SqliteStore implements Store {
         vector ? 1 : 0,
       );
       const seq = Number(result.lastInsertRowid);
-      this.indexChunk(seq, titleTerms, chunk.heading ?? null, chunk.text);
+      keyword.add(seq, termsOf(chunk));
       if (vector) this.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)").run(BigInt(seq), vector);
     }
     if (write.file) {
