@@ -208,29 +208,37 @@ export function analyzeForIndex(text: string): string {
 
 /**
  * What a chunk contributes to the keyword index, analysed once wherever is convenient (a worker
- * thread, outside a write transaction) and handed to any engine.
+ * thread, outside a write transaction) and handed to any engine. Terms never hold whitespace, so
+ * each field is its terms joined by single spaces (cheap to pass between threads, and what an
+ * engine that tokenizes on spaces stores as it is); `splitTerms` gives the list back.
  */
 export interface IndexTerms {
   /** The ANALYZER_VERSION that produced the terms: an engine analyses again on another one. */
   version: number;
-  /** The weighted field: `words(title)` then `words(heading)`. */
-  title: string[];
-  /** `words(text)`. */
-  body: string[];
+  /** The weighted field: `words(title)` then `words(heading)`, space-separated. */
+  title: string;
+  /** `words(text)`, space-separated. */
+  body: string;
+}
+
+/** The terms of an IndexTerms field as a list. */
+export function splitTerms(field: string): string[] {
+  return field === "" ? [] : field.split(" ");
 }
 
 /**
- * The index terms of a chunk. `titleWords` may be given when several chunks share a title (the
- * words of a document title are then computed once).
+ * The index terms of a chunk. `titleTerms` (`analyzeForIndex(title)`) may be given when several
+ * chunks share a title: the words of a document title are then computed once.
  */
 export function indexTerms(
   title: string | null | undefined,
   heading: string | null | undefined,
   text: string,
-  titleWords?: string[],
+  titleTerms: string = title ? analyzeForIndex(title) : "",
 ): IndexTerms {
-  const forTitle = titleWords ?? (title ? words(title) : []);
-  return { version: ANALYZER_VERSION, title: heading ? [...forTitle, ...words(heading)] : forTitle, body: words(text) };
+  const headingTerms = heading ? analyzeForIndex(heading) : "";
+  const joined = titleTerms === "" ? headingTerms : headingTerms === "" ? titleTerms : `${titleTerms} ${headingTerms}`;
+  return { version: ANALYZER_VERSION, title: joined, body: analyzeForIndex(text) };
 }
 
 /** 何年 asks for a year, 何色 for a colour: keep the counter, drop the question. */

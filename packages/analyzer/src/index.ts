@@ -6,6 +6,7 @@ export {
   indexTerms,
   type KeywordQuery,
   normalize,
+  splitTerms,
   type Term,
   terms,
   words,

@@ -12,7 +12,7 @@ import {
   type VectorIndexStatus,
   type WriteResult,
 } from "@docdb/store";
-import { analyse, analyseInThread } from "./analysis.js";
+import { type Analyse, analyseInThread } from "./analysis.js";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError, toDocDBError } from "./errors.js";
@@ -70,6 +70,8 @@ export interface DatabaseContext {
   onPending?: () => void;
   /** The background embedder's state, when one runs. */
   healing?: () => HealingStatus | undefined;
+  /** Analyses the words of bulk inserts (worker threads when they pay); default in this thread. */
+  analyse?: Analyse;
 }
 
 /**
@@ -343,7 +345,8 @@ export class Database {
           results[i] = refused(error);
         }
       }
-      return { batch, analysed: analyse(batch.map((b) => b.prepared.write)) };
+      const writes = batch.map((b) => b.prepared.write);
+      return { batch, analysed: this.context.analyse ? this.context.analyse(writes) : Promise.resolve(analyseInThread(writes)) };
     };
 
     let next = inputs.length > 0 ? prepareBatch(0) : undefined;

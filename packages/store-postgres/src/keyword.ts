@@ -1,4 +1,4 @@
-import { ANALYZER_VERSION, type IndexTerms, indexTerms, type KeywordQuery } from "@docdb/analyzer";
+import { ANALYZER_VERSION, type IndexTerms, indexTerms, type KeywordQuery, splitTerms } from "@docdb/analyzer";
 import type { Filter } from "@docdb/store";
 import { filterToSql, Params } from "./filter.js";
 
@@ -43,13 +43,15 @@ export function chunkPostings(
   text: string,
   analysed?: IndexTerms,
 ): ChunkPostings {
-  const { title: titleTerms, body: bodyTerms } = analysed?.version === ANALYZER_VERSION ? analysed : indexTerms(title, heading, text);
-  const terms = new Map<string, { title: number[]; body: number[] }>();
+  const terms = analysed?.version === ANALYZER_VERSION ? analysed : indexTerms(title, heading, text);
+  const titleTerms = splitTerms(terms.title);
+  const bodyTerms = splitTerms(terms.body);
+  const positions = new Map<string, { title: number[]; body: number[] }>();
   const entry = (term: string) => {
-    let e = terms.get(term);
+    let e = positions.get(term);
     if (!e) {
       e = { title: [], body: [] };
-      terms.set(term, e);
+      positions.set(term, e);
     }
     return e;
   };
@@ -59,7 +61,7 @@ export function chunkPostings(
   bodyTerms.forEach((term, i) => {
     entry(term).body.push(i);
   });
-  return { length: titleTerms.length + bodyTerms.length, terms };
+  return { length: titleTerms.length + bodyTerms.length, terms: positions };
 }
 
 /** Cleans a query: non-empty sequences of non-empty terms, each sequence once. */

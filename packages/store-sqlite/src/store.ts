@@ -1,4 +1,4 @@
-import { ANALYZER_VERSION, type IndexTerms, indexTerms, type KeywordQuery, words } from "@docdb/analyzer";
+import { ANALYZER_VERSION, analyzeForIndex, type IndexTerms, indexTerms, type KeywordQuery } from "@docdb/analyzer";
 import type {
   ChunkHit,
   CollectionCounts,
@@ -156,7 +156,7 @@ class KeywordRows {
   }
 
   flush(): void {
-    for (const { seq, terms } of this.rows) this.insert.run(seq, terms.title.join(" "), terms.body.join(" "));
+    for (const { seq, terms } of this.rows) this.insert.run(seq, terms.title, terms.body);
     this.rows = [];
   }
 }
@@ -293,7 +293,7 @@ export class SqliteStore implements Store {
       const indexed = rows.map((r) => ({ seq: r.seq, terms: indexTerms(r.title, r.heading, r.text) }));
       await this.write(() => {
         const insert = this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)");
-        for (const { seq, terms } of indexed) insert.run(seq, terms.title.join(" "), terms.body.join(" "));
+        for (const { seq, terms } of indexed) insert.run(seq, terms.title, terms.body);
       });
       after = (rows[rows.length - 1] as { seq: number }).seq;
     }
@@ -426,11 +426,11 @@ export class SqliteStore implements Store {
       doc.updatedAt ?? now,
     );
     // Terms analysed beforehand (core does it outside the transaction) or, failing that, here.
-    let titleWords: string[] | undefined;
+    let titleTerms: string | undefined;
     const termsOf = (chunk: (typeof chunks)[number]): IndexTerms => {
       if (chunk.terms?.version === ANALYZER_VERSION) return chunk.terms;
-      titleWords ??= doc.title ? words(doc.title) : [];
-      return indexTerms(doc.title, chunk.heading, chunk.text, titleWords);
+      titleTerms ??= doc.title ? analyzeForIndex(doc.title) : "";
+      return indexTerms(doc.title, chunk.heading, chunk.text, titleTerms);
     };
     const insertChunk = this.statement(
       `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end, input_hash, embedded)
