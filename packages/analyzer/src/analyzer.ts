@@ -134,20 +134,28 @@ function hyphenJoins(text: string): Map<number, string> {
   return joins;
 }
 
-/** The terms of a text in order, with the extra forms described above. */
-export function terms(text: string): Term[] {
-  const source = text.normalize("NFKC");
-  const out: Term[] = [];
+/** What `scan` knows of a term's final form (see finalTerm). */
+const ANY = 0; // may need accent folding or stemming
+const PLAIN = 1; // lower-case ASCII letters and digits: may need stemming only
+const FINAL = 2; // kana and kanji: already final
+
+type Emit = (text: string, added: boolean, parts: string[] | undefined, kind: number) => void;
+
+/** Kana (not the middle dot) and CJK ideographs only: no case, no Latin, no underscore or quote. */
+const CJK_ONLY = /^[\u3041-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-\u9fff\u3005-\u3007]+$/u;
+
+/** The terms of `source` (already NFKC), in order, with the extra forms described above. */
+function scan(source: string, emit: Emit): void {
   const joins = hyphenJoins(source);
   let katakana = "";
   let katakanaEnd = -1;
   const flushKatakana = () => {
-    if (katakana !== "") out.push({ text: stemKatakana(katakana), added: false });
+    if (katakana !== "") emit(stemKatakana(katakana), false, undefined, FINAL);
     katakana = "";
   };
   const addJoin = (end: number) => {
     const joined = joins.get(end);
-    if (joined !== undefined) out.push({ text: joined, added: true });
+    if (joined !== undefined) emit(joined, true, undefined, ANY);
   };
 
   // Only word-like segments arrive: a gap between two katakana words (a space, a ・) shows in
@@ -157,7 +165,7 @@ export function terms(text: string): Term[] {
     if (plain) {
       // Lower-case ASCII letters and digits: none of the rules below can change it.
       flushKatakana();
-      out.push({ text: segment, added: false });
+      emit(segment, false, undefined, PLAIN);
       addJoin(end);
       return;
     }
@@ -168,6 +176,13 @@ export function terms(text: string): Term[] {
       return;
     }
     flushKatakana();
+    if (CJK_ONLY.test(segment)) {
+      // Japanese: only the okurigana rule applies.
+      const stem = KANJI_THEN_HIRAGANA.exec(segment);
+      emit(stem ? (stem[1] as string) : segment, false, undefined, FINAL);
+      addJoin(end);
+      return;
+    }
     const underscore = segment.includes("_");
     if (underscore && /[^_]_+[^_]/.test(segment)) {
       // snake_case / SCREAMING_CASE: code. The joined form, then the words in order.
@@ -175,30 +190,42 @@ export function terms(text: string): Term[] {
         .split("_")
         .filter((p) => p !== "")
         .flatMap(splitCase);
-      out.push({ text: parts.join(""), added: false, parts });
-      for (const part of parts) out.push({ text: part, added: true, parts });
+      emit(parts.join(""), false, parts, ANY);
+      for (const part of parts) emit(part, true, parts, ANY);
     } else if (CASE_HUMP.test(segment)) {
       // camelCase and mixed-case names (getUserName, HTTPServer, ClpC, RhoA): the joined form,
       // then each part as a word of its own, so ClpC also meets ClpP through "clp".
       const parts = splitCase(segment);
-      out.push({ text: parts.join(""), added: false });
-      for (const part of parts) out.push({ text: part, added: true });
+      emit(parts.join(""), false, undefined, ANY);
+      for (const part of parts) emit(part, true, undefined, ANY);
     } else {
       let word = segment.toLowerCase();
       if (word.includes("'") || word.includes("’")) word = word.replace(POSSESSIVE, "");
       const stem = KANJI_THEN_HIRAGANA.exec(word);
       const text = stem ? (stem[1] as string) : underscore ? word.replaceAll("_", "") : word;
-      if (text !== "") out.push({ text, added: false });
+      if (text !== "") emit(text, false, undefined, ANY);
     }
     addJoin(end);
   });
   flushKatakana();
+}
+
+/** The terms of a text in order, with the extra forms described above. */
+export function terms(text: string): Term[] {
+  const out: Term[] = [];
+  scan(text.normalize("NFKC"), (term, added, parts) => {
+    out.push(parts ? { text: term, added, parts } : { text: term, added });
+  });
   return out;
 }
 
 /** The indexed terms of a text, in order: every term of `terms`, accents folded and English stemmed. */
 export function words(text: string): string[] {
-  return terms(text).map((t) => finalTerm(t.text));
+  const out: string[] = [];
+  scan(text.normalize("NFKC"), (term, _added, _parts, kind) => {
+    out.push(kind === FINAL ? term : kind === PLAIN ? (STEMMABLE.test(term) ? stem(term) : term) : finalTerm(term));
+  });
+  return out;
 }
 
 /** The terms of a title or a chunk separated by spaces (how engines that take text store them). */

@@ -7,5 +7,5 @@ export interface AnalysisRequest {
 }
 
 export type AnalysisReply =
-  | { id: number; /** Per document, per chunk: title terms and body terms (IndexTerms fields). */ terms: [string, string][][] }
+  | { id: number /** Per document, per chunk: title terms and body terms (IndexTerms fields). */; terms: [string, string][][] }
   | { id: number; error: string };

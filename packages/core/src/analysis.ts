@@ -54,9 +54,7 @@ export class AnalysisPool {
   private nextId = 0;
   private rotation = 0;
 
-  constructor(
-    private readonly options: { size: number; minChunks: number; logger?: Logger; script?: string },
-  ) {}
+  constructor(private readonly options: { size: number; minChunks: number; logger?: Logger; script?: string }) {}
 
   /** Workers for this machine: one per core beyond the main thread's, at least one, at most four. */
   static defaultSize(): number {

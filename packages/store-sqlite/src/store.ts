@@ -142,20 +142,32 @@ function loadNative() {
 }
 
 /**
- * Keyword rows of a write, inserted after every other row of it. FTS5 writes out the terms it
- * holds in memory whenever another statement of the transaction opens a savepoint (an INSERT
- * into `chunks` does: it also updates sqlite_sequence), so rows interleaved with chunk inserts
- * made one tiny index segment per chunk, and merging those was most of the cost of a write.
+ * Vectors and keyword rows of a write, inserted after every other row of it, keyword rows last.
+ * FTS5 writes out the terms it holds in memory whenever another statement of the transaction
+ * opens a savepoint (an INSERT into `chunks` does: it also updates sqlite_sequence), so keyword
+ * rows interleaved with chunk inserts made one tiny index segment per chunk, and merging those
+ * was most of the cost of a write.
  */
-class KeywordRows {
+class LateRows {
   private rows: { seq: number; terms: IndexTerms }[] = [];
-  constructor(private readonly insert: Database.Statement) {}
+  private vectors: { seq: number; blob: Buffer }[] = [];
+  constructor(
+    private readonly insert: Database.Statement,
+    private readonly insertVector: () => Database.Statement,
+  ) {}
 
-  add(seq: number, terms: IndexTerms): void {
+  add(seq: number, terms: IndexTerms, vector?: Buffer): void {
     this.rows.push({ seq, terms });
+    if (vector) this.vectors.push({ seq, blob: vector });
   }
 
+  /** Vectors, then keyword rows (the last statements of the write). */
   flush(): void {
+    if (this.vectors.length > 0) {
+      const insert = this.insertVector();
+      for (const { seq, blob } of this.vectors) insert.run(BigInt(seq), blob);
+      this.vectors = [];
+    }
     for (const { seq, terms } of this.rows) this.insert.run(seq, terms.title, terms.body);
     this.rows = [];
   }
@@ -368,14 +380,16 @@ export class SqliteStore implements Store {
     return this.write(() => {
       const info = this.embeddingInfo();
       const vectors = info !== undefined && this.hasVectorTable();
-      const keyword = new KeywordRows(this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)"));
-      const results = writes.map((w) => this.writeOne(w, vectors ? info : undefined, keyword));
-      keyword.flush();
+      const late = new LateRows(this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)"), () =>
+        this.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)"),
+      );
+      const results = writes.map((w) => this.writeOne(w, vectors ? info : undefined, late));
+      late.flush();
       return results;
     });
   }
 
-  private writeOne(write: DocumentWrite, info: EmbeddingInfo | undefined, keyword: KeywordRows): WriteResult {
+  private writeOne(write: DocumentWrite, info: EmbeddingInfo | undefined, late: LateRows): WriteResult {
     const { document: doc, chunks } = write;
     const now = new Date().toISOString();
     const collection = write.file ? write.file.collection : (doc.collection ?? null);
@@ -394,6 +408,8 @@ export class SqliteStore implements Store {
         .all(collection, source, collection, source) as string[];
       for (const id of old) replacedIds.add(id);
     }
+    // The replaced document may be one written earlier in this call: its late rows first.
+    if (replacedIds.size > 0) late.flush();
     // Vectors of replaced chunks whose embedding input did not change carry over.
     const reusable = new Map<string, Buffer>();
     if (info && replacedIds.size > 0 && chunks.some((c) => c.inputHash)) {
@@ -403,11 +419,7 @@ export class SqliteStore implements Store {
       ).all(JSON.stringify([...replacedIds])) as { hash: string; embedding: Buffer }[];
       for (const r of rows) reusable.set(r.hash, r.embedding);
     }
-    if (replacedIds.size > 0) {
-      // The replaced document may be one written earlier in this call: its keyword rows first.
-      keyword.flush();
-      for (const id of replacedIds) this.deleteOne(id);
-    }
+    for (const id of replacedIds) this.deleteOne(id);
 
     const docId = kept?.id ?? doc.id;
     this.statement(
@@ -462,8 +474,7 @@ export class SqliteStore implements Store {
         vector ? 1 : 0,
       );
       const seq = Number(result.lastInsertRowid);
-      keyword.add(seq, termsOf(chunk));
-      if (vector) this.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)").run(BigInt(seq), vector);
+      late.add(seq, termsOf(chunk), vector);
     }
     if (write.file) {
       const f = write.file.record;
