@@ -16,11 +16,13 @@ import { parseArgs } from "node:util";
 import { annLatency, textRecall } from "./bench/ann.mjs";
 import { queries } from "./bench/data.mjs";
 import { findLatency } from "./bench/find.mjs";
-import { ingest, reembedCopy } from "./bench/ingest.mjs";
+import { ingest, ingestPaths, reembedCopy } from "./bench/ingest.mjs";
 import { mcpServer } from "./bench/mcp.mjs";
 import { renderTable } from "./bench/table.mjs";
 
 const CORE = new URL("../packages/core/dist/index.js", import.meta.url);
+/** Documents each ingest path gets in the side-by-side comparison (about three chunks each). */
+const INGEST_PATH_DOCUMENTS = 1500;
 const MCP_BIN = fileURLToPath(new URL("../apps/mcp-server/dist/bin.js", import.meta.url));
 
 function options() {
@@ -75,6 +77,7 @@ async function main() {
     date: new Date().toISOString(),
     options: { sizes: opts.sizes, dims: opts.dims, queries: opts.queries },
     ingest: [],
+    ingestPaths: [],
     reembed: [],
     ann: [],
     textRecall: undefined,
@@ -85,6 +88,8 @@ async function main() {
     // Each size is ingested once, at the first dimension; the other dimensions get the same
     // chunks re-embedded (docdb's reembed path), which saves segmenting the text again.
     const firstDims = opts.dims[0];
+    log(`ingest paths side by side (bulk with vectors, bulk keyword-only, one at a time), ${INGEST_PATH_DOCUMENTS} documents each`);
+    report.ingestPaths = await ingestPaths(core, { dataDir, count: INGEST_PATH_DOCUMENTS, dims: firstDims, seed: 21 });
     for (const size of opts.sizes) {
       const base = `c${size}d${firstDims}`;
       log(`ingest ${size} chunks, ${firstDims} dims`);

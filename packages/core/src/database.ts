@@ -151,6 +151,7 @@ export class Database {
       embedPending: (options) => this.embedPending(options),
       pendingCount: async () => (await this.store.counts()).pending,
       model: async () => (await this.status()).model,
+      analyse: context.analyse,
     });
   }
 
