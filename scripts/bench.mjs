@@ -21,7 +21,7 @@ import { mcpServer } from "./bench/mcp.mjs";
 import { renderTable } from "./bench/table.mjs";
 
 const CORE = new URL("../packages/core/dist/index.js", import.meta.url);
-/** Documents each ingest path gets in the side-by-side comparison (about three chunks each). */
+/** Documents each ingest path gets in the side-by-side comparison (about three chunks each), at most. */
 const INGEST_PATH_DOCUMENTS = 1500;
 const MCP_BIN = fileURLToPath(new URL("../apps/mcp-server/dist/bin.js", import.meta.url));
 
@@ -88,8 +88,9 @@ async function main() {
     // Each size is ingested once, at the first dimension; the other dimensions get the same
     // chunks re-embedded (docdb's reembed path), which saves segmenting the text again.
     const firstDims = opts.dims[0];
-    log(`ingest paths side by side (bulk with vectors, bulk keyword-only, one at a time), ${INGEST_PATH_DOCUMENTS} documents each`);
-    report.ingestPaths = await ingestPaths(core, { dataDir, count: INGEST_PATH_DOCUMENTS, dims: firstDims, seed: 21 });
+    const pathDocuments = Math.min(INGEST_PATH_DOCUMENTS, Math.ceil(Math.max(...opts.sizes) / 3));
+    log(`ingest paths side by side (bulk with vectors, bulk keyword-only, one at a time), ${pathDocuments} documents each`);
+    report.ingestPaths = await ingestPaths(core, { dataDir, count: pathDocuments, dims: firstDims, seed: 21 });
     for (const size of opts.sizes) {
       const base = `c${size}d${firstDims}`;
       log(`ingest ${size} chunks, ${firstDims} dims`);

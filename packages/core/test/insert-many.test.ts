@@ -1,0 +1,234 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DocumentWrite, StoreCounts, StoreEngine } from "@docdb/store";
+import { createPostgresEngine } from "@docdb/store-postgres";
+import { createSqliteEngine } from "@docdb/store-sqlite";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type PgliteServer, startPgliteServer } from "../../store-postgres/test/support/pglite-server.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../../../test/support/fake-openai.js";
+import { AnalysisPool, analyseInThread } from "../src/analysis.js";
+import { type DocDB, type InsertInput, type InsertResult, openDocDB, silentLogger } from "../src/index.js";
+import { toStoredChunks } from "../src/stored-chunks.js";
+
+let dataDir: string;
+let openai: FakeOpenAI;
+const open: DocDB[] = [];
+
+beforeAll(async () => {
+  openai = await startFakeOpenAI({ dimensions: 32 });
+});
+afterAll(async () => {
+  await openai.close();
+});
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), "docdb-bulk-"));
+});
+afterEach(async () => {
+  for (const d of open.splice(0)) await d.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function docdbOn(store: StoreEngine | undefined, embedding: boolean): DocDB {
+  const docdb = openDocDB({
+    dataDir,
+    ...(store ? { store } : {}),
+    embedding: embedding ? { provider: "openai", apiKey: "sk-test", baseURL: openai.url, model: "text-embedding-3-small", dimensions: 32 } : null,
+    logger: silentLogger(),
+  });
+  open.push(docdb);
+  return docdb;
+}
+
+/** A seeded mix of what docdb is given: Japanese, English, code, Markdown, titles, keys (one repeated). */
+function corpus(count: number): InsertInput[] {
+  let state = 7;
+  const next = () => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+  const pick = <T>(list: T[]) => list[Math.floor(next() * list.length)] as T;
+  const ja = ["東京の天気は晴れです。", "会議の議事録を共有します。", "サーバーの設定を確認しました。", "請求書を送付いたしました。"];
+  const en = ["The invoice was sent to the customer.", "Retry the request with backoff.", "Caching cuts the latency in half."];
+  const code = ["`getUserName()` returns the name.", "Set max_connections to 200.", "parseConfigFile reads e-mail settings."];
+  return Array.from({ length: count }, (_, n) => {
+    let text = "";
+    const length = 200 + Math.floor(next() * 1800);
+    while (text.length < length) text += `${pick([...ja, ...en, ...code])} `;
+    const input: InsertInput = { text: `${text}doc${n}`, metadata: { n } };
+    if (n % 5 === 0) input.title = `文書 ${n} title`;
+    if (n % 7 === 0) {
+      input.source = `notes/n${n}.md`;
+      input.text = `# Heading ${n}\n\n${input.text}\n\n## Part two\n\n${text}`;
+    }
+    if (n % 11 === 0) input.key = `key-${n % 3}`;
+    return input;
+  });
+}
+
+async function countsOf(engine: StoreEngine, name: string): Promise<StoreCounts> {
+  return (await engine.openDatabase(name)).counts();
+}
+
+/** Inserts `inputs` one by one into `one` and in bulk into `bulk`, and checks both hold the same. */
+async function sameAsOneByOne(docdb: DocDB, engine: StoreEngine, inputs: InsertInput[]) {
+  const one = await docdb.database("one", { create: true });
+  const bulk = await docdb.database("bulk", { create: true });
+  const singles: InsertResult[] = [];
+  for (const input of inputs) singles.push(await one.insertDocument(input));
+  const many = await bulk.insertDocuments(inputs, { batch_size: 23 });
+  expect(many.failed).toBe(0);
+  const shape = (r: InsertResult) => ({ chunk_count: r.chunk_count, embedded: r.embedded, replaced: r.replaced, reused_vectors: r.reused_vectors });
+  expect(many.results.map((r) => (r.ok ? shape(r) : r))).toEqual(singles.map(shape));
+  expect(many.chunks).toBe(singles.reduce((n, r) => n + r.chunk_count, 0));
+  // Documents, chunks, keyword rows and vectors, straight from the engine.
+  const counts = await countsOf(engine, "bulk");
+  expect(counts).toEqual(await countsOf(engine, "one"));
+  expect(counts.keywordRows).toBe(counts.chunks);
+  // The same passages come back for the same queries.
+  for (const query of ["東京の天気", "invoice customer", "max_connections", "getUserName", "doc17", "Heading 14"]) {
+    const a = await one.findSimilar({ query, mode: "keyword", top_k: 5, include_text: true });
+    const b = await bulk.findSimilar({ query, mode: "keyword", top_k: 5, include_text: true });
+    expect(b.results.map((r) => [r.metadata.n, r.text, r.score])).toEqual(a.results.map((r) => [r.metadata.n, r.text, r.score]));
+  }
+  return { one, bulk, counts, many };
+}
+
+describe("insertDocuments", () => {
+  it("stores on SQLite exactly what insertDocument one by one stores, vectors in the same write, and the vector index keeps step", async () => {
+    // Threshold 0: the HNSW index (fed by vector_log) serves every vector query.
+    const engine = createSqliteEngine({ dataDir, vectorIndex: { threshold: 0 } });
+    const docdb = docdbOn(engine, true);
+    const inputs = corpus(90);
+    const { bulk, counts } = await sameAsOneByOne(docdb, engine, inputs);
+    expect(counts.pending).toBe(0);
+    expect(counts.vectors).toBe(counts.chunks);
+    // The approximate index applies vector_log and then agrees with the exact scan.
+    const query = { query: "サーバーの設定", mode: "vector" as const, top_k: 5 };
+    const approximate = await bulk.findSimilar(query);
+    const exact = await bulk.findSimilar({ ...query, exact: true });
+    expect(approximate.results.map((r) => r.chunk_id)).toEqual(exact.results.map((r) => r.chunk_id));
+    expect(await bulk.indexStatus()).toMatchObject({ state: "ready", vectors: counts.vectors, indexed: counts.vectors, behind: 0 });
+    await engine.close();
+  });
+
+  it("stores on PostgreSQL exactly what insertDocument one by one stores", async () => {
+    const pg: PgliteServer = await startPgliteServer();
+    try {
+      const engine = createPostgresEngine({ url: pg.url });
+      const docdb = docdbOn(engine, true);
+      const { counts } = await sameAsOneByOne(docdb, engine, corpus(40));
+      expect(counts).toMatchObject({ pending: 0, vectors: counts.chunks });
+      await docdb.close();
+      await engine.close();
+    } finally {
+      await pg.stop();
+    }
+  });
+
+  it("refuses an invalid document with its own error and stores the others", async () => {
+    const docdb = docdbOn(undefined, false);
+    const db = await docdb.database("mixed", { create: true });
+    const inputs = [
+      { text: "first good document" },
+      { text: "" },
+      { text: "second good document", metadata: { ok: true } },
+      { text: "bad metadata", metadata: [1, 2] },
+      null,
+      { text: "bad title", title: "x".repeat(1001) },
+      { text: "x".repeat(100_001) },
+      { text: "third good document", key: "k1" },
+    ] as InsertInput[];
+    const result = await db.insertDocuments(inputs, { batch_size: 3 });
+    expect(result.results.map((r) => (r.ok ? "ok" : r.error.code))).toEqual([
+      "ok",
+      "INVALID_REQUEST",
+      "ok",
+      "INVALID_REQUEST",
+      "INVALID_REQUEST",
+      "INVALID_REQUEST",
+      "INVALID_REQUEST",
+      "ok",
+    ]);
+    const refused = result.results[1];
+    expect(refused?.ok === false && refused.error.message).toMatch(/empty/);
+    expect(result).toMatchObject({ inserted: 3, failed: 5, chunks: 3, pending: 3 });
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]).toMatch(/docdb embed --pending/);
+    expect(await db.status()).toMatchObject({ documents: 3, chunks: 3, pending: 3 });
+    expect((await db.findSimilar({ query: "third good", mode: "keyword" })).results[0]?.metadata).toEqual({});
+    // The call itself: an array and a batch size in range.
+    await expect(db.insertDocuments("text" as unknown as InsertInput[])).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    await expect(db.insertDocuments([], { batch_size: 0 })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    await expect(db.insertDocuments([], { batch_size: 1001 })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    expect(await db.insertDocuments([])).toMatchObject({ results: [], inserted: 0, failed: 0 });
+  });
+
+  it("leaves documents pending, not lost, when the provider fails mid-call, and embeds them later", async () => {
+    const docdb = docdbOn(undefined, true);
+    const db = await docdb.database("flaky", { create: true });
+    const inputs = corpus(30).map(({ key: _key, ...rest }) => rest);
+    const progress: number[] = [];
+    const result = await db.insertDocuments(inputs, {
+      batch_size: 10,
+      onProgress: ({ done }) => {
+        progress.push(done);
+        // After the first batch the provider starts refusing (400: not retried).
+        if (done === 10) openai.failures.push({ status: 400 });
+      },
+    });
+    expect(progress).toEqual([10, 20, 30]);
+    expect(result.failed).toBe(0);
+    expect(result.results.map((r) => r.ok && r.embedded)).toEqual([...Array(10).fill(true), ...Array(20).fill(false)]);
+    expect(result.warnings.join()).toMatch(/scripted 400/);
+    const pending = result.results.slice(10).reduce((n, r) => n + (r.ok ? r.chunk_count : 0), 0);
+    expect(await db.status()).toMatchObject({ documents: 30, pending });
+    // Keyword search finds them meanwhile; embedPending finishes the job.
+    expect((await db.findSimilar({ query: "doc25", mode: "keyword", top_k: 1 })).results[0]?.metadata).toEqual({ n: 25 });
+    expect(await db.embedPending()).toEqual({ embedded: pending, remaining: 0 });
+  });
+
+  it("stops between batches when aborted, keeping the batches written before", async () => {
+    const docdb = docdbOn(undefined, false);
+    const db = await docdb.database("stopped", { create: true });
+    const controller = new AbortController();
+    const inputs = corpus(25).map(({ key: _key, ...rest }) => rest);
+    await expect(
+      db.insertDocuments(inputs, { batch_size: 10, signal: controller.signal, onProgress: () => controller.abort() }),
+    ).rejects.toThrow(/10 of 25 documents were stored/);
+    expect((await db.status()).documents).toBe(10);
+  });
+});
+
+describe("analysis in worker threads", () => {
+  function writes(): DocumentWrite[] {
+    return corpus(40).map((input, n) => ({
+      document: { id: `d${n}`, title: input.title ?? null, content: input.text, contentHash: "h", metadata: {} },
+      chunks: toStoredChunks(input.text, [{ index: 0, text: input.text, start: 0, end: input.text.length, headingPath: ["見出し", `part ${n}`] }], input.title ?? null),
+    }));
+  }
+
+  it("gives the same terms as analysis in the main thread, and falls back to it when a worker fails", async () => {
+    const expected = writes();
+    analyseInThread(expected);
+    const pool = new AnalysisPool({ size: 2, minChunks: 1 });
+    try {
+      const pooled = writes();
+      await pool.analyse(pooled);
+      expect(pooled.map((w) => w.chunks.map((c) => c.terms))).toEqual(expected.map((w) => w.chunks.map((c) => c.terms)));
+      expect(pooled[3]?.chunks[0]?.terms?.title).toMatch(/見出 part 3$/);
+    } finally {
+      await pool.close();
+    }
+    const broken = join(dataDir, "broken-worker.mjs");
+    writeFileSync(broken, "throw new Error('this worker cannot start');\n");
+    const failing = new AnalysisPool({ size: 1, minChunks: 1, script: broken });
+    try {
+      const fallback = writes();
+      await failing.analyse(fallback);
+      expect(fallback.map((w) => w.chunks.map((c) => c.terms))).toEqual(expected.map((w) => w.chunks.map((c) => c.terms)));
+    } finally {
+      await failing.close();
+    }
+  });
+});
