@@ -37,7 +37,11 @@ describe("pnpm bench (toy sizes)", () => {
     expect(report.ingest).toHaveLength(1);
     expect(report.ingest[0].chunks).toBeGreaterThanOrEqual(150);
     // The three ingest paths got the same documents and stored the same chunks.
-    expect(report.ingestPaths.map((p: { vectors: string }) => p.vectors)).toEqual(["precomputed, 8 dims", "none (keyword only)", "precomputed, 8 dims"]);
+    expect(report.ingestPaths.map((p: { vectors: string }) => p.vectors)).toEqual([
+      "precomputed, 8 dims",
+      "none (keyword only)",
+      "precomputed, 8 dims",
+    ]);
     const chunks = report.ingestPaths.map((p: { chunks: number }) => p.chunks);
     expect(chunks[0]).toBeGreaterThan(0);
     expect(chunks).toEqual([chunks[0], chunks[0], chunks[0]]);

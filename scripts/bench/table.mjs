@@ -16,7 +16,9 @@ export function renderTable(report) {
   );
   out.push("");
   if (report.ingestPaths?.length > 0) {
-    out.push("Ingest paths on the same documents, rounds alternating the paths (chunk + analyse + store + FTS + vectors; precomputed vectors)");
+    out.push(
+      "Ingest paths on the same documents, rounds alternating the paths (chunk + analyse + store + FTS + vectors; precomputed vectors)",
+    );
     out.push("");
     out.push(
       table(

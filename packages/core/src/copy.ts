@@ -1,5 +1,5 @@
-import { analyseInThread } from "./analysis.js";
 import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
+import { analyseInThread } from "./analysis.js";
 import { DocDBError } from "./errors.js";
 
 /** Documents written per transaction by a copy. */

@@ -1,13 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildKeywordQuery } from "@docdb/analyzer";
+import { chunkText } from "@docdb/chunker";
 import type { DocumentWrite, StoreCounts, StoreEngine } from "@docdb/store";
 import { createPostgresEngine } from "@docdb/store-postgres";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type PgliteServer, startPgliteServer } from "../../store-postgres/test/support/pglite-server.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../../../test/support/fake-openai.js";
-import { AnalysisPool, analyseInThread } from "../src/analysis.js";
+import { type PgliteServer, startPgliteServer } from "../../store-postgres/test/support/pglite-server.js";
+import { analyseInThread } from "../src/analysis.js";
 import { type DocDB, type InsertInput, type InsertResult, openDocDB, silentLogger } from "../src/index.js";
 import { toStoredChunks } from "../src/stored-chunks.js";
 
@@ -33,7 +35,9 @@ function docdbOn(store: StoreEngine | undefined, embedding: boolean): DocDB {
   const docdb = openDocDB({
     dataDir,
     ...(store ? { store } : {}),
-    embedding: embedding ? { provider: "openai", apiKey: "sk-test", baseURL: openai.url, model: "text-embedding-3-small", dimensions: 32 } : null,
+    embedding: embedding
+      ? { provider: "openai", apiKey: "sk-test", baseURL: openai.url, model: "text-embedding-3-small", dimensions: 32 }
+      : null,
     logger: silentLogger(),
   });
   open.push(docdb);
@@ -78,7 +82,12 @@ async function sameAsOneByOne(docdb: DocDB, engine: StoreEngine, inputs: InsertI
   for (const input of inputs) singles.push(await one.insertDocument(input));
   const many = await bulk.insertDocuments(inputs, { batch_size: 23 });
   expect(many.failed).toBe(0);
-  const shape = (r: InsertResult) => ({ chunk_count: r.chunk_count, embedded: r.embedded, replaced: r.replaced, reused_vectors: r.reused_vectors });
+  const shape = (r: InsertResult) => ({
+    chunk_count: r.chunk_count,
+    embedded: r.embedded,
+    replaced: r.replaced,
+    reused_vectors: r.reused_vectors,
+  });
   expect(many.results.map((r) => (r.ok ? shape(r) : r))).toEqual(singles.map(shape));
   expect(many.chunks).toBe(singles.reduce((n, r) => n + r.chunk_count, 0));
   // Documents, chunks, keyword rows and vectors, straight from the engine.
@@ -200,35 +209,39 @@ describe("insertDocuments", () => {
   });
 });
 
-describe("analysis in worker threads", () => {
-  function writes(): DocumentWrite[] {
-    return corpus(40).map((input, n) => ({
-      document: { id: `d${n}`, title: input.title ?? null, content: input.text, contentHash: "h", metadata: {} },
-      chunks: toStoredChunks(input.text, [{ index: 0, text: input.text, start: 0, end: input.text.length, headingPath: ["見出し", `part ${n}`] }], input.title ?? null),
-    }));
-  }
-
-  it("gives the same terms as analysis in the main thread, and falls back to it when a worker fails", async () => {
-    const expected = writes();
-    analyseInThread(expected);
-    const pool = new AnalysisPool({ size: 2, minChunks: 1 });
-    try {
-      const pooled = writes();
-      await pool.analyse(pooled);
-      expect(pooled.map((w) => w.chunks.map((c) => c.terms))).toEqual(expected.map((w) => w.chunks.map((c) => c.terms)));
-      expect(pooled[3]?.chunks[0]?.terms?.title).toMatch(/見出 part 3$/);
-    } finally {
-      await pool.close();
+describe("terms analysed in core", () => {
+  it("index exactly as the engine's own analysis does", async () => {
+    const engine = createSqliteEngine({ dataDir });
+    const writes = (analysed: boolean): DocumentWrite[] => {
+      const list = corpus(40).map((input, n) => ({
+        document: { id: `d${n}`, title: input.title ?? null, content: input.text, contentHash: "h", metadata: { n } },
+        chunks: toStoredChunks(input.text, chunkText(input.text, { size: 300, overlap: 50 }), input.title ?? null).map((c, i) => ({
+          ...c,
+          heading: i % 2 === 0 ? `見出し ${n} > part` : null,
+        })),
+      }));
+      if (analysed) analyseInThread(list);
+      return list;
+    };
+    const ours = await engine.openDatabase("ours", { create: true });
+    const theirs = await engine.openDatabase("theirs", { create: true });
+    const given = writes(true);
+    const plain = writes(false);
+    expect(given[0]?.chunks[0]?.terms?.title).toMatch(/見出 0 part$/);
+    expect(plain[0]?.chunks[0]?.terms).toBeUndefined();
+    await ours.writeDocuments(given);
+    await theirs.writeDocuments(plain);
+    // Chunk ids differ between the two lists: hits are compared as (document, chunk index).
+    const place = (list: DocumentWrite[]) => new Map(list.flatMap((w) => w.chunks.map((c) => [c.id, `${w.document.id}:${c.idx}`])));
+    const [inOurs, inTheirs] = [place(given), place(plain)];
+    for (const text of ["東京の天気", "invoice customer", "max_connections", "getUserName", "見出し 3", "文書 title", "doc17"]) {
+      const query = buildKeywordQuery(text);
+      if (!query) throw new Error(text);
+      const a = await ours.keywordSearch(query, { limit: 10 });
+      const b = await theirs.keywordSearch(query, { limit: 10 });
+      expect(a.length).toBeGreaterThan(0);
+      expect(a.map((h) => [inOurs.get(h.chunkId), h.score])).toEqual(b.map((h) => [inTheirs.get(h.chunkId), h.score]));
     }
-    const broken = join(dataDir, "broken-worker.mjs");
-    writeFileSync(broken, "throw new Error('this worker cannot start');\n");
-    const failing = new AnalysisPool({ size: 1, minChunks: 1, script: broken });
-    try {
-      const fallback = writes();
-      await failing.analyse(fallback);
-      expect(fallback.map((w) => w.chunks.map((c) => c.terms))).toEqual(expected.map((w) => w.chunks.map((c) => c.terms)));
-    } finally {
-      await failing.close();
-    }
+    await engine.close();
   });
 });

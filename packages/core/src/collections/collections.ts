@@ -1,4 +1,3 @@
-import type { Analyse } from "../analysis.js";
 import { statSync } from "node:fs";
 import type { ChunkOptions } from "@docdb/chunker";
 import type { EmbeddingModel } from "@docdb/embed";
@@ -20,8 +19,6 @@ export interface CollectionsContext {
   embedPending: (options: EmbedOptions) => Promise<EmbedResult>;
   pendingCount: () => Promise<number>;
   model: () => Promise<DatabaseStatus["model"]>;
-  /** Analyses the words of the documents an import writes, before each write (see analysis.ts). */
-  analyse?: Analyse;
 }
 
 export type CollectionsListener = (collections: CollectionInfo[]) => void;

@@ -223,7 +223,9 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
           vector: unit([1, c, 0]),
           inputHash: `k${c}`,
         }));
-        const second = makeDocument(["unchanged keyed text", "brandnew wording"], { key: "k" }, (c) => ({ inputHash: c === 0 ? "k0" : "k-new" }));
+        const second = makeDocument(["unchanged keyed text", "brandnew wording"], { key: "k" }, (c) => ({
+          inputHash: c === 0 ? "k0" : "k-new",
+        }));
         const all = [...writes.slice(0, 60), { ...first, upsertByKey: true }, ...writes.slice(60), { ...second, upsertByKey: true }];
         const results = await store.writeDocuments(all);
         expect(results).toHaveLength(all.length);
@@ -252,8 +254,12 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
 
       it("indexes the terms a write brings, and analyses a chunk itself when they are missing or of another analyzer version", async () => {
         const store = await fresh();
-        const given = makeDocument(["plain words here"], {}, () => ({ terms: { version: ANALYZER_VERSION, title: "", body: "zzgiven plain" } }));
-        const stale = makeDocument(["other words there"], {}, () => ({ terms: { version: ANALYZER_VERSION + 1000, title: "", body: "zzstale" } }));
+        const given = makeDocument(["plain words here"], {}, () => ({
+          terms: { version: ANALYZER_VERSION, title: "", body: "zzgiven plain" },
+        }));
+        const stale = makeDocument(["other words there"], {}, () => ({
+          terms: { version: ANALYZER_VERSION + 1000, title: "", body: "zzstale" },
+        }));
         const none = makeDocument(["東京の天気"]);
         await store.writeDocuments([given, stale, none]);
         expect((await store.keywordSearch(query("zzgiven"), { limit: 3 })).map((h) => h.chunkId)).toEqual([given.chunks[0]?.id]);
