@@ -112,6 +112,15 @@ export function forEachWord(text: string, visit: WordVisitor): void {
   // The stretch waiting for ICU: from its first non-ASCII piece (with the whitespace before it).
   let icuFrom = -1;
   let icuTo = -1;
+  // ASCII pieces met since that stretch's last non-ASCII piece: ICU takes them too if another
+  // non-ASCII piece follows soon (a call costs several segments' worth, a short gap less).
+  const gap: number[] = [];
+  const flush = () => {
+    if (icuFrom >= 0) icuWords(text, icuFrom, icuTo, visit);
+    icuFrom = -1;
+    for (let g = 0; g < gap.length; g += 2) asciiWords(text, gap[g] as number, gap[g + 1] as number, visit);
+    gap.length = 0;
+  };
   let i = 0;
   while (i < length) {
     let code = text.charCodeAt(i);
@@ -129,18 +138,22 @@ export function forEachWord(text: string, visit: WordVisitor): void {
       i++;
     }
     if (ascii) {
-      if (icuFrom >= 0) {
-        icuWords(text, icuFrom, icuTo, visit);
-        icuFrom = -1;
+      if (icuFrom < 0) asciiWords(text, start, i, visit);
+      else {
+        gap.push(start, i);
+        if (gap.length > 2 * MAX_GAP_PIECES) flush();
       }
-      asciiWords(text, start, i, visit);
     } else {
       if (icuFrom < 0) icuFrom = start > 0 ? start - 1 : 0;
+      gap.length = 0;
       icuTo = i;
     }
   }
-  if (icuFrom >= 0) icuWords(text, icuFrom, icuTo, visit);
+  flush();
 }
+
+/** ASCII pieces (words between spaces) ICU may take between two stretches, to spare a call. */
+const MAX_GAP_PIECES = 3;
 
 /** ICU alone, for comparison in tests: the word-like segments of `text` with their offsets. */
 export function icuWordList(text: string): [string, number][] {
