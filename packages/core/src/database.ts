@@ -182,7 +182,7 @@ export class Database {
   }
 
   /** Validates an insert, chunks it and gives the document and its chunks their ids. */
-  private prepare(input: InsertInput): PreparedInsert {
+  private prepareInsert(input: InsertInput): PreparedInsert {
     if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
     const text = validateText(input.text, this.context.maxTextLength);
     const metadata = validateMetadata(input.metadata);
@@ -279,7 +279,7 @@ export class Database {
    */
   async insertDocument(input: InsertInput): Promise<InsertResult> {
     const started = performance.now();
-    const prepared = this.prepare(input);
+    const prepared = this.prepareInsert(input);
     analyseInThread([prepared.write]);
     const model = this.context.embedding;
     if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
@@ -345,7 +345,7 @@ export class Database {
       const batch: { index: number; prepared: PreparedInsert }[] = [];
       for (let i = from; i < Math.min(from + batchSize, inputs.length); i++) {
         try {
-          batch.push({ index: i, prepared: this.prepare(inputs[i] as InsertInput) });
+          batch.push({ index: i, prepared: this.prepareInsert(inputs[i] as InsertInput) });
         } catch (error) {
           results[i] = refused(error);
         }
