@@ -223,14 +223,28 @@ export function terms(text: string): Term[] {
 export function words(text: string): string[] {
   const out: string[] = [];
   scan(text.normalize("NFKC"), (term, _added, _parts, kind) => {
-    out.push(kind === FINAL ? term : kind === PLAIN ? (STEMMABLE.test(term) ? stem(term) : term) : finalTerm(term));
+    out.push(indexForm(term, kind));
   });
   return out;
 }
 
+/** A term of `scan` in the form the index holds (see finalTerm), skipping what its kind rules out. */
+function indexForm(term: string, kind: number): string {
+  if (kind === FINAL) return term;
+  if (kind === PLAIN) return STEMMABLE.test(term) ? stem(term) : term;
+  return finalTerm(term);
+}
+
 /** The terms of a title or a chunk separated by spaces (how engines that take text store them). */
 export function analyzeForIndex(text: string): string {
-  return words(text).join(" ");
+  // Built as one string as the terms come (no list to join): this runs on every chunk indexed.
+  let out = "";
+  let first = true;
+  scan(text.normalize("NFKC"), (term, _added, _parts, kind) => {
+    out = first ? indexForm(term, kind) : `${out} ${indexForm(term, kind)}`;
+    first = false;
+  });
+  return out;
 }
 
 /**

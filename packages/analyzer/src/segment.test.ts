@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { analyzeForIndex, indexTerms, splitTerms, words } from "./analyzer.js";
 import { icuWordList, wordList } from "./segment.js";
 
 /** A small seeded generator (the same strings every run). */
@@ -80,5 +81,29 @@ describe("forEachWord", () => {
     expect(words("_ __ a_ _1 a..b http://x.com/a_b?c=1")).toEqual(["__", "a_", "_1", "a", "b", "http", "x.com", "a_b", "c", "1"]);
     for (const text of ["e.g. don't a:b 1:2", "_ __ a_ _1", "東京 は cafe\u0301 の e-mail"])
       expect(wordList(text)).toEqual(icuWordList(text));
+  });
+});
+
+describe("index terms", () => {
+  it("are never empty and never hold whitespace, so space-joined fields split back exactly", () => {
+    const next = random(99);
+    const pick = () =>
+      next() < 0.6 ? (COMMON[Math.floor(next() * COMMON.length)] as string) : (RARE[Math.floor(next() * RARE.length)] as string);
+    for (let n = 0; n < 5_000; n++) {
+      let text = "";
+      const length = 1 + Math.floor(next() * 16);
+      for (let i = 0; i < length; i++) text += pick();
+      const list = words(text);
+      for (const w of list) expect(w, JSON.stringify(text)).toMatch(/^\S+$/);
+      expect(analyzeForIndex(text)).toBe(list.join(" "));
+      expect(splitTerms(indexTerms(null, null, text).body)).toEqual(list);
+    }
+    expect(indexTerms("東京の天気", "見出し > part", "本文")).toEqual({
+      version: expect.any(Number),
+      title: [...words("東京の天気"), ...words("見出し > part")].join(" "),
+      body: "本文",
+    });
+    expect(indexTerms(null, null, "")).toMatchObject({ title: "", body: "" });
+    expect(splitTerms("")).toEqual([]);
   });
 });
