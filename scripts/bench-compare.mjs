@@ -7,7 +7,11 @@
  * other jobs on a shared machine distort wall time; read the CPU ratios.
  *
  *   git worktree add /tmp/prev HEAD~1 && (cd /tmp/prev && pnpm install && pnpm build)
- *   pnpm build && node scripts/bench-compare.mjs --other /tmp/prev [--documents 1200] [--queries 300] [--rounds 4]
+ *   pnpm build && node scripts/bench-compare.mjs --other /tmp/prev [--documents 1200] [--queries 300] [--rounds 8]
+ *
+ * Each round measures the two builds back to back on the same documents; the ratio of such a
+ * pair is printed per round, and their median beside the ratio of the totals: on a loaded
+ * machine a round that meets a burst of other work moves the totals, not the median.
  *
  * Ingest runs each build's best path: `insertDocuments` (batches per transaction) where the
  * build has it, else `insertDocument` in a loop (older builds; the output says which ran).
@@ -27,7 +31,7 @@ const { values } = parseArgs({
     other: { type: "string" },
     documents: { type: "string", default: "1200" },
     queries: { type: "string", default: "300" },
-    rounds: { type: "string", default: "4" },
+    rounds: { type: "string", default: "8" },
   },
 });
 if (!values.other) {
@@ -86,11 +90,21 @@ async function measure(target, work) {
   gc();
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
+  const chunks0 = target.chunks ?? 0;
   await work();
-  const cpu = process.cpuUsage(cpu0);
-  target.cpu += (cpu.user + cpu.system) / 1e6;
-  target.wall += (performance.now() - wall0) / 1000;
+  const used = process.cpuUsage(cpu0);
+  const cpu = (used.user + used.system) / 1e6;
+  const wall = (performance.now() - wall0) / 1000;
+  target.cpu += cpu;
+  target.wall += wall;
+  (target.rounds ??= []).push({ cpu, wall, chunks: (target.chunks ?? 0) - chunks0 });
 }
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 async function ingestPart(target, part) {
   if (target.bulk) {
@@ -171,6 +185,15 @@ for (const p of PATHS) {
   const b = state.this.ingest[p.key];
   const cpu = b.chunks / b.cpu / (a.chunks / a.cpu);
   const wall = b.chunks / b.wall / (a.chunks / a.wall);
-  console.log(`  ingest, ${p.label}: ${cpu.toFixed(2)}× per CPU-second, ${wall.toFixed(2)}× per second (wall)`);
+  // Per round: this build's rate over the other's, measured back to back.
+  const pairs = a.rounds.map((ra, i) => {
+    const rb = b.rounds[i];
+    return { cpu: rb.chunks / rb.cpu / (ra.chunks / ra.cpu), wall: rb.chunks / rb.wall / (ra.chunks / ra.wall) };
+  });
+  const perRound = pairs.map((x) => x.cpu.toFixed(2)).join(" ");
+  console.log(
+    `  ingest, ${p.label}: ${cpu.toFixed(2)}× per CPU-second (median of rounds ${median(pairs.map((x) => x.cpu)).toFixed(2)}×: ${perRound}), ` +
+      `${wall.toFixed(2)}× per second (wall; median ${median(pairs.map((x) => x.wall)).toFixed(2)}×)`,
+  );
 }
 console.log(`  keyword query: ${(keyword.this.cpu / keyword.other.cpu).toFixed(3)}× CPU per query`);
