@@ -8,6 +8,11 @@
  *
  *   git worktree add /tmp/prev HEAD~1 && (cd /tmp/prev && pnpm install && pnpm build)
  *   pnpm build && node scripts/bench-compare.mjs --other /tmp/prev [--documents 1200] [--queries 300] [--rounds 8]
+ *                                               [--store postgres://…]
+ *
+ * With `--store`, both builds write to that PostgreSQL server (databases compare_<build>_<path>,
+ * dropped afterwards) instead of SQLite files; the server's work is then outside this process,
+ * so read the wall-time ratios.
  *
  * Each round measures the two builds back to back on the same documents; the ratio of such a
  * pair is printed per round, and their median beside the ratio of the totals: on a loaded
@@ -32,6 +37,7 @@ const { values } = parseArgs({
     documents: { type: "string", default: "1200" },
     queries: { type: "string", default: "300" },
     rounds: { type: "string", default: "8" },
+    store: { type: "string" },
   },
 });
 if (!values.other) {
@@ -71,15 +77,18 @@ for (const [name, dir] of Object.entries(trees)) {
   const open = (vectors) =>
     core.openDocDB({
       dataDir,
+      ...(values.store ? { store: values.store } : {}),
       embedding: vectors ? new PrecomputedEmbeddings(clusteredVectors(docs.length * 8, 384, { seed: 3 })) : null,
       logger: core.silentLogger(),
     });
   const withVectors = open(true);
   const keywordOnly = open(false);
   // `await` also accepts the synchronous API of commits before the storage contract.
-  const s = { dataDir, handles: [withVectors, keywordOnly], ingest: {}, keyword: { cpu: 0, wall: 0 } };
+  const s = { dataDir, handles: [withVectors, keywordOnly], names: [], ingest: {}, keyword: { cpu: 0, wall: 0 } };
   for (const p of PATHS) {
-    const db = await (p.vectors ? withVectors : keywordOnly).database(`compare_${p.key}`, { create: true });
+    const dbName = `compare_${name}_${p.key}`;
+    const db = await (p.vectors ? withVectors : keywordOnly).database(dbName, { create: true });
+    s.names.push({ handle: p.vectors ? withVectors : keywordOnly, dbName });
     const bulk = !p.single && typeof db.insertDocuments === "function";
     s.ingest[p.key] = { db, bulk, cpu: 0, wall: 0, chunks: 0, documents: 0 };
   }
@@ -141,6 +150,8 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 for (const s of Object.values(state)) {
+  // On a server the databases would stay: drop them (SQLite files go with the folder).
+  if (values.store) for (const { handle, dbName } of s.names) await handle.dropDatabase(dbName);
   for (const h of s.handles) await h.close();
   rmSync(s.dataDir, { recursive: true, force: true });
 }
@@ -149,7 +160,9 @@ const load = loadavg()
   .map((x) => x.toFixed(1))
   .join(" ");
 console.log(`${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores, Node ${process.version}, load average after the run ${load}`);
-console.log(`${docs.length} documents per path, ${ROUNDS} rounds alternating the builds; ${texts.length} keyword queries`);
+console.log(
+  `${docs.length} documents per path, ${ROUNDS} rounds alternating the builds; ${texts.length} keyword queries; store: ${values.store ? "PostgreSQL (--store)" : "SQLite files"}`,
+);
 console.log("");
 const rows = [];
 for (const p of PATHS) {

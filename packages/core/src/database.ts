@@ -86,6 +86,9 @@ function describeEmbeddingFailure(error: unknown): string {
 export const DEFAULT_INSERT_BATCH = 100;
 export const MAX_INSERT_BATCH = 1000;
 
+/** The deadline in ms of the provider calls that embed `chunks` chunks. */
+type Deadline = (chunks: number) => number;
+
 /** A validated, chunked document with its ids, ready to analyse, embed and write. */
 interface PreparedInsert {
   write: DocumentWrite;
@@ -216,14 +219,14 @@ export class Database {
    * Embeds the chunks of documents that replace nothing (no key) before they are written, so
    * their vectors go into the same transaction as the chunks. Throws when the provider fails.
    */
-  private async embedBeforeWrite(model: EmbeddingModel, items: PreparedInsert[], deadlineMs: number): Promise<void> {
+  private async embedBeforeWrite(model: EmbeddingModel, items: PreparedInsert[], deadlineMs: Deadline): Promise<void> {
     const chunks = items.flatMap((p) => p.write.chunks.map((chunk) => ({ chunk, title: p.title })));
     if (chunks.length === 0) return;
     const vectors = await this.embed(
       model,
       chunks.map(({ chunk, title }) => embeddingInput({ text: chunk.text, heading: chunk.heading, title })),
       "document",
-      { deadlineMs },
+      { deadlineMs: deadlineMs(chunks.length) },
     );
     await this.recordModel(model);
     chunks.forEach(({ chunk }, i) => {
@@ -235,7 +238,11 @@ export class Database {
    * Embeds, after the write, the chunks of keyed documents that did not take over a vector from
    * the document they replaced (unchanged chunks keep theirs, so they are not embedded again).
    */
-  private async embedAfterWrite(model: EmbeddingModel, items: { prepared: PreparedInsert; written: WriteResult }[], deadlineMs: number) {
+  private async embedAfterWrite(
+    model: EmbeddingModel,
+    items: { prepared: PreparedInsert; written: WriteResult }[],
+    deadlineMs: Deadline,
+  ): Promise<void> {
     const pending: { id: string; text: string; heading: string | null | undefined; title: string | null }[] = [];
     for (const { prepared, written } of items) {
       if (prepared.write.chunks.length === written.reusedVectors) continue;
@@ -247,7 +254,7 @@ export class Database {
       for (const c of chunks) pending.push({ id: c.id, text: c.text, heading: c.heading, title: prepared.title });
     }
     if (pending.length === 0) return;
-    const vectors = await this.embed(model, pending.map(embeddingInput), "document", { deadlineMs });
+    const vectors = await this.embed(model, pending.map(embeddingInput), "document", { deadlineMs: deadlineMs(pending.length) });
     await this.recordModel(model);
     await this.call(() => this.store.writeVectors(pending.map((c, i) => ({ chunkId: c.id, vector: vectors[i] as Float32Array }))));
   }
@@ -285,7 +292,7 @@ export class Database {
     if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
 
     // An insert answers within the deadline: what is not embedded by then stays pending.
-    const deadlineMs = this.context.embedDeadlineMs;
+    const deadlineMs: Deadline = () => this.context.embedDeadlineMs;
     let failure: string | undefined;
     if (model && !prepared.keyed) failure = await failureOf(() => this.embedBeforeWrite(model, [prepared], deadlineMs));
     const [written] = (await this.call(() => this.store.writeDocuments([prepared.write]))) as [WriteResult];
@@ -310,13 +317,14 @@ export class Database {
   /**
    * Stores many documents, as `insertDocument` would one by one, in batches of `batch_size`
    * (default 100) documents per transaction: words analysed before each write, chunks embedded
-   * in the provider's batch size before it, so their vectors go into the same transaction. Every input gets its own entry in `results`:
-   * an invalid document is refused (`ok: false` with its error) and the others are stored. When
-   * the embedding provider fails, that batch and the ones after it are stored without vectors
-   * (pending, with a warning; `embedPending` embeds them later): nothing is lost. A failed write
-   * of a batch is retried one document at a time, so only the documents that cannot be written
-   * are refused; a store that cannot be reached refuses the rest of the call. Aborting
-   * (`signal`) stops between batches: the batches before are stored, and the call throws.
+   * in the provider's batch size before it, so their vectors go into the same transaction.
+   * Every input gets its own entry in `results`: an invalid document is refused (`ok: false`
+   * with its error) and the others are stored. When the embedding provider fails, that batch
+   * and the ones after it are stored without vectors (pending, with a warning; `embedPending`
+   * embeds them later): nothing is lost. A failed write of a batch is retried one document at a
+   * time, so only the documents that cannot be written are refused; a store that cannot be
+   * reached refuses the rest of the call. Aborting (`signal`) stops between batches: the
+   * batches before are stored, and the call throws.
    */
   async insertDocuments(inputs: InsertInput[], options: InsertManyOptions = {}): Promise<InsertManyResult> {
     if (!Array.isArray(inputs)) throw new DocDBError("INVALID_REQUEST", "insertDocuments needs an array of documents");
@@ -327,7 +335,9 @@ export class Database {
     const model = this.context.embedding;
     if (model && inputs.length > 0) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
     const results: InsertManyItem[] = new Array(inputs.length);
-    const deadlineMs = this.context.embedDeadlineMs;
+    // One insert's deadline for each of the provider's batches (calls) a batch of documents needs.
+    const deadlineMs: Deadline = (chunks) =>
+      this.context.embedDeadlineMs * Math.max(1, Math.ceil(chunks / Math.max(1, model?.maxBatchSize ?? 1)));
     // Once the provider fails, the rest of the call is stored without vectors.
     let failure: string | undefined;
     // Once the store cannot be reached, the rest of the call is refused.
@@ -355,11 +365,8 @@ export class Database {
         for (const { index } of batch) results[index] = refused(unreachable);
       } else {
         const fresh = batch.filter((b) => !b.prepared.keyed).map((b) => b.prepared);
-        if (model && failure === undefined && fresh.length > 0) {
-          // The deadline of one insert's provider calls, for each of the provider's batches.
-          const calls = Math.ceil(fresh.reduce((n, p) => n + p.write.chunks.length, 0) / Math.max(1, model.maxBatchSize));
-          failure = await failureOf(() => this.embedBeforeWrite(model, fresh, deadlineMs * Math.max(1, calls)));
-        }
+        if (model && failure === undefined && fresh.length > 0)
+          failure = await failureOf(() => this.embedBeforeWrite(model, fresh, deadlineMs));
         const written = await this.writeBatch(batch.map((b) => b.prepared));
         const keyed: { prepared: PreparedInsert; written: WriteResult }[] = [];
         batch.forEach(({ prepared }, i) => {
@@ -418,23 +425,24 @@ export class Database {
       this.context.logger.info({ db: this.name, err: first.message }, "batch write failed; writing its documents one by one");
     }
     const out: (WriteResult | DocDBError)[] = [];
-    let previous: DocDBError | undefined;
+    let last: DocDBError | undefined;
+    let giveUp: DocDBError | undefined;
     for (const prepared of batch) {
-      // The store is gone, or two documents in a row failed the same way: the cause is not the
-      // documents (a lock held too long, a full disk), so the rest is not tried one by one.
-      if (previous && (previous.code === "STORE_UNAVAILABLE" || previous.code === "INTERNAL")) {
-        out.push(previous);
+      if (giveUp) {
+        out.push(giveUp);
         continue;
       }
       try {
         const [written] = await this.call(() => this.store.writeDocuments([prepared.write]));
         out.push(written as WriteResult);
-        previous = undefined;
+        last = undefined;
       } catch (error) {
-        const refusedError = toDocDBError(error);
-        if (previous && previous.code === refusedError.code) previous = new DocDBError("INTERNAL", refusedError.message, { cause: error });
-        else previous = refusedError;
-        out.push(refusedError);
+        const refusal = toDocDBError(error);
+        out.push(refusal);
+        // The store is gone, or two documents in a row failed alike: the cause is not the
+        // documents (a lock held too long, a full disk), so the rest is not tried one by one.
+        if (refusal.code === "STORE_UNAVAILABLE" || last?.code === refusal.code) giveUp = refusal;
+        last = refusal;
       }
     }
     return out;

@@ -126,8 +126,26 @@ describe("insertDocuments", () => {
     try {
       const engine = createPostgresEngine({ url: pg.url });
       const docdb = docdbOn(engine, true);
-      const { counts } = await sameAsOneByOne(docdb, engine, corpus(40));
+      const { counts } = await sameAsOneByOne(docdb, engine, corpus(24));
       expect(counts).toMatchObject({ pending: 0, vectors: counts.chunks });
+      // A document the server refuses though it is valid (a word too long for PostgreSQL's
+      // btree index on terms): its batch is written again one document at a time, so only it fails.
+      let seed = 3;
+      const letters = Array.from({ length: 9000 }, () => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return String.fromCharCode(97 + (seed % 26));
+      }).join("");
+      // (Chunks of 10,000 characters, so the word reaches the index whole.)
+      const wide = openDocDB({ store: engine, embedding: null, logger: silentLogger(), chunkOptions: { size: 10_000, overlap: 100 } });
+      open.push(wide);
+      const db = await wide.database("refused", { create: true });
+      const result = await db.insertDocuments([
+        { text: "before the long word" },
+        { text: `a ${letters} word` },
+        { text: "after the long word" },
+      ]);
+      expect(result.results.map((r) => (r.ok ? "ok" : r.error.code))).toEqual(["ok", "INTERNAL", "ok"]);
+      expect((await db.status()).documents).toBe(2);
       await docdb.close();
       await engine.close();
     } finally {
