@@ -12,7 +12,7 @@ import {
   type VectorIndexStatus,
   type WriteResult,
 } from "@docdb/store";
-import { analyseInThread } from "./analysis.js";
+import { type Analyse, analyseInThread } from "./analysis.js";
 import { Collections } from "./collections/collections.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError, toDocDBError } from "./errors.js";
@@ -70,6 +70,8 @@ export interface DatabaseContext {
   onPending?: () => void;
   /** The background embedder's state, when one runs. */
   healing?: () => HealingStatus | undefined;
+  /** Analyses the words of bulk inserts (worker threads when they pay); default in this thread. */
+  analyse?: Analyse;
 }
 
 /**
@@ -152,6 +154,7 @@ export class Database {
       embedPending: (options) => this.embedPending(options),
       pendingCount: async () => (await this.store.counts()).pending,
       model: async () => (await this.status()).model,
+      analyse: context.analyse,
     });
   }
 
@@ -316,15 +319,16 @@ export class Database {
 
   /**
    * Stores many documents, as `insertDocument` would one by one, in batches of `batch_size`
-   * (default 100) documents per transaction: words analysed before each write, chunks embedded
-   * in the provider's batch size before it, so their vectors go into the same transaction.
-   * Every input gets its own entry in `results`: an invalid document is refused (`ok: false`
-   * with its error) and the others are stored. When the embedding provider fails, that batch
-   * and the ones after it are stored without vectors (pending, with a warning; `embedPending`
-   * embeds them later): nothing is lost. A failed write of a batch is retried one document at a
-   * time, so only the documents that cannot be written are refused; a store that cannot be
-   * reached refuses the rest of the call. Aborting (`signal`) stops between batches: the
-   * batches before are stored, and the call throws.
+   * (default 100) documents per transaction: words analysed outside the writes (in worker
+   * threads, the next batch while this one is written), chunks embedded in the provider's batch
+   * size before each write, so their vectors go into the same transaction. Every input gets its
+   * own entry in `results`: an invalid document is refused (`ok: false` with its error) and the
+   * others are stored. When the embedding provider fails, that batch and the ones after it are
+   * stored without vectors (pending, with a warning; `embedPending` embeds them later): nothing
+   * is lost. A failed write of a batch is retried one document at a time, so only the documents
+   * that cannot be written are refused; a store that cannot be reached refuses the rest of the
+   * call. Aborting (`signal`) stops between batches: the batches before are stored, and the
+   * call throws.
    */
   async insertDocuments(inputs: InsertInput[], options: InsertManyOptions = {}): Promise<InsertManyResult> {
     if (!Array.isArray(inputs)) throw new DocDBError("INVALID_REQUEST", "insertDocuments needs an array of documents");
@@ -343,15 +347,7 @@ export class Database {
     // Once the store cannot be reached, the rest of the call is refused.
     let unreachable: DocDBError | undefined;
 
-    for (let from = 0; from < inputs.length; from += batchSize) {
-      if (options.signal?.aborted) {
-        throw new DocDBError(
-          "INTERNAL",
-          `insert interrupted: ${countOk(results)} of ${inputs.length} documents were stored (every batch before the interruption is complete)`,
-          { cause: options.signal.reason },
-        );
-      }
-      const started = performance.now();
+    const prepareBatch = (from: number) => {
       const batch: { index: number; prepared: PreparedInsert }[] = [];
       for (let i = from; i < Math.min(from + batchSize, inputs.length); i++) {
         try {
@@ -360,7 +356,25 @@ export class Database {
           results[i] = refused(error);
         }
       }
-      analyseInThread(batch.map((b) => b.prepared.write));
+      const writes = batch.map((b) => b.prepared.write);
+      return { batch, analysed: this.context.analyse ? this.context.analyse(writes) : Promise.resolve(analyseInThread(writes)) };
+    };
+
+    let next = inputs.length > 0 ? prepareBatch(0) : undefined;
+    for (let from = 0; next; from += batchSize) {
+      const { batch, analysed } = next;
+      await analysed;
+      // The next batch is analysed (in worker threads, when they run) while this one is written.
+      next = from + batchSize < inputs.length ? prepareBatch(from + batchSize) : undefined;
+      if (options.signal?.aborted) {
+        await next?.analysed.catch(() => undefined);
+        throw new DocDBError(
+          "INTERNAL",
+          `insert interrupted: ${countOk(results)} of ${inputs.length} documents were stored (every batch before the interruption is complete)`,
+          { cause: options.signal.reason },
+        );
+      }
+      const started = performance.now();
       if (unreachable) {
         for (const { index } of batch) results[index] = refused(unreachable);
       } else {

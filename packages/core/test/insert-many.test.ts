@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
@@ -9,7 +9,7 @@ import { createSqliteEngine } from "@docdb/store-sqlite";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../../../test/support/fake-openai.js";
 import { type PgliteServer, startPgliteServer } from "../../store-postgres/test/support/pglite-server.js";
-import { analyseInThread } from "../src/analysis.js";
+import { AnalysisPool, analyseInThread } from "../src/analysis.js";
 import { type DocDB, type InsertInput, type InsertResult, openDocDB, silentLogger } from "../src/index.js";
 import { toStoredChunks } from "../src/stored-chunks.js";
 
@@ -261,5 +261,70 @@ describe("terms analysed in core", () => {
       expect(a.map((h) => [inOurs.get(h.chunkId), h.score])).toEqual(b.map((h) => [inTheirs.get(h.chunkId), h.score]));
     }
     await engine.close();
+  });
+});
+
+describe("analysis in worker threads", () => {
+  function writes(): DocumentWrite[] {
+    return corpus(40).map((input, n) => ({
+      document: { id: `d${n}`, title: input.title ?? null, content: input.text, contentHash: "h", metadata: {} },
+      chunks: toStoredChunks(
+        input.text,
+        [{ index: 0, text: input.text, start: 0, end: input.text.length, headingPath: ["見出し", `part ${n}`] }],
+        input.title ?? null,
+      ),
+    }));
+  }
+
+  it("gives the same terms as analysis in the main thread, and falls back to it when a worker fails", async () => {
+    const expected = writes();
+    analyseInThread(expected);
+    const pool = new AnalysisPool({ size: 2, minChunks: 1 });
+    try {
+      const pooled = writes();
+      await pool.analyse(pooled);
+      expect(pool.running).toBe(2);
+      expect(pooled.map((w) => w.chunks.map((c) => c.terms))).toEqual(expected.map((w) => w.chunks.map((c) => c.terms)));
+      expect(pooled[3]?.chunks[0]?.terms?.title).toMatch(/見出 part 3$/);
+      // Small batches stay in this thread.
+      const small = new AnalysisPool({ size: 2, minChunks: 1000 });
+      const few = writes().slice(0, 2);
+      await small.analyse(few);
+      expect(small.running).toBe(0);
+      expect(few.map((w) => w.chunks.map((c) => c.terms))).toEqual(expected.slice(0, 2).map((w) => w.chunks.map((c) => c.terms)));
+    } finally {
+      await pool.close();
+    }
+    const broken = join(dataDir, "broken-worker.mjs");
+    writeFileSync(broken, "throw new Error('this worker cannot start');\n");
+    const failing = new AnalysisPool({ size: 1, minChunks: 1, script: broken });
+    try {
+      const fallback = writes();
+      await failing.analyse(fallback);
+      expect(fallback.map((w) => w.chunks.map((c) => c.terms))).toEqual(expected.map((w) => w.chunks.map((c) => c.terms)));
+      expect(failing.running).toBe(0);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it("runs in a bulk insert and stores what the main thread would", async () => {
+    const inThread = openDocDB({ dataDir, embedding: null, logger: silentLogger(), analysisWorkers: 0 });
+    const pooled = openDocDB({ dataDir, embedding: null, logger: silentLogger(), analysisWorkers: 2 });
+    open.push(inThread, pooled);
+    const inputs = corpus(60);
+    const a = await (await inThread.database("in_thread", { create: true })).insertDocuments(inputs, { batch_size: 20 });
+    const db = await pooled.database("pooled", { create: true });
+    const b = await db.insertDocuments(inputs, { batch_size: 20 });
+    expect(b.results.map((r) => r.ok && r.chunk_count)).toEqual(a.results.map((r) => r.ok && r.chunk_count));
+    const engine = createSqliteEngine({ dataDir });
+    expect(await countsOf(engine, "pooled")).toEqual(await countsOf(engine, "in_thread"));
+    await engine.close();
+    const one = await inThread.database("in_thread");
+    for (const query of ["東京の天気", "max_connections", "doc42"]) {
+      const x = await one.findSimilar({ query, mode: "keyword", top_k: 5 });
+      const y = await db.findSimilar({ query, mode: "keyword", top_k: 5 });
+      expect(y.results.map((r) => [r.metadata.n, r.score])).toEqual(x.results.map((r) => [r.metadata.n, r.score]));
+    }
   });
 });
