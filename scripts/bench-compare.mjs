@@ -106,7 +106,8 @@ async function measure(target, work) {
   const wall = (performance.now() - wall0) / 1000;
   target.cpu += cpu;
   target.wall += wall;
-  (target.rounds ??= []).push({ cpu, wall, chunks: (target.chunks ?? 0) - chunks0 });
+  target.rounds ??= [];
+  target.rounds.push({ cpu, wall, chunks: (target.chunks ?? 0) - chunks0 });
 }
 
 const median = (values) => {

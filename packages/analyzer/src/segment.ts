@@ -16,7 +16,7 @@
  */
 
 /** Character classes of UAX #29 for ASCII, as ICU applies them. */
-const OTHER = 0;
+// 0: any other character (a segment of its own, never part of a word)
 const LETTER = 1; // ALetter: A–Z a–z
 const DIGIT = 2; // Numeric: 0–9
 const UNDERSCORE = 3; // ExtendNumLet: _
