@@ -1,28 +1,16 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runNode } from "./support/node-process.js";
 
 // A smoke run of `pnpm bench` at toy sizes: it must keep working, whatever numbers it prints
 // (timings belong to BENCHMARKS.md, not to assertions).
 const BENCH = fileURLToPath(new URL("../scripts/bench.mjs", import.meta.url));
 const CORE = fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url));
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BENCH, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// SQLite runs: a DOCDB_STORE_URL in the developer's environment would send the bench to PostgreSQL.
+const { DOCDB_STORE_URL: _ignored, ...env } = process.env;
+const run = (args: string[]) => runNode(BENCH, args, { env });
 
 beforeAll(() => {
   if (!existsSync(CORE)) throw new Error(`build first (pnpm build): ${CORE} is missing`);

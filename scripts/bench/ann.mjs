@@ -121,8 +121,10 @@ export async function annLatency(core, { dataDir, name, dims, seed, count, efs }
       rssGrowthMb: rss() - rssBefore,
     };
     const operations = {
-      ann: async (t) => ids(await db.findSimilar({ query: t, mode: "vector", top_k: TOP_K })),
-      exact: async (t) => ids(await db.findSimilar({ query: t, mode: "vector", top_k: TOP_K, exact: true })),
+      // merge: false — one result per chunk, so recall@10 counts ten chunks (adjacent chunks of
+      // a document would otherwise merge into one passage and look like a miss).
+      ann: async (t) => ids(await db.findSimilar({ query: t, mode: "vector", top_k: TOP_K, merge: false })),
+      exact: async (t) => ids(await db.findSimilar({ query: t, mode: "vector", top_k: TOP_K, exact: true, merge: false })),
       floor: async (t) => floor(t),
       sqliteVec: async (t) => knn.all(blob(t), TOP_K),
     };

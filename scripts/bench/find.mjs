@@ -1,8 +1,7 @@
 // Find latency through Database.findSimilar (query embedding excluded: the query vectors are
-// precomputed), next to sqlite-vec's own KNN on the same table, so docdb's overhead over the
-// vector index is a ratio from the same run on the same machine state.
-import { createRequire } from "node:module";
-import { join } from "node:path";
+// precomputed), next to the engine's own KNN on the same table (sqlite-vec's, or pgvector's on
+// PostgreSQL), so docdb's overhead over the vector index is a ratio from the same run on the
+// same machine state.
 import { clusteredVectors, queries } from "./data.mjs";
 import { PrecomputedEmbeddings } from "./model.mjs";
 import { percentile } from "./stats.mjs";
@@ -10,7 +9,8 @@ import { percentile } from "./stats.mjs";
 const TOP_K = 10;
 const WARMUP = 5;
 
-export async function findLatency(core, { dataDir, name, dims, seed, count }) {
+/** `target` (scripts/bench/target.mjs) says where the database is and opens the engine's raw KNN. */
+export async function findLatency(core, { target, name, dims, seed, count }) {
   const texts = queries(count + WARMUP, { seed: seed + 1 });
   // Other samples around the same cluster centres as the passages.
   const queryVectors = clusteredVectors(texts.length, dims, { seed: seed + 2 });
@@ -18,7 +18,7 @@ export async function findLatency(core, { dataDir, name, dims, seed, count }) {
   // Passage vectors are never asked for here; the model only answers queries.
   const model = new PrecomputedEmbeddings({ dims, count: 0, at: () => undefined }, byText);
   model.modelId = `clustered-${dims}`;
-  const docdb = core.openDocDB({ dataDir, embedding: model, logger: core.silentLogger() });
+  const docdb = core.openDocDB({ store: target.store, embedding: model, logger: core.silentLogger() });
   try {
     const db = await docdb.database(name);
     // Above the threshold the first vector query would build the index: build it untimed.
@@ -31,49 +31,40 @@ export async function findLatency(core, { dataDir, name, dims, seed, count }) {
     }
     const warm = texts.slice(0, WARMUP);
     const measured = texts.slice(WARMUP);
-    const raw = openRaw(join(dataDir, `${name}.db`));
-    const knn = raw.prepare("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance");
-    const blob = (t) => {
-      const v = byText.get(t);
-      return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-    };
-    const operations = {
-      keyword: (t) => db.findSimilar({ query: t, mode: "keyword", top_k: TOP_K }),
-      vector: (t) => db.findSimilar({ query: t, mode: "vector", top_k: TOP_K }),
-      hybrid: (t) => db.findSimilar({ query: t, mode: "hybrid", top_k: TOP_K }),
-      rawKnn: async (t) => knn.all(blob(t), TOP_K),
-    };
-    const names = Object.keys(operations);
-    for (const t of warm) for (const name of names) await operations[name](t);
-    // Interleaved, in a rotating order, so every operation meets the same machine state
-    // (caches, other load) and the ratios compare like with like.
-    const times = Object.fromEntries(names.map((n) => [n, []]));
-    let empty = 0;
-    for (const [i, t] of measured.entries()) {
-      for (let j = 0; j < names.length; j++) {
-        const name = names[(i + j) % names.length];
-        const started = performance.now();
-        const found = await operations[name](t);
-        times[name].push(performance.now() - started);
-        if (name === "vector" && found.results.length === 0) empty++;
+    const raw = await target.openRawKnn(name);
+    try {
+      const operations = {
+        keyword: (t) => db.findSimilar({ query: t, mode: "keyword", top_k: TOP_K }),
+        vector: (t) => db.findSimilar({ query: t, mode: "vector", top_k: TOP_K }),
+        hybrid: (t) => db.findSimilar({ query: t, mode: "hybrid", top_k: TOP_K }),
+        rawKnn: (t) => raw.knn(byText.get(t), TOP_K),
+      };
+      const names = Object.keys(operations);
+      for (const t of warm) for (const name of names) await operations[name](t);
+      // Interleaved, in a rotating order, so every operation meets the same machine state
+      // (caches, other load) and the ratios compare like with like.
+      const times = Object.fromEntries(names.map((n) => [n, []]));
+      let empty = 0;
+      for (const [i, t] of measured.entries()) {
+        for (let j = 0; j < names.length; j++) {
+          const name = names[(i + j) % names.length];
+          const started = performance.now();
+          const found = await operations[name](t);
+          times[name].push(performance.now() - started);
+          if (name === "vector" && found.results.length === 0) empty++;
+        }
       }
+      const result = Object.fromEntries(names.map((n) => [n, { p50: percentile(times[n], 50), p95: percentile(times[n], 95) }]));
+      result.vector.empty = empty;
+      // PostgreSQL keeps its HNSW index in the server (pgvector indexes up to 2,000 dimensions).
+      if (target.kind === "postgres") result.vectorPath = dims <= 2000 ? "hnsw" : "exact";
+      else result.vectorPath = index && index.state !== "exact" ? "hnsw" : "exact";
+      result.indexBuildSeconds = indexBuildSeconds;
+      return result;
+    } finally {
+      await raw.close();
     }
-    const result = Object.fromEntries(names.map((n) => [n, { p50: percentile(times[n], 50), p95: percentile(times[n], 95) }]));
-    result.vector.empty = empty;
-    result.vectorPath = index && index.state !== "exact" ? "hnsw" : "exact";
-    result.indexBuildSeconds = indexBuildSeconds;
-    raw.close();
-    return result;
   } finally {
     await docdb.close();
   }
-}
-
-/** The database file opened directly with better-sqlite3 and sqlite-vec: the baseline docdb adds to. */
-function openRaw(path) {
-  const require = createRequire(new URL("../../packages/store-sqlite/package.json", import.meta.url));
-  const Database = require("better-sqlite3");
-  const db = new Database(path, { readonly: true });
-  require("sqlite-vec").load(db);
-  return db;
 }

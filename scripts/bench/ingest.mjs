@@ -21,10 +21,11 @@ function cpuSeconds(start) {
  * through the bulk path. Returns chunks/s (wall and CPU) and the counts. The vectors come from
  * `seed`, so the same size and dimension always get the same data.
  */
-export async function ingest(core, { dataDir, name, chunks, dims, seed }) {
+export async function ingest(core, { dataDir, store, name, chunks, dims, seed }) {
   const vectors = clusteredVectors(chunks + 64, dims, { seed });
   const model = new PrecomputedEmbeddings(vectors);
-  const docdb = core.openDocDB({ dataDir, embedding: model, logger: core.silentLogger() });
+  // `store`: where the databases live (a postgres:// URL); default the SQLite folder `dataDir`.
+  const docdb = core.openDocDB({ dataDir, store: store ?? dataDir, embedding: model, logger: core.silentLogger() });
   try {
     const db = await docdb.database(name, { create: true });
     let stored = 0;
@@ -56,7 +57,7 @@ export async function ingest(core, { dataDir, name, chunks, dims, seed }) {
  * bulk with precomputed vectors, bulk keyword-only (no embedding model), and `insertDocument`
  * one document at a time with precomputed vectors (the path every insert took before bulk).
  */
-export async function ingestPaths(core, { dataDir, count, dims, seed, rounds = 3 }) {
+export async function ingestPaths(core, { dataDir, store, dbName = (base) => base, count, dims, seed, rounds = 3 }) {
   const docs = [];
   // Flat strings, as texts read from files or JSON are (the generator concatenates).
   for (const d of documents({ seed })) {
@@ -71,9 +72,13 @@ export async function ingestPaths(core, { dataDir, count, dims, seed, rounds = 3
   const handles = [];
   for (const [i, p] of paths.entries()) {
     const embedding = p.vectors ? new PrecomputedEmbeddings(clusteredVectors(count * 8, dims, { seed: seed + i })) : null;
-    const docdb = core.openDocDB({ dataDir, embedding, logger: core.silentLogger() });
+    // `store`: a postgres:// URL, or default the SQLite folder `dataDir`.
+    const docdb = core.openDocDB({ dataDir, store: store ?? dataDir, embedding, logger: core.silentLogger() });
     handles.push(docdb);
-    Object.assign(p, { db: await docdb.database(`paths${i}`, { create: true }), seconds: 0, cpu: 0, chunks: 0, documents: 0 });
+    const name = dbName(`paths${i}`);
+    // Each path starts empty (a kept --data-dir may hold an earlier run's), and is dropped after.
+    await docdb.dropDatabase(name);
+    Object.assign(p, { name, db: await docdb.database(name, { create: true }), seconds: 0, cpu: 0, chunks: 0, documents: 0 });
   }
   try {
     const perRound = Math.ceil(docs.length / rounds);
@@ -97,7 +102,10 @@ export async function ingestPaths(core, { dataDir, count, dims, seed, rounds = 3
       }
     }
   } finally {
-    for (const h of handles) await h.close();
+    for (const [i, h] of handles.entries()) {
+      await h.dropDatabase(paths[i].name).catch(() => undefined);
+      await h.close();
+    }
   }
   return paths.map((p) => ({
     path: p.path,
@@ -116,11 +124,17 @@ export async function ingestPaths(core, { dataDir, count, dims, seed, rounds = 3
  * re-embed path (drop the vector table, embed every chunk again in batches): the same chunks
  * and keyword index at another dimension, without segmenting the text again.
  */
-export async function reembedCopy(core, { dataDir, from, name, dims, seed, chunks }) {
-  copyFileSync(join(dataDir, `${from}.db`), join(dataDir, `${name}.db`));
+export async function reembedCopy(core, { dataDir, store, from, name, dims, seed, chunks }) {
+  // With `from` equal to `name` (PostgreSQL: no file to copy) the database is re-embedded in place.
+  if (from !== name) copyFileSync(join(dataDir, `${from}.db`), join(dataDir, `${name}.db`));
   // A few spare vectors: reembed first proves the model works with one call.
   const vectors = clusteredVectors(chunks + 64, dims, { seed });
-  const docdb = core.openDocDB({ dataDir, embedding: new PrecomputedEmbeddings(vectors), logger: core.silentLogger() });
+  const docdb = core.openDocDB({
+    dataDir,
+    store: store ?? dataDir,
+    embedding: new PrecomputedEmbeddings(vectors),
+    logger: core.silentLogger(),
+  });
   try {
     const started = performance.now();
     const result = await (await docdb.database(name)).reembed({ batch_size: 256 });

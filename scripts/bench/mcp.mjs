@@ -8,12 +8,14 @@ import { percentile } from "./stats.mjs";
 const PROTOCOL = "2025-06-18";
 
 /** A stdio MCP session with a spawned server: request() sends and awaits the answer. */
-function startServer(bin, args) {
-  const child = spawn(process.execPath, [bin, ...args], {
-    // Keyword search only: the benchmark databases were embedded by the benchmark's own model.
-    env: { ...process.env, DOCDB_EMBEDDING: "none", OPENAI_API_KEY: "", DOCDB_LOG_LEVEL: "warn" },
-    stdio: ["pipe", "pipe", "ignore"],
-  });
+function startServer(bin, args, storeEnv = {}) {
+  // Keyword search only: the benchmark databases were embedded by the benchmark's own model.
+  const env = { ...process.env, DOCDB_EMBEDDING: "none", OPENAI_API_KEY: "", DOCDB_LOG_LEVEL: "warn" };
+  for (const [key, value] of Object.entries(storeEnv)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["pipe", "pipe", "ignore"] });
   const waiting = new Map();
   let nextId = 1;
   createInterface({ input: child.stdout }).on("line", (line) => {
@@ -66,15 +68,17 @@ function rssMegabytes(pid) {
 
 /**
  * Start-up (median of `runs`) and memory while serving `dbName`, or a note saying why the rows
- * are missing (no built server, or no /proc to read memory from).
+ * are missing (no built server, or no /proc to read memory from). `store` picks where the
+ * databases are: arguments and environment variables (undefined removes one) for the server;
+ * default the SQLite folder `dataDir`.
  */
-export async function mcpServer({ bin, dataDir, dbName, queries, runs = 5 }) {
+export async function mcpServer({ bin, dataDir, dbName, queries, runs = 5, store = { args: ["--data-dir", dataDir], env: {} } }) {
   if (!existsSync(bin)) return { skipped: `MCP server not built (${bin} is missing): run \`pnpm build\`` };
-  const args = ["--data-dir", dataDir, "--db", dbName];
+  const args = [...store.args, "--db", dbName];
   const startup = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    const server = startServer(bin, args);
+    const server = startServer(bin, args, store.env);
     await initialize(server);
     const list = await server.request("tools/list", {});
     startup.push(performance.now() - started);
@@ -82,7 +86,7 @@ export async function mcpServer({ bin, dataDir, dbName, queries, runs = 5 }) {
     await server.stop();
   }
 
-  const server = startServer(bin, args);
+  const server = startServer(bin, args, store.env);
   try {
     await initialize(server);
     for (const text of queries) {

@@ -11,9 +11,21 @@ function table(header, rows) {
 export function renderTable(report) {
   const out = [];
   const m = report.machine;
+  const load = m.loadAverage
+    ? ` Load average (1/5/15 min): ${m.loadAverage.start.map((x) => x.toFixed(1)).join("/")} at the start, ${m.loadAverage.end?.map((x) => x.toFixed(1)).join("/") ?? "?"} at the end.`
+    : "";
   out.push(
-    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}. Date: ${report.date}. Run: ${report.seconds.toFixed(0)} s.`,
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}. Date: ${report.date}. Run: ${report.seconds.toFixed(0)} s.${load}`,
   );
+  const store = report.store ?? { kind: "sqlite", location: "temporary SQLite files" };
+  out.push("");
+  if (store.kind === "postgres") {
+    out.push(`Store: PostgreSQL at ${store.location}. Server: ${store.server.label}.`);
+    out.push(`Databases of this run dropped afterwards: ${store.dropped ?? "?"}. Re-embed: ${store.reembed}.`);
+  } else {
+    out.push(`Store: SQLite (${store.location}).`);
+  }
+  for (const line of report.skipped ?? []) out.push(`Skipped: ${line}.`);
   out.push("");
   if (report.ingestPaths?.length > 0) {
     out.push(
@@ -64,7 +76,7 @@ export function renderTable(report) {
     );
   }
   out.push("");
-  out.push("Find latency, top 10, ms (query embedding excluded); raw KNN = sqlite-vec alone on the same table");
+  out.push(`Find latency, top 10, ms (query embedding excluded); raw KNN = ${store.rawKnn ?? "sqlite-vec alone on the same table"}`);
   out.push("");
   out.push(
     table(
@@ -99,6 +111,10 @@ export function renderTable(report) {
     ),
   );
   for (const a of report.ann ?? []) {
+    if (a.engine === "postgres") {
+      out.push("", ...postgresAnn(a));
+      continue;
+    }
     const b = a.build;
     const p = a.paths;
     out.push("");
@@ -180,4 +196,35 @@ export function renderTable(report) {
     );
   }
   return `${out.join("\n")}\n`;
+}
+
+/** PostgreSQL's vector section: pgvector HNSW through docdb and alone, against the exact answer. */
+function postgresAnn(a) {
+  const out = [];
+  const i = a.index;
+  const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
+  out.push(
+    `Vector search on PostgreSQL, ${a.vectors} × ${a.dims}, top 10, ms; recall@10 against docdb's exact answer (\`exact: true\`). ` +
+      (i
+        ? `Index (pgvector HNSW, m ${i.settings.m}, ef_construction ${i.settings.efConstruction}, cosine), filled row by row during ingest: ` +
+          `${mb(i.bytes)} MB (vectors table ${mb(i.tableBytes)} MB); REINDEX from scratch took ${i.rebuildSeconds.toFixed(1)} s (${mb(i.bytesAfterRebuild)} MB after).`
+        : "No HNSW index (pgvector indexes up to 2,000 dimensions): every path is an exact scan."),
+  );
+  out.push("");
+  const p = a.paths;
+  const exactP50 = p.exact.p50;
+  const row = (label, setting, x) => [label, setting, ms(x.p50), ms(x.p95), x.recall.toFixed(3), ratio(x.p50, exactP50)];
+  out.push(
+    table(
+      ["path", "setting", "p50", "p95", "recall@10", "p50 / docdb exact"],
+      [
+        row("docdb findSimilar vector (HNSW)", `ef_search ${i?.settings.efSearch ?? "—"} (docdb's)`, p.ann),
+        row("docdb findSimilar vector, exact: true", "sequential scan in the server", p.exact),
+        row("pgvector alone: ORDER BY <=> LIMIT 10 (HNSW)", `ef_search ${i?.settings.efSearch ?? "—"}`, p.pgvectorHnsw),
+        row("pgvector alone: exact scan", "", p.pgvectorExact),
+        ...(a.sweep ?? []).map((s) => row("pgvector alone: ORDER BY <=> LIMIT 10 (HNSW)", `ef_search ${s.ef}`, s)),
+      ],
+    ),
+  );
+  return out;
 }

@@ -16,6 +16,7 @@ import { insertCommand } from "./commands/insert.js";
 import { installCommand, uninstallCommand } from "./commands/install.js";
 import { listCommand } from "./commands/list.js";
 import { modelsCommand } from "./commands/models.js";
+import { qaCommand } from "./commands/qa.js";
 import { serveCommand } from "./commands/serve.js";
 import { sqlCommand } from "./commands/sql.js";
 import { statusCommand } from "./commands/status.js";
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
     collectionCommand(),
     importCommand(),
     watchCommand(),
+    qaCommand(),
     serveCommand(),
     evalCommand(),
     copyCommand(),

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { type EmbeddingConfig, openDocDB, silentLogger } from "@docdb/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closedPort } from "../../../test/support/fake-hf-hub.js";
 import { type FakeOllama, startFakeOllama } from "../../../test/support/fake-ollama.js";
+import { type StartedProcess, startNode } from "../../../test/support/node-process.js";
 import { tinyModelDir } from "../../../test/support/tiny-model.js";
 import { CLI, type CliResult, runCli } from "./run-cli.js";
 
@@ -189,24 +189,8 @@ describe("model safety", () => {
 });
 
 /** The CLI as a child process the test can signal. */
-function startCli(args: string[], env: Record<string, string | undefined>): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [CLI, "--data-dir", dataDir, ...args], {
-    env: { ...process.env, DOCDB_LOG_LEVEL: "warn", ...defaultEnv(env) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-    stdout += d;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-  });
-  const done = new Promise<CliResult>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-  return { child, done };
+function startCli(args: string[], env: Record<string, string | undefined>): StartedProcess {
+  return startNode(CLI, ["--data-dir", dataDir, ...args], { env: { ...process.env, DOCDB_LOG_LEVEL: "warn", ...defaultEnv(env) } });
 }
 
 describe("interrupted runs resume (fake Ollama as the provider, so the test knows each batch)", () => {

@@ -334,6 +334,7 @@ describe.concurrent("docdb install: refusals, updates and instructions", () => {
     expect(skillText).toMatch(/^---\nname: docdb\ndescription: .+\n---\n/);
     expect(skillText).toContain("database `notes`");
     expect(skillText).toContain("find_similar_documents");
+    expect(skillText).toContain("store_qa {question, answer, topic}");
     await f.docdb("uninstall", "claude-code");
     expect(existsSync(join(f.project, ".claude"))).toBe(false);
     expect(existsSync(join(f.project, ".mcp.json"))).toBe(false);

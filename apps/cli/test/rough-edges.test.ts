@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../../../test/support/fake-openai.js";
+import { type ProcessResult, runNode } from "../../../test/support/node-process.js";
 import { CLI, runCli } from "./run-cli.js";
 
 const MCP_PACKAGE = fileURLToPath(new URL("../../mcp-server/package.json", import.meta.url));
@@ -22,23 +22,8 @@ afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 const docdb = (...args: string[]) => runCli(["--data-dir", join(dataDir, "data"), ...args]);
 
 /** Runs the built docdb-mcp with arguments until it exits. */
-function runMcp(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MCP_BIN, ...args], {
-      env: { PATH: process.env.PATH ?? "", DOCDB_EMBEDDING: "none", DOCDB_LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function runMcp(args: string[]): Promise<ProcessResult> {
+  return runNode(MCP_BIN, args, { env: { PATH: process.env.PATH ?? "", DOCDB_EMBEDDING: "none", DOCDB_LOG_LEVEL: "warn" } });
 }
 
 describe("rough edges a new user hits", () => {

@@ -17,7 +17,7 @@ export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_M
 export interface HttpOptions {
   registry: ToolRegistry;
   logger: Logger;
-  /** Documents as resources and argument completion. */
+  /** Documents and agent memory (knowledge://) as resources, the search prompt and argument completion. */
   resources?: DocdbResources;
   /** Default 127.0.0.1. Any other than loopback needs a token. */
   host?: string;

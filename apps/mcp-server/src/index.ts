@@ -11,6 +11,7 @@ export {
 export { fromServeFlags, parseArgsOptions, SERVE_FLAGS, type ServeFlag, serveFlagsHelp } from "./flags.js";
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, type HttpHandle, type HttpOptions, serveHttp } from "./http.js";
 export { isLoopbackHost } from "./http-guard.js";
+export { KNOWLEDGE_TEMPLATE, KnowledgeResources, knowledgeUri } from "./memory/resources.js";
 export { type ResolvedServeOptions, resolveServeOptions, type ServeOptions, withConfigFiles } from "./options.js";
 export { ToolRegistry } from "./registry.js";
 export { invalidRequest, RequestError } from "./request-error.js";

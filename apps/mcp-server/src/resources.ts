@@ -12,6 +12,8 @@ import {
   ReadResourceRequestSchema,
   type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod/v4";
+import { isKnowledgeUri, KNOWLEDGE_TEMPLATE, KnowledgeResources } from "./memory/resources.js";
 import { invalidRequest, quote, RequestError } from "./request-error.js";
 
 /** Documents per `resources/list` page. */
@@ -32,6 +34,8 @@ interface Cursor {
   /** Database the page starts in. */
   db: string;
   offset: number;
+  /** While listing the knowledge topics (they come first): the topic the page starts at. */
+  topics?: number;
 }
 
 function encodeCursor(cursor: Cursor): string {
@@ -41,7 +45,8 @@ function encodeCursor(cursor: Cursor): string {
 function decodeCursor(value: string): Cursor {
   try {
     const cursor = JSON.parse(Buffer.from(value, "base64url").toString("utf8")) as Cursor;
-    if (typeof cursor.db === "string" && Number.isInteger(cursor.offset) && cursor.offset >= 0) return cursor;
+    const topics = cursor.topics === undefined || (Number.isInteger(cursor.topics) && cursor.topics >= 0);
+    if (typeof cursor.db === "string" && Number.isInteger(cursor.offset) && cursor.offset >= 0 && topics) return cursor;
   } catch {
     // fall through
   }
@@ -67,19 +72,40 @@ function startingWith(values: string[], prefix: string): string[] {
 }
 
 /**
+ * A handler schema that lets every `params` through, so the handler itself checks them against
+ * `schema` and answers INVALID_REQUEST (the SDK's own parse failure is an internal error without
+ * docdb's code).
+ */
+function loose<T extends z.ZodType>(method: string, schema: T) {
+  return {
+    wire: z.object({ method: z.literal(method), params: z.optional(z.unknown()) }),
+    parse(request: unknown, expected: string): z.output<T> {
+      const parsed = schema.safeParse(request);
+      if (!parsed.success) throw invalidRequest(`${method} needs params ${expected}: check the request against the MCP schema`);
+      return parsed.data;
+    },
+  };
+}
+
+/**
  * Documents as MCP resources (`docdb://{db}/documents/{id}`, listed in pages and readable),
  * collections as a resource template (`docdb://{db}/collections/{collection}`, their status),
- * a `search_docdb` prompt, and argument completion for database, collection and document
- * names. The templates are the SDK's ResourceTemplate: its URI template matches read requests
- * and its `complete` callbacks answer `completion/complete`.
+ * agent memory of the default database (`knowledge://{topic}` per topic, listed before the
+ * documents, and the template `knowledge://{topic}/{query}`), a `search_docdb` prompt, and
+ * argument completion for database, collection, document and topic names. The templates are
+ * the SDK's ResourceTemplate: its URI template matches read requests and its `complete`
+ * callbacks answer `completion/complete`.
  */
 export class DocdbResources {
   readonly templates: { name: string; title: string; description: string; mimeType?: string; template: ResourceTemplate }[];
+  /** Agent memory of the default database. */
+  readonly knowledge: KnowledgeResources;
 
   constructor(
     private readonly docdb: DocDB,
     private readonly options: DocdbResourcesOptions,
   ) {
+    this.knowledge = new KnowledgeResources(docdb, options.defaultDb);
     const db = (value: string) => this.databaseNames(value);
     this.templates = [
       {
@@ -101,6 +127,7 @@ export class DocdbResources {
           complete: { db, collection: (value, context) => this.collectionNames(value, context?.arguments?.db) },
         }),
       },
+      this.knowledge.entry,
     ];
   }
 
@@ -131,11 +158,20 @@ export class DocdbResources {
     );
   }
 
-  /** One page of documents, database by database in name order. */
+  /**
+   * One page of resources: the default database's knowledge topics first, then documents,
+   * database by database in name order.
+   */
   async list(cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
     const names = await this.docdb.databaseNames();
-    const from = cursor !== undefined ? decodeCursor(cursor) : { db: names[0] ?? "", offset: 0 };
+    const from: Cursor = cursor !== undefined ? decodeCursor(cursor) : { db: names[0] ?? "", offset: 0, topics: 0 };
     const resources: Resource[] = [];
+    if (from.topics !== undefined) {
+      const topics = await this.knowledge.list();
+      const end = from.topics + RESOURCE_PAGE_SIZE;
+      resources.push(...topics.slice(from.topics, end));
+      if (end < topics.length) return { resources, nextCursor: encodeCursor({ db: from.db, offset: 0, topics: end }) };
+    }
     let index = names.findIndex((n) => n >= from.db);
     let offset = names[index] === from.db ? from.offset : 0;
     while (index >= 0 && index < names.length) {
@@ -163,8 +199,9 @@ export class DocdbResources {
     return { resources };
   }
 
-  /** The text of `docdb://{db}/documents/{id}`, or a collection's status as JSON. */
+  /** The text of `docdb://{db}/documents/{id}`, a collection's status as JSON, or knowledge as Markdown. */
   async read(uri: string): Promise<{ contents: { uri: string; mimeType: string; text: string }[] }> {
+    if (isKnowledgeUri(uri)) return this.knowledge.read(uri);
     const [documents, collections] = this.templates.map((t) => t.template.uriTemplate) as [
       ResourceTemplate["uriTemplate"],
       ResourceTemplate["uriTemplate"],
@@ -180,7 +217,10 @@ export class DocdbResources {
       const [status] = await db.collections.status(String(collection.collection));
       return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(status, null, 2) }] };
     }
-    throw new DocDBError("NOT_FOUND", `no resource ${quote(uri)}: use ${DOCUMENT_TEMPLATE} or ${COLLECTION_TEMPLATE}`);
+    throw new DocDBError(
+      "NOT_FOUND",
+      `no resource ${quote(uri)}: use ${DOCUMENT_TEMPLATE}, ${COLLECTION_TEMPLATE} or ${KNOWLEDGE_TEMPLATE}`,
+    );
   }
 
   /** Completion values for a template variable or a prompt argument. */
@@ -223,7 +263,8 @@ export class DocdbResources {
           throw requestError(error);
         }
       };
-    server.setRequestHandler(ListResourcesRequestSchema, (request) => guard(() => this.list(request.params?.cursor))());
+    const list = loose("resources/list", ListResourcesRequestSchema);
+    server.setRequestHandler(list.wire, (request) => guard(() => this.list(list.parse(request, "{cursor?: string}").params?.cursor))());
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
       resourceTemplates: this.templates.map((t) => ({
         uriTemplate: t.template.uriTemplate.toString(),
@@ -233,19 +274,24 @@ export class DocdbResources {
         ...(t.mimeType ? { mimeType: t.mimeType } : {}),
       })),
     }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request) => guard(() => this.read(request.params.uri))());
-    server.setRequestHandler(CompleteRequestSchema, (request) =>
+    const read = loose("resources/read", ReadResourceRequestSchema);
+    server.setRequestHandler(read.wire, (request) => guard(() => this.read(read.parse(request, "{uri: string}").params.uri))());
+    const complete = loose("completion/complete", CompleteRequestSchema);
+    server.setRequestHandler(complete.wire, (request) =>
       guard(async () => {
-        const values = await this.complete(request.params.ref, request.params.argument, request.params.context?.arguments ?? {});
-        return { completion: { values: values.slice(0, MAX_COMPLETIONS), hasMore: false } };
+        const { params } = complete.parse(request, "{ref: {type, uri | name}, argument: {name, value}}");
+        const values = await this.complete(params.ref, params.argument, params.context?.arguments ?? {});
+        return { completion: { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore: values.length > MAX_COMPLETIONS } };
       })(),
     );
     server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [this.prompt] }));
-    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-      if (request.params.name !== SEARCH_PROMPT) {
-        throw invalidRequest(`unknown prompt ${quote(request.params.name)}: this server has ${SEARCH_PROMPT}`);
+    const getPrompt = loose("prompts/get", GetPromptRequestSchema);
+    server.setRequestHandler(getPrompt.wire, async (request) => {
+      const { params } = getPrompt.parse(request, "{name: string, arguments?: object}");
+      if (params.name !== SEARCH_PROMPT) {
+        throw invalidRequest(`unknown prompt ${quote(params.name)}: this server has ${SEARCH_PROMPT}`);
       }
-      const args = request.params.arguments ?? {};
+      const args = params.arguments ?? {};
       if (!args.query) throw invalidRequest(`${SEARCH_PROMPT} needs a query argument`);
       const scope = [
         args.db_name ? `db_name "${args.db_name}"` : "",

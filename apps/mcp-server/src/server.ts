@@ -1,5 +1,11 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestParamsSchema, ErrorCode, type JSONRPCRequest, type ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestParamsSchema,
+  CreateMessageResultSchema,
+  ErrorCode,
+  type JSONRPCRequest,
+  type ServerResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ToolRegistry } from "./registry.js";
 import { invalidRequest, quote } from "./request-error.js";
 import type { DocdbResources } from "./resources.js";
@@ -13,13 +19,22 @@ const INSTRUCTIONS = [
   "and character offsets; get_document returns the whole text or just a range (start/end or line_start/line_end).",
   "Answers stay within max_chars characters (default 6000); include_text false returns references only. Databases are named; omit db_name for the",
   "default one. Failed calls return isError with {error: {code, message}}: read the message, fix the call.",
+  "Memory: after solving a question, store it with store_qa {question, answer, topic}; before solving one, try query_qa",
+  "{question, context}. merge_knowledge merges similar answers into knowledge (through your client's sampling);",
+  "knowledge://{topic}/{query} resources serve it.",
 ].join(" ");
+
+/** How long a sampling request (the client's LLM writing a merge) may take. */
+const SAMPLING_TIMEOUT_MS = 5 * 60_000;
 
 export interface CreateServerOptions {
   name?: string;
   version?: string;
   instructions?: string;
-  /** Documents as resources, the search prompt and argument completion; without it, tools only. */
+  /**
+   * Documents and agent memory (knowledge://) as resources, the search prompt and argument
+   * completion; without it, tools only.
+   */
   resources?: DocdbResources;
 }
 
@@ -55,7 +70,19 @@ export function createServer(registry: ToolRegistry, options: CreateServerOption
         if (!params.success) {
           throw invalidRequest("tools/call needs params {name: string, arguments?: object}: check the request against the MCP schema");
         }
-        return registry.call(params.data.name, params.data.arguments, { signal: extra.signal });
+        return registry.call(params.data.name, params.data.arguments, {
+          signal: extra.signal,
+          sampling: {
+            available: () => server.getClientCapabilities()?.sampling !== undefined,
+            // Sent as part of this request, so over HTTP it travels on the call's own response stream.
+            createMessage: (samplingParams) =>
+              extra.sendRequest({ method: "sampling/createMessage", params: samplingParams }, CreateMessageResultSchema, {
+                signal: extra.signal,
+                timeout: SAMPLING_TIMEOUT_MS,
+                resetTimeoutOnProgress: true,
+              }),
+          },
+        });
       }
       default:
         throw invalidRequest(

@@ -9,7 +9,7 @@ import { createServer } from "./server.js";
 export interface StdioOptions {
   registry: ToolRegistry;
   logger: Logger;
-  /** Documents as resources and argument completion. */
+  /** Documents and agent memory (knowledge://) as resources, the search prompt and argument completion. */
   resources?: DocdbResources;
   stdin?: Readable;
   stdout?: Writable;

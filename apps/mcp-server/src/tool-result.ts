@@ -8,9 +8,13 @@ export const toolErrorSchema = z.object({
     code: z
       .string()
       .describe(
-        "INVALID_REQUEST, NOT_FOUND, CONFLICT, EMBEDDING_UNAVAILABLE, MODEL_MISMATCH, DIMENSION_MISMATCH, RERANKER_UNAVAILABLE, STORE_UNAVAILABLE or INTERNAL",
+        "INVALID_REQUEST, NOT_FOUND, CONFLICT, EMBEDDING_UNAVAILABLE, MODEL_MISMATCH, DIMENSION_MISMATCH, RERANKER_UNAVAILABLE, STORE_UNAVAILABLE, SAMPLING_UNAVAILABLE or INTERNAL",
       ),
     message: z.string().describe("What went wrong and what to do about it"),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("Structured detail some errors carry, e.g. the candidate groups of SAMPLING_UNAVAILABLE"),
   }),
 });
 
@@ -24,7 +28,9 @@ export function toolErrorResult(error: unknown, tool: string, logger?: Logger): 
   else logger?.debug({ tool, code: failure.code, err: failure.message }, "tool failed");
   return {
     content: [{ type: "text", text: `${failure.code}: ${failure.message}` }],
-    structuredContent: { error: { code: failure.code, message: failure.message } },
+    structuredContent: {
+      error: { code: failure.code, message: failure.message, ...(failure.details !== undefined ? { details: failure.details } : {}) },
+    },
     isError: true,
   };
 }

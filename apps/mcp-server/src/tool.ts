@@ -1,10 +1,19 @@
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { CreateMessageRequest, CreateMessageResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod/v4";
 
 /** What a running tool may use besides its arguments. */
 export interface ToolContext {
   /** Aborted when the client cancels the request or the connection closes. */
   signal: AbortSignal;
+  /**
+   * Asks the connected client's LLM for a completion (MCP sampling, `sampling/createMessage`),
+   * as part of the running request. Absent where there is no client connection.
+   */
+  sampling?: {
+    /** True when the client declared the `sampling` capability. */
+    available(): boolean;
+    createMessage(params: CreateMessageRequest["params"]): Promise<CreateMessageResult>;
+  };
 }
 
 /**

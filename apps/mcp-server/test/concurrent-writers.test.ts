@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateCorpus } from "../../../scripts/generate-corpus.mjs";
+import { type StartedProcess, startNode } from "../../../test/support/node-process.js";
 import { assertBuilt, BIN, CLI, serverEnv } from "./support/server-process.js";
 
 // Two writers on one SQLite database, as real processes: the second never fails, it waits.
@@ -20,26 +20,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-interface Run {
-  child: ChildProcess;
-  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
-
-function cli(dataDir: string, args: string[]): Run {
-  const child = spawn(process.execPath, [CLI, "--data-dir", dataDir, ...args], { env: serverEnv(), stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-    stdout += d;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-  });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-  return { child, done };
+function cli(dataDir: string, args: string[]): StartedProcess {
+  return startNode(CLI, ["--data-dir", dataDir, ...args], { env: serverEnv() });
 }
 
 /** Without an embedding model the CLI warns that chunks wait for one; anything else on stderr is a failure. */

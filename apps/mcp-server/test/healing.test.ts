@@ -10,6 +10,7 @@ interface Status {
   pending: number;
   embedded: number;
   healing?: { state: string; last_error: string | null; next_attempt_at: string | null; embedded: number };
+  memory?: { documents: number; embedded: number; pending: number };
 }
 
 async function connect(dataDir: string, baseURL: string, extra: Record<string, string> = {}): Promise<Client> {
@@ -88,6 +89,20 @@ describe("pending embeddings heal themselves in a running server", () => {
     });
     expect(found.results.length).toBe(1);
     expect(found.warnings).toEqual([]);
+
+    // Agent memory heals too, even when it is all that waits (status counts it apart).
+    for (let i = 0; i < 10_000; i++) openai.failures.push({ status: 503 });
+    const qa = await ok<{ embedded: boolean }>(client, "store_qa", {
+      question: "Who logs the ships that pass the cape?",
+      answer: "The lighthouse keeper.",
+      topic: "Lighthouse",
+    });
+    expect(qa.embedded).toBe(false);
+    const memoryWaiting = await statusUntil(client, (s) => s.healing?.state === "waiting" && (s.memory?.pending ?? 0) > 0);
+    expect(memoryWaiting.pending).toBe(0);
+    openai.failures.splice(0);
+    const memoryHealed = await statusUntil(client, (s) => s.memory?.pending === 0);
+    expect(memoryHealed.memory).toMatchObject({ documents: 2, embedded: 2 });
   });
 
   it("a provider that accepts and never answers: an insert returns within the deadline, pending", async () => {

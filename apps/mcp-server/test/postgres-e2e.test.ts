@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { openDocDB, SQL_VIEWS, silentLogger } from "@docdb/core";
 import type { ExportedChunk, Store, StoreEngine } from "@docdb/store";
 import { createPostgresEngine } from "@docdb/store-postgres";
 import { createSqliteEngine } from "@docdb/store-sqlite";
@@ -12,6 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { adminQuery } from "../../../packages/store-postgres/test/support/admin.js";
 import { type PgliteServer, startPgliteServer } from "../../../packages/store-postgres/test/support/pglite-server.js";
 import { generateCorpus } from "../../../scripts/generate-corpus.mjs";
 import { copyFixture } from "../../../test/support/collection-fixtures.js";
@@ -202,6 +204,75 @@ describe("docdb-mcp on PostgreSQL", () => {
     }
   });
 
+  for (const model of ["openai", "none"] as const) {
+    it(`agent memory over stdio with --store (${model === "none" ? "no model" : "a model"}): store_qa reuses a topic, query_qa by context, store_knowledge marks QAs merged`, async () => {
+      const client = new Client({ name: "docdb-pg-e2e-memory", version: "0.0.0" });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [BIN, "--store", pg.url, "--db", `pg_memory_${model}`],
+          env: serverEnv(model === "none" ? {} : withOpenAI()),
+          stderr: "pipe",
+        }),
+      );
+      type Stored = { qa_id: string; topic: string; topic_created: boolean; embedded: boolean; similar: { qa_id: string }[] };
+      type Query = { topic: { name: string } | null; results: { kind: string; id: string; answer?: string }[] };
+      try {
+        const a = await tool<Stored>(client, "store_qa", {
+          topic: "Deploy",
+          question: "How do I roll back a failed deploy?",
+          answer: "Run `deploy rollback --to previous`.",
+        });
+        expect(a).toMatchObject({ topic: "Deploy", topic_created: true, embedded: model !== "none" });
+        const b = await tool<Stored>(client, "store_qa", {
+          topic: " deploy!",
+          question: "How can I roll back a deploy that failed?",
+          answer: "Use deploy rollback; it takes a minute.",
+        });
+        expect(b).toMatchObject({ topic: "Deploy", topic_created: false });
+        if (model === "none") expect(b.similar.map((s) => s.qa_id)).toEqual([a.qa_id]);
+        const port = await tool<Stored>(client, "store_qa", {
+          topic: "Staging database",
+          question: "Which port does the staging database listen on?",
+          answer: "5433, not the default 5432.",
+        });
+        expect(port).toMatchObject({ topic: "Staging database", topic_created: true });
+
+        const byContext = await tool<Query>(client, "query_qa", { question: "staging database port", context: "staging database setup" });
+        expect(byContext.topic?.name).toBe("Staging database");
+        expect(byContext.results[0]).toMatchObject({ kind: "qa", id: port.qa_id, answer: "5433, not the default 5432." });
+
+        const knowledge = await tool<{ knowledge_id: string; merged_qa_ids: string[] }>(client, "store_knowledge", {
+          text: "To roll back a failed deploy run `deploy rollback --to previous`; it takes a minute.",
+          topic: "deploy",
+          source_qa_ids: [a.qa_id, b.qa_id],
+        });
+        expect(knowledge.merged_qa_ids.sort()).toEqual([a.qa_id, b.qa_id].sort());
+        // Merged QAs are kept but no longer found: the knowledge is.
+        const deploy = await tool<Query>(client, "query_qa", { question: "roll back a failed deploy", context: "deploy" });
+        expect(deploy.topic?.name).toBe("Deploy");
+        expect(deploy.results.map((r) => r.id)).toEqual([knowledge.knowledge_id]);
+        const topics = await tool<{ topics: { name: string; qa_count: number; unmerged_count: number; knowledge_count: number }[] }>(
+          client,
+          "list_topics",
+          {},
+        );
+        expect(topics.topics.map((t) => [t.name, t.qa_count, t.unmerged_count, t.knowledge_count])).toEqual([
+          ["Deploy", 2, 0, 1],
+          ["Staging database", 1, 1, 0],
+        ]);
+        const read = await client.readResource({ uri: `knowledge://Deploy/${encodeURIComponent("roll back")}` });
+        expect((read.contents[0] as { text: string }).text).toContain("deploy rollback --to previous");
+        // Memory is counted apart from the documents.
+        const status = await tool<{ documents: number; memory: { documents: number; pending: number } }>(client, "status", {});
+        // Without a model its chunks wait for one, like documents' (one chunk per record).
+        expect(status).toMatchObject({ documents: 0, memory: { documents: 2 + 3 + 1, pending: model === "none" ? 6 : 0 } });
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
   it("an MCP server over HTTP sees what a CLI import writes while it runs; final counts are exact", async () => {
     const FILES = 400;
     const corpus = join(root, "bulk-corpus");
@@ -259,6 +330,125 @@ describe("docdb-mcp on PostgreSQL", () => {
   });
 });
 
+describe("read-only SQL and reused vectors on PostgreSQL", () => {
+  it("docdb sql --store and MCP query_sql answer over the views; status and the MCP status tool count reused vectors", async () => {
+    const env = withOpenAI();
+    const folder = join(root, "sql-notes");
+    mkdirSync(folder, { recursive: true });
+    const paragraphs = Array.from({ length: 8 }, (_, i) => `Section ${i}. ${`Paragraph ${i} explains setup and operations. `.repeat(4)}`);
+    writeFileSync(join(folder, "guide.md"), paragraphs.join("\n\n"));
+    await pgCli(["collection", "add", "--db", "sqldb", "-n", "notes", "-d", "notes", "-s", folder]);
+    const first = json<{ chunks: number; embedded: number }>(
+      await pgCli(["import", "--db", "sqldb", "-n", "notes", "--chunk-size", "200", "--chunk-overlap", "0", "--json"], env),
+    );
+    expect(first.chunks).toBeGreaterThanOrEqual(8);
+    expect(first.embedded).toBe(first.chunks);
+    paragraphs[3] = `Section 3. ${"Paragraph 3 was rewritten entirely just now. ".repeat(4)}`;
+    writeFileSync(join(folder, "guide.md"), paragraphs.join("\n\n"));
+    const second = json<{ updated: number; reused_vectors: number; total_chunks: number }>(
+      await pgCli(["import", "--db", "sqldb", "-n", "notes", "--json"], env),
+    );
+    expect(second.updated).toBe(1);
+    expect(second.reused_vectors).toBeGreaterThanOrEqual(first.chunks - 2);
+    await pgCli(
+      ["insert", "--db", "sqldb", "--text", "東京は日本の首都です。", "--meta", '{"lang":"ja"}', "--key", "tokyo", "--json"],
+      env,
+    );
+
+    const status = json<{ databases: { name: string; reused_vectors: number }[] }>(await pgCli(["status", "--db", "sqldb", "--json"]));
+    expect(status.databases[0]).toMatchObject({ name: "sqldb", reused_vectors: second.reused_vectors });
+    const table = await pgCli(["status", "--db", "sqldb"]);
+    expect(table).toMatch(/REUSED/);
+    expect(table).toMatch(new RegExp(`sqldb\\s+2\\s+\\d+\\s+0\\s+${second.reused_vectors}\\s`));
+
+    const counts = json<{ columns: string[]; rows: unknown[][]; truncated: boolean; limits: { max_rows: number } }>(
+      await pgCli([
+        "sql",
+        "--db",
+        "sqldb",
+        "SELECT coalesce(collection, '-') AS collection, count(*) AS docs, sum(length) AS chars FROM documents_v GROUP BY 1 ORDER BY 1",
+        "--json",
+      ]),
+    );
+    expect(counts).toMatchObject({ columns: ["collection", "docs", "chars"], truncated: false, limits: { max_rows: 100 } });
+    expect(counts.rows.map((r) => r.slice(0, 2))).toEqual([
+      ["-", 1],
+      ["notes", 1],
+    ]);
+    const lang = json<{ rows: unknown[][] }>(
+      await pgCli([
+        "sql",
+        "--db",
+        "sqldb",
+        "SELECT key, metadata ->> 'lang' AS lang FROM documents_v WHERE metadata ->> 'lang' = 'ja'",
+        "--json",
+      ]),
+    );
+    expect(lang.rows).toEqual([["tokyo", "ja"]]);
+    const cut = await runCli([
+      "--store",
+      pg.url,
+      "sql",
+      "--db",
+      "sqldb",
+      "SELECT idx, embedded FROM chunks_v ORDER BY doc_id, idx",
+      "--max-rows",
+      "3",
+    ]);
+    expect(cut.code, cut.stderr).toBe(0);
+    expect(cut.stderr).toMatch(/cut at the 3-row cap/);
+    // With DOCDB_POSTGRES_SQL_ROLE the query runs as that role: the views only.
+    await adminQuery(pg.url, [
+      "CREATE ROLE docdb_e2e_reader NOLOGIN",
+      "GRANT USAGE ON SCHEMA docdb_sqldb TO docdb_e2e_reader",
+      "GRANT SELECT ON docdb_sqldb.documents_v TO docdb_e2e_reader",
+    ]);
+    const asReader = json<{ rows: unknown[][] }>(
+      await pgCli(["sql", "--db", "sqldb", "SELECT current_user AS who, count(*) AS n FROM documents_v", "--json"], {
+        DOCDB_POSTGRES_SQL_ROLE: "docdb_e2e_reader",
+      }),
+    );
+    expect(asReader.rows).toEqual([["docdb_e2e_reader", 2]]);
+    const denied = await runCli(["--store", pg.url, "sql", "--db", "sqldb", "SELECT count(*) AS n FROM meta"], {
+      env: { DOCDB_POSTGRES_SQL_ROLE: "docdb_e2e_reader" },
+    });
+    expect(denied.code).toBe(2);
+    expect(denied.stderr).toMatch(/^INVALID_REQUEST: SQL error: permission denied for table meta/);
+    for (const sql of ["DELETE FROM documents", "SELECT pg_sleep(5)"]) {
+      const refused = await runCli(["--store", pg.url, "sql", "--db", "sqldb", sql]);
+      expect(refused.code, sql).toBe(2);
+      expect(refused.stderr, sql).toMatch(/^INVALID_REQUEST: /);
+    }
+
+    const client = new Client({ name: "docdb-pg-e2e-sql", version: "0.0.0" });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [BIN, "--store", pg.url], env: serverEnv(), stderr: "pipe" }),
+    );
+    try {
+      const answer = await tool<{ rows: unknown[][]; row_count: number }>(client, "query_sql", {
+        db_name: "sqldb",
+        sql: "SELECT count(*) AS chunks, sum(embedded) AS embedded FROM chunks_v",
+      });
+      expect(answer.rows).toEqual([[second.total_chunks + 1, second.total_chunks + 1]]);
+      const refused = (await client.callTool({
+        name: "query_sql",
+        arguments: { db_name: "sqldb", sql: "UPDATE documents SET title = 'x'" },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      // The refused UPDATE changed nothing.
+      const titles = await tool<{ rows: unknown[][] }>(client, "query_sql", {
+        db_name: "sqldb",
+        sql: "SELECT count(*) AS n FROM documents_v WHERE title = 'x'",
+      });
+      expect(titles.rows).toEqual([[0]]);
+      const mcpStatus = await tool<{ reused_vectors: number }>(client, "status", { db_name: "sqldb" });
+      expect(mcpStatus.reused_vectors).toBe(second.reused_vectors);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 /** Every document with its chunks (vectors as bytes), in creation order, from an engine's database. */
 async function snapshot(store: Store) {
   const docs = await store.listDocuments({ limit: 100_000 });
@@ -281,6 +471,43 @@ async function withStore<T>(engine: StoreEngine, name: string, fn: (store: Store
     await engine.close();
   }
 }
+
+describe("agent memory's SQL views on both engines", () => {
+  it("topics_v, qa_v and knowledge_v have their documented columns and give the same rows on PostgreSQL as on SQLite", async () => {
+    const answers: unknown[][][] = [];
+    for (const store of [undefined, `${pg.url}#memviews`]) {
+      const docdb = openDocDB({ dataDir: join(root, "memviews"), store, embedding: null, logger: silentLogger() });
+      try {
+        const db = await docdb.database("memviews", { create: true });
+        for (const [view, columns] of Object.entries(SQL_VIEWS)) {
+          expect((await db.sql(`SELECT * FROM ${view} LIMIT 0`)).columns, `${view} on ${store ?? "SQLite"}`).toEqual(columns);
+        }
+        const a = await db.memory.storeQa({ question: "How do I roll back a failed deploy?", answer: "deploy rollback", topic: "Deploy" });
+        const b = await db.memory.storeQa({ question: "How can I roll back a deploy that failed?", answer: "rollback", topic: " deploy!" });
+        await db.memory.storeQa({ question: "Which port does staging use?", answer: "5433", topic: "Staging database" });
+        await db.memory.storeKnowledge({ text: "Roll back with `deploy rollback`.", topic: "Deploy", source_qa_ids: [a.qa_id, b.qa_id] });
+        const rows: unknown[][] = [];
+        for (const sql of [
+          "SELECT name, normalized_name, qa_count, unmerged_count, knowledge_count FROM topics_v ORDER BY name",
+          "SELECT topic, question, answer, merged, CASE WHEN merged_into IS NULL THEN 0 ELSE 1 END AS has_target FROM qa_v ORDER BY question",
+          "SELECT topic, text, source_count FROM knowledge_v",
+          "SELECT topic, count(*) AS open FROM qa_v WHERE merged = 0 GROUP BY topic",
+        ]) {
+          rows.push((await db.sql(sql)).rows);
+        }
+        answers.push(rows);
+      } finally {
+        await docdb.close();
+      }
+    }
+    expect(answers[0]?.[0]).toEqual([
+      ["Deploy", "deploy", 2, 0, 1],
+      ["Staging database", "staging database", 1, 1, 0],
+    ]);
+    expect(answers[0]?.[2]).toEqual([["Deploy", "Roll back with `deploy rollback`.", 2]]);
+    expect(answers[1]).toEqual(answers[0]);
+  });
+});
 
 describe("docdb copy between engines", () => {
   it("SQLite → PostgreSQL → SQLite keeps documents, chunks, vectors byte for byte, collections and keyword results", async () => {

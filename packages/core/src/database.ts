@@ -20,6 +20,9 @@ import { parseFilter } from "./filter.js";
 import type { HealingStatus } from "./healer.js";
 import { lineIndex } from "./lines.js";
 import type { Logger } from "./logger.js";
+import { Memory, resolveMemoryOptions } from "./memory/memory.js";
+import { isSystemCollection, MEMORY_COLLECTION_PREFIX, MEMORY_COLLECTIONS, WITHOUT_SYSTEM_COLLECTIONS } from "./memory/names.js";
+import type { ResolvedMemoryOptions } from "./memory/types.js";
 import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { RERANK_CANDIDATES } from "./reranker.js";
 import { validateSql } from "./sql.js";
@@ -39,6 +42,7 @@ import type {
   InsertManyResult,
   InsertResult,
   SearchMode,
+  SearchResult,
   SqlOptions,
   SqlResult,
 } from "./types.js";
@@ -72,6 +76,8 @@ export interface DatabaseContext {
   healing?: () => HealingStatus | undefined;
   /** Analyses the words of bulk inserts (worker threads when they pay); default in this thread. */
   analyse?: Analyse;
+  /** Agent memory thresholds (default: the environment's, else docdb's defaults). */
+  memory?: ResolvedMemoryOptions;
 }
 
 /**
@@ -140,6 +146,8 @@ function providerHint(model: EmbeddingModel, error: unknown): string {
 export class Database {
   /** Named document sets imported from folders (add, import, status, watch). */
   readonly collections: Collections;
+  /** Memory for agents: question–answer records by topic, merged into knowledge (see Memory). */
+  readonly memory: Memory;
 
   /** @internal Opened by `DocDB.database`; not constructed directly. */
   constructor(
@@ -155,6 +163,16 @@ export class Database {
       pendingCount: async () => (await this.store.counts()).pending,
       model: async () => (await this.status()).model,
       analyse: context.analyse,
+    });
+    this.memory = new Memory({
+      databaseName: name,
+      store,
+      embedding: context.embedding,
+      logger: context.logger,
+      options: context.memory ?? resolveMemoryOptions(),
+      insert: (inputs) => this.insertTogether(inputs),
+      search: (query, options) => this.search(query, options),
+      embed: (model, texts) => this.embed(model, texts, "document", { deadlineMs: this.context.embedDeadlineMs }),
     });
   }
 
@@ -187,8 +205,21 @@ export class Database {
     return `stored without vectors (${first}${hint}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`;
   }
 
-  /** Validates an insert, chunks it and gives the document and its chunks their ids. */
-  private prepareInsert(input: InsertInput): PreparedInsert {
+  /** Refuses docdb's reserved collections ("_…", agent memory) in a user's insert. */
+  private assertUserCollection(input: InsertInput): void {
+    if (typeof input === "object" && input !== null && typeof input.collection === "string" && isSystemCollection(input.collection)) {
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `collection names starting with "_" are reserved for docdb (agent memory lives in ${MEMORY_COLLECTION_PREFIX}*): choose another name`,
+      );
+    }
+  }
+
+  /**
+   * Validates an insert, chunks it and gives the document and its chunks their ids (a caller
+   * inside core may choose the document's id).
+   */
+  private prepareInsert(input: InsertInput & { id?: string }): PreparedInsert {
     if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
     const text = validateText(input.text, this.context.maxTextLength);
     const metadata = validateMetadata(input.metadata);
@@ -203,7 +234,7 @@ export class Database {
       keyed: key !== undefined,
       write: {
         document: {
-          id: newId(),
+          id: input.id ?? newId(),
           key: key ?? null,
           source: input.source ?? null,
           title,
@@ -288,33 +319,54 @@ export class Database {
    * the write).
    */
   async insertDocument(input: InsertInput): Promise<InsertResult> {
+    this.assertUserCollection(input);
+    const [result] = await this.insertTogether([input]);
+    return result as InsertResult;
+  }
+
+  /**
+   * Several documents written in one transaction (all or none; throws when the write
+   * fails), each embedded as `insertDocument` embeds one. Used by `insertDocument` and by agent
+   * memory (knowledge plus the QAs it marks merged). No reserved-collection check: callers inside
+   * core choose their collections (and may choose the documents' ids).
+   */
+  private async insertTogether(inputs: (InsertInput & { id?: string })[]): Promise<InsertResult[]> {
     const started = performance.now();
-    const prepared = this.prepareInsert(input);
-    analyseInThread([prepared.write]);
+    const prepared = inputs.map((input) => this.prepareInsert(input));
+    analyseInThread(prepared.map((p) => p.write));
     const model = this.context.embedding;
     if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
 
     // An insert answers within the deadline: what is not embedded by then stays pending.
     const deadlineMs: Deadline = () => this.context.embedDeadlineMs;
+    const fresh = prepared.filter((p) => !p.keyed);
     let failure: string | undefined;
-    if (model && !prepared.keyed) failure = await failureOf(() => this.embedBeforeWrite(model, [prepared], deadlineMs));
-    const [written] = (await this.call(() => this.store.writeDocuments([prepared.write]))) as [WriteResult];
-    if (model && prepared.keyed) failure = await failureOf(() => this.embedAfterWrite(model, [{ prepared, written }], deadlineMs));
+    if (model && fresh.length > 0) failure = await failureOf(() => this.embedBeforeWrite(model, fresh, deadlineMs));
+    const written = (await this.call(() => this.store.writeDocuments(prepared.map((p) => p.write)))) as WriteResult[];
+    const keyed = prepared.flatMap((p, i) => (p.keyed ? [{ prepared: p, written: written[i] as WriteResult }] : []));
+    let keyedFailure: string | undefined;
+    if (model && keyed.length > 0) keyedFailure = await failureOf(() => this.embedAfterWrite(model, keyed, deadlineMs));
 
-    const result = this.insertResult(prepared, written, model, failure);
-    if (!result.embedded) this.context.onPending?.();
-    this.context.logger.info(
-      {
-        db: this.name,
-        doc_id: result.doc_id,
-        chunks: result.chunk_count,
-        replaced: result.replaced,
-        embedded: result.embedded,
-        ms: Math.round(performance.now() - started),
-      },
-      "insert",
-    );
-    return result;
+    const results = prepared.map((p, i) => {
+      // A document without a key has vectors exactly when they were computed before the write.
+      const why = p.keyed ? keyedFailure : p.write.chunks.some((c) => c.vector) ? undefined : failure;
+      return this.insertResult(p, written[i] as WriteResult, model, why);
+    });
+    for (const result of results) {
+      this.context.logger.info(
+        {
+          db: this.name,
+          doc_id: result.doc_id,
+          chunks: result.chunk_count,
+          replaced: result.replaced,
+          embedded: result.embedded,
+          ms: Math.round(performance.now() - started),
+        },
+        "insert",
+      );
+    }
+    if (results.some((r) => !r.embedded)) this.context.onPending?.();
+    return results;
   }
 
   /**
@@ -351,7 +403,9 @@ export class Database {
       const batch: { index: number; prepared: PreparedInsert }[] = [];
       for (let i = from; i < Math.min(from + batchSize, inputs.length); i++) {
         try {
-          batch.push({ index: i, prepared: this.prepareInsert(inputs[i] as InsertInput) });
+          const input = inputs[i] as InsertInput;
+          this.assertUserCollection(input);
+          batch.push({ index: i, prepared: this.prepareInsert(input) });
         } catch (error) {
           results[i] = refused(error);
         }
@@ -512,7 +566,7 @@ export class Database {
     return allOf([
       parseFilter(input.filter),
       input.path_prefix !== undefined ? { op: "prefix", field: { builtin: "source" }, value: input.path_prefix } : undefined,
-      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : undefined,
+      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : WITHOUT_SYSTEM_COLLECTIONS,
       input.doc_ids !== undefined ? { op: "in", field: { builtin: "doc_id" }, values: input.doc_ids } : undefined,
     ]);
   }
@@ -551,49 +605,7 @@ export class Database {
     let fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : topK;
     if (reranker) fetch = Math.max(fetch, candidates);
 
-    let keyword: { chunkId: string; score: number }[] = [];
-    let vector: { chunkId: string; distance: number }[] = [];
-    if (mode !== "vector") {
-      const keywordQuery = buildKeywordQuery(query);
-      keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: fetch, filter })) : [];
-    }
-    if (mode !== "keyword") {
-      const model = this.context.embedding;
-      const info = await this.call(() => this.store.getEmbeddingInfo());
-      if (!model) {
-        const why = this.context.embeddingProblem ?? "no embedding provider is configured";
-        if (mode === "vector") {
-          throw new DocDBError(
-            "EMBEDDING_UNAVAILABLE",
-            `vector search needs an embedding model (${why}): configure one, or use --mode keyword`,
-          );
-        }
-        warnings.push(`keyword results only: ${why}`);
-      } else if (!info) {
-        warnings.push(
-          `database "${this.name}" has no vectors yet; ${mode === "hybrid" ? "keyword results only" : "nothing to compare with"}`,
-        );
-      } else {
-        assertSameModel(info, model, this.name);
-        let queryVector: Float32Array | undefined;
-        try {
-          [queryVector] = await this.embed(model, [query], "query", { deadlineMs: this.context.embedDeadlineMs });
-        } catch (error) {
-          if (mode === "vector" || DocDBError.isInstance(error)) {
-            throw DocDBError.isInstance(error)
-              ? error
-              : new DocDBError("EMBEDDING_UNAVAILABLE", `could not embed the query: ${describeEmbeddingFailure(error)}`, { cause: error });
-          }
-          warnings.push(`keyword results only: could not embed the query (${describeEmbeddingFailure(error)})`);
-        }
-        if (queryVector) {
-          const probe = queryVector;
-          vector = await this.call(() => this.store.vectorSearch(probe, { limit: fetch, filter, exact: input.exact === true }));
-        }
-      }
-    }
-
-    const ranked = rank(mode, keyword, vector);
+    const ranked = await this.retrieve(query, { mode, fetch, filter, exact: input.exact === true }, warnings);
     let scored: RankedHit[];
     let retrievalScores: Map<string, number> | undefined;
     if (reranker) {
@@ -668,6 +680,84 @@ export class Database {
       ...(note ? { note } : {}),
       ...(reranker ? { reranked_by: `${reranker.provider}/${reranker.modelId}` } : {}),
     };
+  }
+
+  /**
+   * Candidates for a query, best first with 0–1 scores: keyword and vector search over what
+   * `filter` allows, fused by mode. Warnings (keyword-only fallbacks) are added to `warnings`.
+   */
+  private async retrieve(
+    query: string,
+    options: { mode: SearchMode; fetch: number; filter?: Filter; exact?: boolean },
+    warnings: string[],
+  ): Promise<{ chunkId: string; score: number; distance?: number }[]> {
+    const { mode, filter } = options;
+    let keyword: { chunkId: string; score: number }[] = [];
+    let vector: { chunkId: string; distance: number }[] = [];
+    if (mode !== "vector") {
+      const keywordQuery = buildKeywordQuery(query);
+      keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: options.fetch, filter })) : [];
+    }
+    if (mode !== "keyword") {
+      const model = this.context.embedding;
+      const info = await this.call(() => this.store.getEmbeddingInfo());
+      if (!model) {
+        const why = this.context.embeddingProblem ?? "no embedding provider is configured";
+        if (mode === "vector") {
+          throw new DocDBError(
+            "EMBEDDING_UNAVAILABLE",
+            `vector search needs an embedding model (${why}): configure one, or use --mode keyword`,
+          );
+        }
+        warnings.push(`keyword results only: ${why}`);
+      } else if (!info) {
+        warnings.push(
+          `database "${this.name}" has no vectors yet; ${mode === "hybrid" ? "keyword results only" : "nothing to compare with"}`,
+        );
+      } else {
+        assertSameModel(info, model, this.name);
+        let queryVector: Float32Array | undefined;
+        try {
+          [queryVector] = await this.embed(model, [query], "query", { deadlineMs: this.context.embedDeadlineMs });
+        } catch (error) {
+          if (mode === "vector" || DocDBError.isInstance(error)) {
+            throw DocDBError.isInstance(error)
+              ? error
+              : new DocDBError("EMBEDDING_UNAVAILABLE", `could not embed the query: ${describeEmbeddingFailure(error)}`, { cause: error });
+          }
+          warnings.push(`keyword results only: could not embed the query (${describeEmbeddingFailure(error)})`);
+        }
+        if (queryVector) {
+          const probe = queryVector;
+          vector = await this.call(() => this.store.vectorSearch(probe, { limit: options.fetch, filter, exact: options.exact }));
+        }
+      }
+    }
+
+    return rank(mode, keyword, vector);
+  }
+
+  /**
+   * @internal Search for agent memory: chunks (not merged into passages, no budget, no
+   * reranking) over whatever `filter` allows, one result per chunk with its text. Arguments are
+   * already validated.
+   */
+  async search(
+    query: string,
+    options: { topK: number; mode: SearchMode; threshold?: number; filter?: Filter; exact?: boolean },
+  ): Promise<{ results: SearchResult[]; warnings: string[] }> {
+    const { topK, mode, threshold } = options;
+    const warnings: string[] = [];
+    // Fetch more than top_k when fusion or a threshold may drop some.
+    const fetch = mode === "hybrid" || threshold !== undefined ? Math.max(topK * 4, 50) : topK;
+    const ranked = await this.retrieve(query, { mode, fetch, filter: options.filter, exact: options.exact }, warnings);
+    const kept = ranked.filter((r) => threshold === undefined || r.score >= threshold).slice(0, topK);
+    const hits = new Map((await this.call(() => this.store.chunkHits(kept.map((r) => r.chunkId)))).map((h) => [h.id, h]));
+    const scored: RankedHit[] = kept.flatMap((r) => {
+      const hit = hits.get(r.chunkId);
+      return hit ? [{ hit, score: r.score, ...(r.distance !== undefined ? { distance: r.distance } : {}) }] : [];
+    });
+    return { results: groupPassages(scored, false).map(({ group }) => toPassage(group, undefined)), warnings };
   }
 
   private requireReranker(): Reranker {
@@ -780,7 +870,9 @@ export class Database {
     if (!Number.isInteger(offset) || offset < 0) throw new DocDBError("INVALID_REQUEST", "offset must be a whole number, 0 or more");
     const filter = allOf([
       parseFilter(options.filter),
-      options.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: options.collection } : undefined,
+      options.collection !== undefined
+        ? { op: "eq", field: { builtin: "collection" }, value: options.collection }
+        : WITHOUT_SYSTEM_COLLECTIONS,
     ]);
     const rows = await this.call(() => this.store.listDocuments({ limit, offset, filter }));
     return rows.map((d) => ({
@@ -799,8 +891,10 @@ export class Database {
 
   /**
    * Runs one read-only SQL query over the documented views (`documents_v`, `chunks_v`,
-   * `collections_v`, `files_v`; see SQL_VIEWS). Writes, DDL, ATTACH, PRAGMA statements and
-   * extension loading are refused (INVALID_REQUEST); results are capped at `max_rows` rows
+   * `collections_v`, `files_v`, and agent memory's `topics_v`, `qa_v`, `knowledge_v`; see
+   * SQL_VIEWS) in the engine's dialect (SQLite or PostgreSQL).
+   * Writes, DDL, ATTACH, PRAGMA and SET statements, extension loading, other databases and
+   * functions with side effects are refused (INVALID_REQUEST); results are capped at `max_rows` rows
    * (`truncated` says more existed) and `timeout_ms` (past it the query is stopped and fails).
    * The caps are stated in the result. INVALID_REQUEST when the engine offers no SQL.
    */
@@ -811,7 +905,7 @@ export class Database {
     if (!store.capabilities.readOnlySql || !store.querySql) {
       throw new DocDBError(
         "INVALID_REQUEST",
-        `the ${this.context.engine} engine does not offer read-only SQL; use find, list and get instead (SQL needs the SQLite engine)`,
+        `the ${this.context.engine} engine does not offer read-only SQL; use find, list and get instead (the SQLite and PostgreSQL engines offer it)`,
       );
     }
     const answer = await this.call(() => (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs }));
@@ -828,20 +922,34 @@ export class Database {
     };
   }
 
-  /** Counts and the embedding model of this database. */
+  /**
+   * Counts and the embedding model of this database. Documents, chunks, embedded and pending
+   * count the user's documents; agent memory is counted apart in `memory` (`embedPending`
+   * embeds both).
+   */
   async status(): Promise<DatabaseStatus> {
     const counts = await this.call(() => this.store.counts());
     const info = await this.call(() => this.store.getEmbeddingInfo());
     const healing = this.context.healing?.();
+    const memory = { documents: 0, chunks: 0, embedded: 0, pending: 0 };
+    for (const collection of Object.values(MEMORY_COLLECTIONS)) {
+      const c = await this.call(() => this.store.collectionCounts(collection));
+      memory.documents += c.documents;
+      memory.chunks += c.chunks;
+      memory.embedded += c.embedded;
+      memory.pending += c.pending;
+    }
     return {
       name: this.name,
       engine: this.context.engine,
       location: this.location,
-      documents: counts.documents,
-      chunks: counts.chunks,
-      embedded: counts.embedded,
-      pending: counts.pending,
+      documents: counts.documents - memory.documents,
+      chunks: counts.chunks - memory.chunks,
+      embedded: counts.embedded - memory.embedded,
+      pending: counts.pending - memory.pending,
+      reused_vectors: counts.reusedVectors ?? 0,
       model: info ? { provider: info.provider, model: info.model, dimensions: info.dimensions } : null,
+      ...(memory.documents > 0 ? { memory } : {}),
       ...(healing ? { healing } : {}),
     };
   }

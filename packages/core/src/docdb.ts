@@ -9,6 +9,8 @@ import { Database } from "./database.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { type HealerOptions, PendingHealer } from "./healer.js";
 import { createLogger, type Logger } from "./logger.js";
+import { resolveMemoryOptions } from "./memory/memory.js";
+import type { MemoryOptions, ResolvedMemoryOptions } from "./memory/types.js";
 import { createEmbeddingModel, type EmbeddingConfig, resolveEmbeddingConfig } from "./provider.js";
 import { createReranker, type RerankerConfig, rerankerConfigFromEnv } from "./reranker.js";
 import type { DatabaseStatus } from "./types.js";
@@ -40,6 +42,8 @@ export interface OpenDocDBOptions {
   /** Longest document accepted, in characters. Default 100,000. */
   maxTextLength?: number;
   chunkOptions?: ChunkOptions;
+  /** Agent memory thresholds (0–1); default from `DOCDB_MEMORY_*` environment variables, else docdb's. */
+  memory?: MemoryOptions;
   /**
    * Deadline of the provider calls of one insert or query, retries included, in ms: past it an
    * insert answers with its chunks pending. Default env DOCDB_EMBED_DEADLINE_MS, else 15,000.
@@ -99,7 +103,7 @@ export function isPostgresUrl(value: string): boolean {
 async function createEngine(store: string | undefined, dataDir: string): Promise<StoreEngine> {
   if (store !== undefined && isPostgresUrl(store)) {
     // Loaded only when asked for, so SQLite users never load the PostgreSQL driver.
-    let module: { createPostgresEngine: (options: { url: string }) => StoreEngine };
+    let module: { createPostgresEngine: (options: { url: string; sqlRole?: string }) => StoreEngine };
     try {
       module = (await import("@docdb/store-postgres" as string)) as typeof module;
     } catch (error) {
@@ -107,7 +111,9 @@ async function createEngine(store: string | undefined, dataDir: string): Promise
         cause: error,
       });
     }
-    return module.createPostgresEngine({ url: store });
+    // Read-only SQL (`docdb sql`, query_sql) runs as this role when set: see README "SQL".
+    const sqlRole = process.env.DOCDB_POSTGRES_SQL_ROLE?.trim() || undefined;
+    return module.createPostgresEngine({ url: store, sqlRole });
   }
   return createSqliteEngine({ dataDir: store ?? dataDir });
 }
@@ -120,6 +126,7 @@ export class DocDB {
   readonly logger: Logger;
   private readonly embeddingProblem: string | undefined;
   private readonly rerankerProblem: string | undefined;
+  private readonly memoryOptions: ResolvedMemoryOptions;
   private readonly options: OpenDocDBOptions;
   private readonly open = new Map<string, Promise<Database>>();
   private enginePromise: Promise<StoreEngine> | undefined;
@@ -129,6 +136,7 @@ export class DocDB {
 
   constructor(options: OpenDocDBOptions = {}) {
     this.options = options;
+    this.memoryOptions = resolveMemoryOptions(options.memory);
     this.logger = options.logger ?? createLogger();
     let embedding: EmbeddingModel | null = null;
     let problem: string | undefined;
@@ -192,7 +200,11 @@ export class DocDB {
         logger: this.logger,
         hasModel: () => this.embedding !== null,
         databaseNames: () => this.databaseNames(),
-        pending: async (name) => (await (await this.database(name)).status()).pending,
+        // Agent memory's pending chunks too: status counts them apart from the documents.
+        pending: async (name) => {
+          const status = await (await this.database(name)).status();
+          return status.pending + (status.memory?.pending ?? 0);
+        },
         embedPending: async (name, embedOptions) => (await this.database(name)).embedPending(embedOptions),
       },
       { deadlineMs: this.embedDeadlineMs, ...options },
@@ -293,6 +305,7 @@ export class DocDB {
       onPending: () => this.healer?.kick(),
       healing: () => this.healer?.status(),
       analyse: this.analysis.analyse,
+      memory: this.memoryOptions,
     });
   }
 

@@ -9,6 +9,7 @@ export type ErrorCode =
   | "DIMENSION_MISMATCH"
   | "RERANKER_UNAVAILABLE"
   | "STORE_UNAVAILABLE"
+  | "SAMPLING_UNAVAILABLE"
   | "INTERNAL";
 
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -20,6 +21,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "DIMENSION_MISMATCH",
   "RERANKER_UNAVAILABLE",
   "STORE_UNAVAILABLE",
+  "SAMPLING_UNAVAILABLE",
   "INTERNAL",
 ];
 
@@ -29,11 +31,14 @@ const MARKER = Symbol.for("docdb.error");
 export class DocDBError extends Error {
   readonly [MARKER] = true;
   readonly code: ErrorCode;
+  /** Structured detail for callers that can use it (e.g. the merge groups of SAMPLING_UNAVAILABLE). */
+  readonly details?: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message, options);
     this.name = "DocDBError";
     this.code = code;
+    if (options?.details !== undefined) this.details = options.details;
   }
 
   static isInstance(error: unknown): error is DocDBError {

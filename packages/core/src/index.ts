@@ -37,6 +37,7 @@ export {
 export { parseFilter } from "./filter.js";
 export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
 export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
+export * from "./memory/index.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
 export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./passages.js";
 export {

@@ -7,12 +7,19 @@ export const SQL_DEFAULT_TIMEOUT_MS = 5_000;
 const SQL_MAX_TIMEOUT_MS = 60_000;
 const SQL_MAX_LENGTH = 100_000;
 
-/** The documented read-only views and their columns (migrations/sqlite/0004_views.sql). */
+/**
+ * The documented read-only views and their columns, the same on every engine: documents,
+ * chunks, collections and files (migrations/sqlite/0004_views.sql, migrations/postgres/0005_views.sql),
+ * and agent memory's topics, QA and knowledge records (0006_memory_views.sql of each engine).
+ */
 export const SQL_VIEWS: Readonly<Record<string, readonly string[]>> = {
   documents_v: ["id", "key", "title", "source", "collection", "metadata", "created_at", "updated_at", "length"],
   chunks_v: ["id", "doc_id", "idx", "text", "start", "end", "heading", "line_start", "line_end", "embedded"],
   collections_v: ["name", "description", "source", "enabled", "settings", "created_at", "updated_at", "last_import_at"],
   files_v: ["collection", "path", "size", "mtime", "content_hash", "doc_id", "chunking", "imported_at"],
+  topics_v: ["id", "name", "normalized_name", "description", "qa_count", "unmerged_count", "knowledge_count", "created_at", "updated_at"],
+  qa_v: ["id", "topic", "question", "answer", "merged", "merged_into", "created_at", "updated_at"],
+  knowledge_v: ["id", "topic", "text", "source_qa_ids", "source_count", "created_at", "updated_at"],
 };
 
 /** The query text and its caps, checked. */

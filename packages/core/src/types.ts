@@ -198,7 +198,15 @@ export interface DatabaseStatus {
   chunks: number;
   embedded: number;
   pending: number;
+  /**
+   * Chunk vectors kept from replaced documents (re-imported files, upserts by key) because the
+   * chunk's text did not change, so they were not embedded again: the total since the database
+   * was created. Each import and insert says its own share (`reused_vectors`).
+   */
+  reused_vectors: number;
   model: { provider: string; model: string; dimensions: number } | null;
+  /** Agent memory (topics, QA and knowledge records), counted apart from the documents; absent when empty. */
+  memory?: { documents: number; chunks: number; embedded: number; pending: number };
   /** The background embedder of a running server (`docdb serve`, `docdb-mcp`); absent elsewhere. */
   healing?: HealingStatus;
 }

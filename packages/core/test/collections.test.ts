@@ -277,7 +277,7 @@ describe("collections with an embedding model (fake OpenAI server)", () => {
       expect(sent.every((input) => input.includes("書き換えた"))).toBe(true);
       expect(second.reused_vectors).toBe(second.chunks - sent.length);
       expect(second.embedded).toBe(sent.length);
-      expect((await db.status()).pending).toBe(0);
+      expect(await db.status()).toMatchObject({ pending: 0, reused_vectors: second.reused_vectors });
       const found = await db.findSimilar({ query: "書き換えた内容", mode: "keyword", collection: "guide" });
       expect(found.results[0]?.text).toContain("書き換えた");
     } finally {

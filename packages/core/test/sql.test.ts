@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Store, StoreEngine } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DocDB, openDocDB, silentLogger } from "../src/index.js";
+import { type DocDB, openDocDB, SQL_VIEWS, silentLogger } from "../src/index.js";
 
 let dir: string;
 let docdb: DocDB | undefined;
@@ -74,6 +74,52 @@ describe("Database.sql", () => {
     });
     const chunks = await db.sql("SELECT count(*) AS chunks, sum(embedded) AS embedded FROM chunks_v");
     expect(chunks.rows).toEqual([[3, 0]]);
+  });
+
+  it("every documented view has exactly its documented columns", async () => {
+    docdb = openDocDB({ dataDir: dir, embedding: null, logger: silentLogger() });
+    const db = await docdb.database("notes", { create: true });
+    for (const [view, columns] of Object.entries(SQL_VIEWS)) {
+      expect((await db.sql(`SELECT * FROM ${view} LIMIT 0`)).columns, view).toEqual(columns);
+    }
+  });
+
+  it("agent memory's views: topics with counts, QA records with their merged state, knowledge with its sources", async () => {
+    docdb = openDocDB({ dataDir: dir, embedding: null, logger: silentLogger() });
+    const db = await docdb.database("mem", { create: true });
+    const a = await db.memory.storeQa({ question: "How do I roll back a failed deploy?", answer: "deploy rollback", topic: "Deploy" });
+    const b = await db.memory.storeQa({ question: "How can I roll back a deploy that failed?", answer: "rollback", topic: " deploy!" });
+    const c = await db.memory.storeQa({ question: "Which port does staging use?", answer: "5433", topic: "Staging database" });
+    const k = await db.memory.storeKnowledge({
+      text: "Roll back with `deploy rollback`.",
+      topic: "Deploy",
+      source_qa_ids: [a.qa_id, b.qa_id],
+    });
+    await db.insertDocument({ text: "A person's note about deploys." });
+
+    const topics = await db.sql("SELECT name, normalized_name, qa_count, unmerged_count, knowledge_count FROM topics_v ORDER BY name");
+    expect(topics.rows).toEqual([
+      ["Deploy", "deploy", 2, 0, 1],
+      ["Staging database", "staging database", 1, 1, 0],
+    ]);
+    const qas = await db.sql("SELECT id, topic, question, answer, merged, merged_into FROM qa_v ORDER BY created_at, id");
+    expect(qas.rows).toEqual([
+      [a.qa_id, "Deploy", "How do I roll back a failed deploy?", "deploy rollback", 1, k.knowledge_id],
+      [b.qa_id, "Deploy", "How can I roll back a deploy that failed?", "rollback", 1, k.knowledge_id],
+      [c.qa_id, "Staging database", "Which port does staging use?", "5433", 0, null],
+    ]);
+    const knowledge = await db.sql("SELECT id, topic, text, source_count FROM knowledge_v");
+    expect(knowledge.rows).toEqual([[k.knowledge_id, "Deploy", "Roll back with `deploy rollback`.", 2]]);
+    // The sources join back to their QA records.
+    const joined = await db.sql(
+      "SELECT q.question FROM knowledge_v k, json_each(k.source_qa_ids) s JOIN qa_v q ON q.id = s.value ORDER BY q.created_at, q.id",
+    );
+    expect(joined.rows).toEqual([["How do I roll back a failed deploy?"], ["How can I roll back a deploy that failed?"]]);
+    // Unmerged answers per topic: what merge_knowledge would still look at.
+    const open = await db.sql("SELECT topic, count(*) FROM qa_v WHERE merged = 0 GROUP BY topic");
+    expect(open.rows).toEqual([["Staging database", 1]]);
+    // Writes through the views are refused like any other.
+    await expect(db.sql("DELETE FROM qa_v")).rejects.toMatchObject({ code: "INVALID_REQUEST" });
   });
 
   it("checks its arguments and turns refusals into INVALID_REQUEST", async () => {

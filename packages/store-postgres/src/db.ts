@@ -141,7 +141,8 @@ export class Database {
     return error;
   }
 
-  private async connect(): Promise<pg.PoolClient> {
+  /** A client of the pool (the caller releases it); a server that cannot be reached is UNAVAILABLE. */
+  async connect(): Promise<pg.PoolClient> {
     try {
       const client = await this.pool.connect();
       // A checked-out client whose server goes away between two statements emits 'error';

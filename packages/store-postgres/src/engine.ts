@@ -18,6 +18,12 @@ export interface PostgresEngineOptions {
   schemaPrefix?: string;
   /** Folder of the `NNNN_name.sql` migrations (default: the ones shipped with the package). */
   migrationsDir?: string;
+  /**
+   * A role read-only SQL (`Store.querySql`) runs as (`SET LOCAL ROLE`), for a server where docdb
+   * connects as a role that may write: give it SELECT on the views only (docs: "SQL on PostgreSQL").
+   * The connecting role must be a member of it.
+   */
+  sqlRole?: string;
 }
 
 /** Database names as core accepts them. */
@@ -91,9 +97,11 @@ export class PostgresEngine implements StoreEngine {
     concurrentWriters: true,
     // pgvector's `vector` type; HNSW indexes it up to 2,000 dimensions (larger ones scan exactly).
     maxDimensions: 16_000,
+    readOnlySql: true,
   };
   readonly db: Database;
   readonly prefix: string;
+  readonly sqlRole: string | undefined;
   private readonly migrationsDir: string | undefined;
   private migrations: Migration[] | undefined;
   private serverInfo: Promise<ServerInfo> | undefined;
@@ -106,6 +114,7 @@ export class PostgresEngine implements StoreEngine {
       throw new StoreError("INVALID_REQUEST", "schemaPrefix must be 1-20 lower-case letters, digits or _ (not starting with a digit)");
     }
     this.prefix = prefix;
+    this.sqlRole = options.sqlRole || undefined;
     this.migrationsDir = options.migrationsDir;
     this.db = new Database(options.url, { ...options.pool, ssl: options.ssl });
     const { host, port, database, user } = this.db.address;

@@ -119,7 +119,15 @@ describeServers("postgres store", ({ engine, url }) => {
     const [summary] = await store.listDocuments({ limit: 10 });
     expect(summary).toMatchObject({ id: "D1", chunkCount: 1, length: [..."new content ✓😀"].length });
     expect(summary).not.toHaveProperty("content");
-    expect(await store.counts()).toEqual({ documents: 1, chunks: 1, embedded: 0, pending: 1, keywordRows: 1, vectors: 0 });
+    expect(await store.counts()).toEqual({
+      documents: 1,
+      chunks: 1,
+      embedded: 0,
+      pending: 1,
+      keywordRows: 1,
+      vectors: 0,
+      reusedVectors: 0,
+    });
     expect(await store.deleteDocuments(["D1", "nope"])).toEqual({ documents: 1, chunks: 1 });
     expect(await store.counts()).toMatchObject({ documents: 0, chunks: 0, keywordRows: 0 });
   });

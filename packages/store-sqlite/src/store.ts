@@ -30,6 +30,7 @@ import type Database from "better-sqlite3";
 import { filterToSql } from "./filter-sql.js";
 import { keywordSearch } from "./keyword-search.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
+import { addReusedVectors, reusedVectors } from "./reuse-counter.js";
 import { SqlReader } from "./sql-reader.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS, type SeqHit, VectorIndex } from "./vector-index.js";
 import { BUSY_ATTEMPT_MS, waitForLock, writeTransaction } from "./write-lock.js";
@@ -486,6 +487,7 @@ export class SqliteStore implements Store {
            imported_at = excluded.imported_at`,
       ).run(collection, f.path, f.size, f.mtime, f.contentHash, docId, f.chunking, now);
     }
+    addReusedVectors(this.db, reused);
     return { docId, replaced: replacedIds.size > 0, reusedVectors: reused };
   }
 
@@ -604,6 +606,7 @@ export class SqliteStore implements Store {
       pending: one("SELECT count(*) AS n FROM chunks WHERE embedded = 0"),
       keywordRows: one("SELECT count(*) AS n FROM chunks_fts"),
       vectors: this.hasVectorTable() ? one("SELECT count(*) AS n FROM chunks_vec") : 0,
+      reusedVectors: reusedVectors(this.db),
     };
   }
 

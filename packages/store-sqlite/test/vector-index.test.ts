@@ -46,6 +46,22 @@ function truth(vectors: Map<string, Float32Array>, probe: Float32Array, k: numbe
     .map((t) => t.id);
 }
 
+/**
+ * HNSW is approximate: on these random vectors it finds about 997 of 1,000 true neighbours
+ * (measured over 100 builds), and the graph is built on several threads, so which rare one it
+ * misses varies between runs. Each query must find at least `k - 2` of the true top `k`
+ * (f16 rounding decides near ties); returns how many it found, for recall over many queries.
+ */
+function expectNearest(hits: { chunkId: string }[], vectors: Map<string, Float32Array>, probe: Float32Array, k: number): number {
+  const ids = hits.map((h) => h.chunkId);
+  expect(ids).toHaveLength(k);
+  expect(new Set(ids).size).toBe(k);
+  for (const id of ids) expect(vectors.has(id)).toBe(true);
+  const found = truth(vectors, probe, k).filter((id) => ids.includes(id)).length;
+  expect(found).toBeGreaterThanOrEqual(k - 2);
+  return found;
+}
+
 function header(name: string): { highWater: number; count: number; fingerprint: string; savedAt: string } {
   return JSON.parse(readFileSync(join(dir, `${name}.db.hnsw.json`), "utf8"));
 }
@@ -102,6 +118,7 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
     const store = await e.openDatabase("small", { create: true });
     const vectors = await fill(store, 400, 1);
     const next = random(99);
+    let found = 0;
     for (let q = 0; q < 20; q++) {
       const probe = randomUnit(next, DIMS);
       const expected = truth(vectors, probe, 10);
@@ -109,10 +126,13 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
       expect(exact.map((h) => h.chunkId)).toEqual(expected);
       for (const h of exact) expect(h.distance).toBeCloseTo(cosineDistance(probe, vectors.get(h.chunkId) as Float32Array), 5);
       const approximate = await store.vectorSearch(probe, { limit: 10 });
-      expect(approximate.map((h) => h.chunkId)).toEqual(expected);
-      // Distances come from the index (f16 copies of the vectors): close, not identical.
+      found += expectNearest(approximate, vectors, probe, 10);
+      // Distances come from the index (f16 copies of the vectors): close, not identical, and sorted.
       for (const h of approximate) expect(h.distance).toBeCloseTo(cosineDistance(probe, vectors.get(h.chunkId) as Float32Array), 2);
+      for (let i = 1; i < approximate.length; i++)
+        expect(approximate[i]?.distance).toBeGreaterThanOrEqual(approximate[i - 1]?.distance as number);
     }
+    expect(found / 200).toBeGreaterThanOrEqual(0.97);
     // The index is a file beside the database, in step with it.
     expect(existsSync(join(dir, "small.db.hnsw"))).toBe(true);
     const status = await store.vectorIndex?.status();
@@ -251,7 +271,7 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
     const next = random(5);
     for (let q = 0; q < 10; q++) {
       const probe = randomUnit(next, DIMS);
-      expect((await reopened.vectorSearch(probe, { limit: 10 })).map((h) => h.chunkId)).toEqual(truth(everything, probe, 10));
+      expectNearest(await reopened.vectorSearch(probe, { limit: 10 }), everything, probe, 10);
     }
     await again.close();
   });
@@ -273,7 +293,7 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
     await store.writeVectors([...fresh].map(([chunkId, vector]) => ({ chunkId, vector })));
     for (let q = 0; q < 10; q++) {
       const probe = randomUnit(next, 12);
-      expect((await store.vectorSearch(probe, { limit: 10 })).map((h) => h.chunkId)).toEqual(truth(fresh, probe, 10));
+      expectNearest(await store.vectorSearch(probe, { limit: 10 }), fresh, probe, 10);
     }
     expect(header("model").fingerprint).toContain("|m2|12|");
     expect(header("model").count).toBe(150);
@@ -285,8 +305,7 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
     const store = await e.openDatabase("bad", { create: true });
     const vectors = await fill(store, 300, 8);
     const probe = randomUnit(random(9), DIMS);
-    const expected = truth(vectors, probe, 10);
-    expect((await store.vectorSearch(probe, { limit: 10 })).map((h) => h.chunkId)).toEqual(expected);
+    expectNearest(await store.vectorSearch(probe, { limit: 10 }), vectors, probe, 10);
     await e.close();
     const file = join(dir, "bad.db.hnsw");
     const size = statSync(file).size;
@@ -301,7 +320,7 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
       harm();
       const again = engine();
       const reopened = await again.openDatabase("bad");
-      expect((await reopened.vectorSearch(probe, { limit: 10 })).map((h) => h.chunkId)).toEqual(expected);
+      expectNearest(await reopened.vectorSearch(probe, { limit: 10 }), vectors, probe, 10);
       expect(await reopened.vectorIndex?.status()).toMatchObject({ state: "ready", indexed: 300 });
       expect(readFileSync(`${file}.json`, "utf8"), `damage ${i}`).not.toBe(savedAt);
       await again.close();

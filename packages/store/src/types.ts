@@ -24,7 +24,8 @@ export interface EngineCapabilities {
   maxDimensions: number;
   /**
    * The engine answers `Store.querySql`: read-only SQL over the documented views (`documents_v`,
-   * `chunks_v`, `collections_v`, `files_v`). Absent means false.
+   * `chunks_v`, `collections_v`, `files_v`, and agent memory's `topics_v`, `qa_v`, `knowledge_v`
+   * over the `_memory_*` collections). Absent means false.
    */
   readOnlySql?: boolean;
 }
@@ -203,6 +204,11 @@ export interface StoreCounts {
   /** Chunks in the keyword index (equals `chunks` when it is in step). */
   keywordRows: number;
   vectors: number;
+  /**
+   * Chunk vectors carried over to replacing documents (same embedding input) instead of being
+   * computed again, in total since the database was created (`WriteResult.reusedVectors`, added up).
+   */
+  reusedVectors: number;
 }
 
 export interface KeywordHit {
@@ -421,9 +427,11 @@ export interface Store {
   changeToken(): Promise<string>;
 
   /**
-   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`). Only a single
-   * statement that reads is accepted: writes, DDL, ATTACH, PRAGMA statements and extension
-   * loading are refused (`StoreError` INVALID_REQUEST), as are SQL errors. Results are capped at
+   * Runs one read-only SQL query (engines with `capabilities.readOnlySql`) in the engine's own
+   * dialect, with the documented views readable by their bare names. Only a single statement
+   * that reads is accepted: writes, DDL, ATTACH, PRAGMA and SET statements, extension loading,
+   * other databases and functions with side effects are refused (`StoreError` INVALID_REQUEST),
+   * as are SQL errors (`SQL error: …`). Results are capped at
    * `maxRows` rows (`truncated` says more existed) and `timeoutMs` (past it, INVALID_REQUEST).
    */
   querySql?(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult>;

@@ -33,12 +33,14 @@ export function sqlCommand(): Command {
     .option("--json", "print JSON: {columns, rows, row_count, truncated, limits}")
     .addHelpText(
       "after",
-      `\nViews: ${describeSqlViews()}.\nmetadata and settings are JSON text: json_extract(metadata, '$.lang').\n` +
-        "Writes, DDL, ATTACH, PRAGMA statements and extension loading are refused.\n\n" +
+      `\nViews: ${describeSqlViews()}.\n` +
+        "The dialect is the store's: SQLite, or PostgreSQL with --store postgres://…; the examples work on both.\n" +
+        "metadata and settings are JSON: metadata ->> 'lang' reads a member; embedded and enabled are 1 or 0.\n" +
+        "Writes, DDL, ATTACH, PRAGMA, SET and COPY statements, other databases and functions with side effects are refused.\n\n" +
         "Examples:\n" +
         `  docdb sql "SELECT coalesce(collection, '-') AS collection, count(*) AS docs FROM documents_v GROUP BY 1"\n` +
         `  docdb sql "SELECT id, title, created_at FROM documents_v ORDER BY created_at DESC LIMIT 5" --json\n` +
-        `  docdb sql "SELECT json_extract(metadata, '$.lang') AS lang, count(*) FROM documents_v GROUP BY lang"`,
+        `  docdb sql "SELECT metadata ->> 'lang' AS lang, count(*) AS docs FROM documents_v GROUP BY 1 ORDER BY 2 DESC"`,
     )
     .action(
       action(async (docdb, query: string, options: { db: string; maxRows: string; timeoutMs: string; json?: boolean }) => {

@@ -40,15 +40,21 @@ export function statusCommand(): Command {
               : `${model}${state.note ? ` (${state.note})` : ""}`;
         process.stdout.write(`store: ${engine} ${location}\ncurrent embedding model: ${shown}\n\n`);
         printTable(
-          ["NAME", "DOCUMENTS", "CHUNKS", "PENDING", "MODEL"],
+          ["NAME", "DOCUMENTS", "CHUNKS", "PENDING", "REUSED", "MODEL"],
           list.map((d) => [
             d.name,
             String(d.documents),
             String(d.chunks),
             String(d.pending),
+            String(d.reused_vectors),
             d.model ? `${d.model.provider}/${d.model.model} (${d.model.dimensions})` : "-",
           ]),
         );
+        if (list.some((d) => d.reused_vectors > 0)) {
+          process.stdout.write(
+            "\nREUSED: vectors kept from replaced documents (unchanged chunks of re-imported files and upserts), not embedded again\n",
+          );
+        }
         printCollectionsTable(collections);
       }),
     );

@@ -16,14 +16,18 @@ imported folders.
   \`source\` with \`line_start\`-\`line_end\` points at the file when there is one. A \`stale\` result
   comes from a file that changed since it was imported: check the file itself.
 - Call \`get_document\` with a \`doc_id\` only when the passage is not enough. Store something worth
-  finding later with \`insert_document\`.`;
+  finding later with \`insert_document\`.
+- **Memory**: before working out a question (a fix, a command, a decision), try \`query_qa\` with the
+  question and a \`context\` (what you are working on). After solving one, store it with
+  \`store_qa {question, answer, topic}\` so the next session finds it; when \`similar\` lists earlier
+  questions, \`merge_knowledge\` merges them into one knowledge record.`;
 }
 
 /** A Claude Code skill: the description decides when it is loaded. */
 export function skillFile(db: string | undefined): string {
   return `---
 name: docdb
-description: Search the docdb document database (MCP tools find_similar_documents, get_document) for answers in stored notes, docs and imported folders; use it for questions in words, grep for exact strings.
+description: Search the docdb document database (MCP tools find_similar_documents, get_document) for answers in stored notes, docs and imported folders, and recall or store what earlier sessions worked out (query_qa, store_qa); use it for questions in words, grep for exact strings.
 ---
 
 # docdb

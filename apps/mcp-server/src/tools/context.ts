@@ -27,7 +27,15 @@ export const databaseStatusSchema = z.object({
   chunks: z.number().int(),
   embedded: z.number().int().describe("Chunks with a vector"),
   pending: z.number().int().describe("Chunks waiting for an embedding (still found by keyword search)"),
+  reused_vectors: z
+    .number()
+    .int()
+    .describe("Vectors kept from replaced documents because the chunk text did not change (not embedded again), in total"),
   model: modelSchema,
+  memory: z
+    .object({ documents: z.number().int(), chunks: z.number().int(), embedded: z.number().int(), pending: z.number().int() })
+    .optional()
+    .describe("Agent memory (topics, QA and knowledge records), counted apart from the documents; absent when empty"),
   healing: z
     .object({
       state: z.enum(["off", "idle", "embedding", "waiting"]),

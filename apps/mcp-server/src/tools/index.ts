@@ -8,6 +8,7 @@ import { findSimilarDocumentsTool } from "./find-similar-documents.js";
 import { getDocumentTool } from "./get-document.js";
 import { insertDocumentTool } from "./insert-document.js";
 import { listDatabasesTool } from "./list-databases.js";
+import { memoryTools } from "./memory.js";
 import { querySqlTool } from "./query-sql.js";
 import { statusTool } from "./status.js";
 
@@ -20,7 +21,7 @@ export interface DocdbToolsOptions {
   logger?: Logger;
 }
 
-/** A registry holding docdb's eight tools; add more (e.g. per-collection search) with `registry.add`. */
+/** A registry holding docdb's tools (documents, read-only SQL and agent memory); add more (e.g. per-collection search) with `registry.add`. */
 export function createDocdbTools(docdb: DocDB, options: DocdbToolsOptions = {}): ToolRegistry {
   const context: ToolsContext = { docdb, defaultDb: validateDbName(options.defaultDb ?? DEFAULT_DB_NAME) };
   const registry = new ToolRegistry(options.logger ?? docdb.logger);
@@ -32,5 +33,11 @@ export function createDocdbTools(docdb: DocDB, options: DocdbToolsOptions = {}):
   registry.add(deleteDocumentTool(context));
   registry.add(statusTool(context));
   registry.add(querySqlTool(context));
+  const memory = memoryTools(context);
+  registry.add(memory.storeQa);
+  registry.add(memory.queryQa);
+  registry.add(memory.mergeKnowledge);
+  registry.add(memory.storeKnowledge);
+  registry.add(memory.listTopics);
   return registry;
 }

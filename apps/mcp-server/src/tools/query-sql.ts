@@ -15,11 +15,12 @@ export function querySqlTool({ docdb, defaultDb }: ToolsContext) {
     name: "query_sql",
     title: "Read-only SQL",
     description:
-      "Answer counts, breakdowns and listings with one read-only SQLite query (SELECT, WITH … SELECT or VALUES) over these views: " +
-      `${describeSqlViews()}. metadata and settings are JSON text: use json_extract(metadata, '$.tag'). ` +
+      "Answer counts, breakdowns and listings with one read-only SQL query (SELECT, WITH … SELECT or VALUES) over these views: " +
+      `${describeSqlViews()}. The dialect is the store's: SQLite, or PostgreSQL (status says which). ` +
+      "metadata and settings are JSON: metadata ->> 'tag' reads a member on both (numbers: CAST(metadata ->> 'year' AS INTEGER)); embedded and enabled are 1 or 0. " +
       `Example: SELECT coalesce(collection, '-') AS collection, count(*) AS docs FROM documents_v GROUP BY 1. ` +
       `Results are capped (${SQL_DEFAULT_MAX_ROWS} rows by default, 5 s); the answer states the caps and whether rows were cut. ` +
-      "Writes, DDL, ATTACH, PRAGMA statements and extension loading are refused. Use find_similar_documents to search by meaning.",
+      "Writes, DDL, ATTACH, PRAGMA, SET and COPY statements, other databases and functions with side effects are refused. Use find_similar_documents to search by meaning.",
     input: z.strictObject({
       sql: z.string().describe("One SELECT statement, e.g. SELECT id, title FROM documents_v ORDER BY created_at DESC LIMIT 5"),
       db_name: dbNameArgument(defaultDb),

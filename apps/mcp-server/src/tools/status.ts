@@ -7,7 +7,7 @@ export function statusTool({ docdb, defaultDb }: ToolsContext) {
     name: "status",
     title: "Database status",
     description:
-      "Counts for one database (documents, chunks, embedded and pending chunks), the model its vectors come from, " +
+      "Counts for one database (documents, chunks, embedded and pending chunks, vectors reused when documents were replaced), the model its vectors come from, " +
       "and the model this server embeds with (null: none configured, new chunks stay pending).",
     input: z.strictObject({ db_name: dbNameArgument(defaultDb) }),
     output: databaseStatusSchema.extend({
@@ -24,7 +24,8 @@ export function statusTool({ docdb, defaultDb }: ToolsContext) {
     render: (s) =>
       [
         `Database "${s.name}" (${s.engine}) at ${s.location}`,
-        `${plural(s.documents, "document")}, ${plural(s.chunks, "chunk")}: ${s.embedded} embedded, ${s.pending} pending`,
+        `${plural(s.documents, "document")}, ${plural(s.chunks, "chunk")}: ${s.embedded} embedded, ${s.pending} pending` +
+          (s.reused_vectors > 0 ? `; ${plural(s.reused_vectors, "vector")} reused from replaced documents (not embedded again)` : ""),
         `Vectors: ${describeModel(s.model)}; this server embeds with ${s.server_model ? describeModel(s.server_model) : "no model (keyword search only)"}`,
         ...(s.healing && s.healing.state !== "off"
           ? [

@@ -19,6 +19,11 @@ export const TOOL_NAMES = [
   "delete_document",
   "status",
   "query_sql",
+  "store_qa",
+  "query_qa",
+  "merge_knowledge",
+  "store_knowledge",
+  "list_topics",
 ];
 
 export const TOKYO =
@@ -67,7 +72,7 @@ export function agentFlowSuite(connect: () => Promise<Connected>): void {
     await c?.close();
   });
 
-  it("lists the eight tools with input and output schemas and honest annotations", async () => {
+  it("lists the tools (documents, SQL and memory) with input and output schemas and honest annotations", async () => {
     const { tools } = await c.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools) {
@@ -77,10 +82,10 @@ export function agentFlowSuite(connect: () => Promise<Connected>): void {
       expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const name of ["list_databases", "find_similar_documents", "get_document", "status", "query_sql"]) {
+    for (const name of ["list_databases", "find_similar_documents", "get_document", "status", "query_sql", "query_qa", "list_topics"]) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
     }
-    for (const name of ["create_database", "insert_document", "delete_document"]) {
+    for (const name of ["create_database", "insert_document", "delete_document", "store_qa", "merge_knowledge", "store_knowledge"]) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(false);
     }
     expect(byName.get("delete_document")?.annotations?.destructiveHint).toBe(true);

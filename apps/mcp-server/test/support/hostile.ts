@@ -30,6 +30,23 @@ const ARGUMENT_TYPES: Record<string, Record<string, string>> = {
   get_document: { doc_id: "string", db_name: "string" },
   delete_document: { doc_id: "string", db_name: "string" },
   status: { db_name: "string" },
+  store_qa: { question: "string", answer: "string", topic: "string", topic_description: "string", db_name: "string" },
+  query_qa: { question: "string", context: "string", top_k: "integer", db_name: "string" },
+  merge_knowledge: { topic: "string", threshold: "number", db_name: "string" },
+  store_knowledge: { text: "string", topic: "string", source_qa_ids: "array", db_name: "string" },
+  list_topics: { db_name: "string" },
+};
+
+/** The required arguments of each tool, with valid values. */
+const REQUIRED: Record<string, Record<string, unknown>> = {
+  create_database: { db_name: "ok" },
+  insert_document: { text: "ok" },
+  find_similar_documents: { text: "ok" },
+  get_document: { doc_id: "x" },
+  delete_document: { doc_id: "x" },
+  store_qa: { question: "q", answer: "a", topic: "t" },
+  query_qa: { question: "q" },
+  store_knowledge: { text: "k", topic: "t" },
 };
 
 function fits(type: string, value: unknown): boolean {
@@ -37,6 +54,7 @@ function fits(type: string, value: unknown): boolean {
   if (type === "object") return typeof value === "object" && value !== null && !Array.isArray(value);
   if (type === "integer") return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 100;
   if (type === "number") return typeof value === "number";
+  if (type === "array") return Array.isArray(value) && value.every((v) => typeof v === "string");
   return value === "keyword";
 }
 
@@ -114,6 +132,11 @@ export function hostileMessages(): Hostile[] {
   methods.push("", "x".repeat(100_000), "tools/call/extra", "ツール/一覧", "sampling/createMessage", "completion/completeAll");
   for (let i = 0; i < 36; i++) methods.push(`random/${Math.floor(next() * 1e9)}`);
   for (const method of methods) request(method, undefined, "invalid");
+  // Resource requests whose params break the MCP schema.
+  for (const params of [{}, { uri: 5 }]) request("resources/read", params, "invalid");
+  request("completion/complete", { ref: { type: "ref/resource" } }, "invalid");
+  for (const params of [{}, { name: 5 }]) request("prompts/get", params, "invalid");
+  request("resources/list", { cursor: 5 }, "invalid");
 
   // params that are not an object make the message invalid JSON-RPC for MCP: dropped like bad JSON.
   for (const params of [null, "x", [], 5]) request("tools/call", params, "ignored");
@@ -128,10 +151,7 @@ export function hostileMessages(): Hostile[] {
 
   // Every argument of every tool with every wrong type; unknown and missing arguments.
   for (const [tool, types] of Object.entries(ARGUMENT_TYPES)) {
-    const required = tool === "insert_document" || tool === "find_similar_documents" ? { text: "ok" } : {};
-    const base: Record<string, unknown> =
-      tool === "get_document" || tool === "delete_document" ? { ...required, doc_id: "x" } : { ...required };
-    if (tool === "create_database") base.db_name = "ok";
+    const base: Record<string, unknown> = { ...REQUIRED[tool] };
     for (const [argument, type] of Object.entries(types)) {
       for (const value of WRONG_VALUES) {
         if (fits(type, value)) continue;
@@ -150,6 +170,9 @@ export function hostileMessages(): Hostile[] {
   call("insert_document", { text: "ok", title: "t".repeat(5000) }, "tool-error");
   call("insert_document", { text: "\u0000\u0000" }, "answered");
   call("find_similar_documents", { text: "q".repeat(200_000) }, "tool-error");
+  call("store_qa", { question: "q", answer: "a".repeat(30_000), topic: "t" }, "tool-error");
+  call("store_qa", { question: "q", answer: "a", topic: "?!…" }, "tool-error");
+  call("store_knowledge", { text: "k", topic: "t".repeat(5000) }, "tool-error");
   const manyKeys: Record<string, number> = {};
   for (let i = 0; i < 20_000; i++) manyKeys[`key${i}`] = i;
   call("insert_document", { text: "ok", metadata: manyKeys }, "tool-error");

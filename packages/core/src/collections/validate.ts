@@ -12,6 +12,12 @@ export function validateCollectionName(name: unknown): string {
       `invalid collection name ${shown}: use 1-64 lowercase letters, digits, "_" or "-" (it becomes part of an MCP tool name, e.g. search_api_docs)`,
     );
   }
+  if (name.startsWith("_")) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `collection name "${name}" starts with "_": those names are reserved for docdb itself (agent memory); choose another`,
+    );
+  }
   return name;
 }
 

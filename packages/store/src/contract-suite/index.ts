@@ -119,7 +119,15 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
           docId: doc.document.id,
         });
         expect(chunks[0]).toMatchObject({ heading: null, lineStart: null, start: 0 });
-        expect(await store.counts()).toEqual({ documents: 1, chunks: 2, embedded: 0, pending: 2, keywordRows: 2, vectors: 0 });
+        expect(await store.counts()).toEqual({
+          documents: 1,
+          chunks: 2,
+          embedded: 0,
+          pending: 2,
+          keywordRows: 2,
+          vectors: 0,
+          reusedVectors: 0,
+        });
       });
 
       it("keeps Unicode, emoji and a 100,000-character document exactly", async () => {
@@ -148,7 +156,15 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         await store.writeDocuments([keep, gone]);
         expect(await store.counts()).toMatchObject({ documents: 2, chunks: 3, keywordRows: 3, vectors: 3, embedded: 3 });
         expect(await store.deleteDocuments([gone.document.id, "unknown-id"])).toEqual({ documents: 1, chunks: 2 });
-        expect(await store.counts()).toEqual({ documents: 1, chunks: 1, embedded: 1, pending: 0, keywordRows: 1, vectors: 1 });
+        expect(await store.counts()).toEqual({
+          documents: 1,
+          chunks: 1,
+          embedded: 1,
+          pending: 0,
+          keywordRows: 1,
+          vectors: 1,
+          reusedVectors: 0,
+        });
         expect(await store.getDocument(gone.document.id)).toBeUndefined();
         expect(await store.getChunks(gone.document.id)).toEqual([]);
         expect(await store.keywordSearch(query("みかん"), { limit: 5 })).toEqual([]);
@@ -163,7 +179,15 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         const good = makeDocument(["正しい文書"]);
         const bad = makeDocument(["壊れたベクトル"], {}, () => ({ vector: new Float32Array([1, 0]) }));
         await expectStoreError(store.writeDocuments([good, bad]), "INVALID_REQUEST");
-        expect(await store.counts()).toEqual({ documents: 0, chunks: 0, embedded: 0, pending: 0, keywordRows: 0, vectors: 0 });
+        expect(await store.counts()).toEqual({
+          documents: 0,
+          chunks: 0,
+          embedded: 0,
+          pending: 0,
+          keywordRows: 0,
+          vectors: 0,
+          reusedVectors: 0,
+        });
         expect(await store.getDocument(good.document.id)).toBeUndefined();
         // A duplicate chunk id fails inside the engine itself: still nothing is left behind.
         const first = makeDocument(["一つ目"]);
@@ -206,6 +230,42 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         expect(near[0]?.chunkId).toBe(next.chunks[0]?.id);
         expect(near[0]?.distance).toBeCloseTo(0, 5);
       });
+
+      it("counts the vectors reused, in total, across writes, files and connections", async () => {
+        const name = `rv_${testId().toLowerCase()}`.slice(0, 40);
+        const store = await engine.openDatabase(name, { create: true });
+        expect((await store.counts()).reusedVectors).toBe(0);
+        await store.setEmbeddingInfo({ provider: "test", model: "m", dimensions: 2 });
+        await store.createCollection({ name: "c", description: "", source: "/c", enabled: true });
+        const file = (hash: string) => ({
+          collection: "c",
+          record: { path: "a.md", size: 10, mtime: 1_700_000_000_000, contentHash: hash, chunking: "v1" },
+        });
+        const v1 = makeDocument(["one", "two", "three"], {}, (i) => ({ inputHash: `h${i}`, vector: unit([1, i]) }));
+        expect((await store.writeDocuments([{ ...v1, file: file("1") }]))[0]?.reusedVectors).toBe(0);
+        // The file changes: two of its three chunks are unchanged.
+        const v2 = makeDocument(["one", "two", "THREE"], {}, (i) => ({ inputHash: i < 2 ? `h${i}` : "x2" }));
+        expect((await store.writeDocuments([{ ...v2, file: file("2") }]))[0]?.reusedVectors).toBe(2);
+        expect((await store.counts()).reusedVectors).toBe(2);
+        // A write that reuses nothing leaves the total alone; a keyed replace adds to it.
+        await store.writeDocuments([makeDocument(["other"], { key: "k" }, () => ({ inputHash: "k0", vector: unit([0, 1]) }))]);
+        expect((await store.counts()).reusedVectors).toBe(2);
+        const again = makeDocument(["other", "more"], { key: "k" }, (i) => ({ inputHash: `k${i}` }));
+        expect((await store.writeDocuments([{ ...again, upsertByKey: true }]))[0]?.reusedVectors).toBe(1);
+        // Durable: another connection (another process) sees the same total.
+        const otherEngine = await target.second();
+        try {
+          const other = await otherEngine.openDatabase(name);
+          expect((await other.counts()).reusedVectors).toBe(3);
+          await other.writeDocuments([
+            { ...makeDocument(["one", "two", "THREE"], {}, (i) => ({ inputHash: i < 2 ? `h${i}` : "x2" })), file: file("3") },
+          ]);
+          // The two embedded chunks of the second version (its third never got a vector).
+          expect((await store.counts()).reusedVectors).toBe(5);
+        } finally {
+          await otherEngine.close();
+        }
+      });
     });
 
     describe("many documents in one write", () => {
@@ -240,6 +300,8 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
           pending: 242 - withVectors - 1,
           keywordRows: 242,
           vectors: withVectors + 1,
+          // The one vector the replacement took over, counted in the same write.
+          reusedVectors: 1,
         });
         for (const i of [0, 59, 60, 119]) {
           const hits = await store.keywordSearch(query(`beta${i}`), { limit: 3 });
@@ -657,17 +719,23 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
       });
     });
 
-    describe("read-only SQL (engines with capabilities.readOnlySql)", () => {
-      it("answers SELECTs over the documented views, cuts at maxRows, refuses writes and leaves the data alone", async (context) => {
-        if (!engine.capabilities.readOnlySql) return context.skip();
+    describe("read-only SQL over the documented views", () => {
+      const sqlOf =
+        (store: Store) =>
+        (sql: string, maxRows = 100) => {
+          expect(typeof store.querySql, "the engine answers querySql").toBe("function");
+          return (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs: 5000 });
+        };
+
+      it("answers SELECTs over the documented views, cuts at maxRows, refuses writes and leaves the data alone", async () => {
+        expect(engine.capabilities.readOnlySql).toBe(true);
         const store = await fresh();
-        expect(typeof store.querySql).toBe("function");
-        const run = (sql: string, maxRows = 100) => (store.querySql as NonNullable<Store["querySql"]>)(sql, { maxRows, timeoutMs: 5000 });
+        const run = sqlOf(store);
         await store.writeDocuments([
           makeDocument(["東京は日本の首都です。"], { metadata: { lang: "ja" }, key: "k1" }),
           makeDocument(["Paris is the capital of France.", "It lies on the Seine."], { metadata: { lang: "en" } }),
         ]);
-        const byLang = await run("SELECT json_extract(metadata, '$.lang') AS lang, count(*) AS n FROM documents_v GROUP BY 1 ORDER BY 1");
+        const byLang = await run("SELECT metadata ->> 'lang' AS lang, count(*) AS n FROM documents_v GROUP BY 1 ORDER BY 1");
         expect(byLang).toEqual({
           columns: ["lang", "n"],
           rows: [
@@ -682,12 +750,175 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
         expect((await run("SELECT key, length FROM documents_v WHERE key IS NOT NULL")).rows).toEqual([
           ["k1", "東京は日本の首都です。".length],
         ]);
-        expect((await run("SELECT count(*) FROM collections_v")).rows).toEqual([[0]]);
-        expect((await run("SELECT count(*) FROM files_v")).rows).toEqual([[0]]);
-        for (const sql of ["DELETE FROM documents", "DROP VIEW documents_v", "SELECT 1; DELETE FROM documents"]) {
+        expect((await run("SELECT count(*) AS n FROM collections_v")).rows).toEqual([[0]]);
+        expect((await run("SELECT count(*) AS n FROM files_v")).rows).toEqual([[0]]);
+        expect(await run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c", 3)).toEqual({
+          columns: ["x"],
+          rows: [[1], [2], [3]],
+          truncated: true,
+        });
+        for (const sql of [
+          "DELETE FROM documents",
+          "DROP VIEW documents_v",
+          "SELECT 1; DELETE FROM documents",
+          "WITH gone AS (DELETE FROM documents RETURNING id) SELECT count(*) FROM gone",
+          "UPDATE documents SET title = 'x'",
+          "SELECT nope FROM documents_v",
+          "",
+        ]) {
           await expectStoreError(run(sql), "INVALID_REQUEST");
         }
         expect((await store.counts()).documents).toBe(2);
+        expect((await run("SELECT count(*) AS n FROM documents_v WHERE title IS NOT NULL")).rows).toEqual([[2]]);
+      });
+
+      it("gives the same rows on every engine for the portable SQL subset", async () => {
+        const store = await fresh();
+        const run = sqlOf(store);
+        await store.createCollection({ name: "docs", description: "Project docs", source: "/srv/docs", enabled: true });
+        const at = (day: number) => `2026-01-${String(day).padStart(2, "0")}T10:00:00.000Z`;
+        const guide = makeDocument(["# Guide\nInstall it.", "Run it."], {
+          id: "doc-guide",
+          title: "Guide",
+          createdAt: at(3),
+          updatedAt: at(3),
+        });
+        guide.chunks[0] = { ...guide.chunks[0], heading: "Guide", lineStart: 1, lineEnd: 2 } as (typeof guide.chunks)[0];
+        await store.writeDocuments([
+          {
+            ...guide,
+            file: {
+              collection: "docs",
+              record: { path: "guide.md", size: 1234, mtime: 1767225600000, contentHash: "h-guide", chunking: "c1" },
+            },
+          },
+          makeDocument(["東京は日本の首都です。"], {
+            id: "doc-tokyo",
+            title: "東京",
+            key: "notes/tokyo",
+            metadata: { lang: "ja", year: 2026, author: { name: "Aiko" }, tags: ["city", "japan"] },
+            createdAt: at(1),
+            updatedAt: at(1),
+          }),
+          makeDocument(["Paris is the capital of France.", "It lies on the Seine.", "PARIS has many museums."], {
+            id: "doc-paris",
+            title: "Paris",
+            metadata: { lang: "en", year: 2024, author: { name: "Ben" }, tags: ["city"] },
+            createdAt: at(2),
+            updatedAt: at(2),
+          }),
+        ]);
+        await store.setEmbeddingInfo({ provider: "test", model: "m", dimensions: 2 });
+        const paris = await store.getChunks("doc-paris");
+        await store.writeVectors(paris.slice(0, 2).map((c) => ({ chunkId: c.id, vector: unit([1, 0]) })));
+
+        const cases: [string, unknown[][]][] = [
+          // a breakdown by collection
+          [
+            "SELECT coalesce(collection, '-') AS collection, count(*) AS docs FROM documents_v GROUP BY 1 ORDER BY 1",
+            [
+              ["-", 2],
+              ["docs", 1],
+            ],
+          ],
+          // the newest documents
+          [
+            "SELECT id, title, created_at FROM documents_v ORDER BY created_at DESC, id LIMIT 2",
+            [
+              ["doc-guide", "Guide", at(3)],
+              ["doc-paris", "Paris", at(2)],
+            ],
+          ],
+          // JSON metadata: a member, a number, a nested member, an array element
+          ["SELECT id FROM documents_v WHERE metadata ->> 'lang' = 'ja'", [["doc-tokyo"]]],
+          [
+            "SELECT id, CAST(metadata ->> 'year' AS INTEGER) AS year FROM documents_v WHERE CAST(metadata ->> 'year' AS INTEGER) >= 2020 ORDER BY year DESC",
+            [
+              ["doc-tokyo", 2026],
+              ["doc-paris", 2024],
+            ],
+          ],
+          [
+            "SELECT metadata -> 'author' ->> 'name' AS author, metadata -> 'tags' ->> 0 AS first_tag FROM documents_v WHERE metadata ->> 'author' IS NOT NULL ORDER BY author",
+            [
+              ["Aiko", "city"],
+              ["Ben", "city"],
+            ],
+          ],
+          // chunks per document with their embedded count
+          [
+            "SELECT d.title AS title, count(c.id) AS chunks, sum(c.embedded) AS embedded FROM documents_v d JOIN chunks_v c ON c.doc_id = d.id GROUP BY d.title ORDER BY d.title",
+            [
+              ["Guide", 2, 0],
+              ["Paris", 3, 2],
+              ["東京", 1, 0],
+            ],
+          ],
+          ["SELECT count(*) AS waiting FROM chunks_v WHERE embedded = 0", [[4]]],
+          // case-insensitive text search, lengths, offsets, headings and lines
+          ["SELECT count(*) AS n FROM chunks_v WHERE lower(text) LIKE '%paris%'", [[2]]],
+          [
+            `SELECT idx, start, "end", heading, line_start, line_end, length(text) AS chars FROM chunks_v WHERE doc_id = 'doc-guide' ORDER BY idx`,
+            [
+              [0, 0, 19, "Guide", 1, 2, 19],
+              [1, 20, 27, null, null, null, 7],
+            ],
+          ],
+          [
+            "SELECT id, length, key FROM documents_v WHERE key = 'notes/tokyo'",
+            [["doc-tokyo", "東京は日本の首都です。".length, "notes/tokyo"]],
+          ],
+          // collections and files
+          [
+            "SELECT name, description, source, enabled, last_import_at FROM collections_v",
+            [["docs", "Project docs", "/srv/docs", 1, null]],
+          ],
+          [
+            "SELECT f.collection AS collection, f.path AS path, f.size AS size, f.mtime AS mtime, f.content_hash AS hash, f.chunking AS chunking, d.title AS title FROM files_v f JOIN documents_v d ON d.id = f.doc_id",
+            [["docs", "guide.md", 1234, 1767225600000, "h-guide", "c1", "Guide"]],
+          ],
+          // expressions: CASE, substr, ||, integer division, a day out of a timestamp, a window function
+          [
+            "SELECT substr(created_at, 1, 10) AS day, upper(title) || '!' AS shout, CASE WHEN length > 30 THEN 'long' ELSE 'short' END AS size, length / 10 AS tens, row_number() OVER (ORDER BY created_at) AS n FROM documents_v ORDER BY created_at",
+            [
+              ["2026-01-01", "東京!", "short", 1, 1],
+              ["2026-01-02", "PARIS!", "long", 7, 2],
+              ["2026-01-03", "GUIDE!", "short", 2, 3],
+            ],
+          ],
+          [
+            "VALUES (1, 'a'), (2, NULL)",
+            [
+              [1, "a"],
+              [2, null],
+            ],
+          ],
+          [
+            "SELECT count(DISTINCT collection) AS n, min(created_at) AS first, max(updated_at) AS last FROM documents_v",
+            [[1, at(1), at(3)]],
+          ],
+        ];
+        for (const [sql, rows] of cases) {
+          const result = await run(sql);
+          expect(result.rows, sql).toEqual(rows);
+          expect(result.truncated, sql).toBe(false);
+        }
+        // Column names are the aliases given (compute columns AS a name: unnamed ones differ by engine).
+        expect((await run("SELECT count(*) AS n, max(idx) AS top FROM chunks_v")).columns).toEqual(["n", "top"]);
+        expect((await run("SELECT * FROM documents_v LIMIT 1")).columns).toEqual([
+          "id",
+          "key",
+          "title",
+          "source",
+          "collection",
+          "metadata",
+          "created_at",
+          "updated_at",
+          "length",
+        ]);
+        // JSON columns read back as JSON text (its spacing and key order may differ by engine).
+        const [metadata] = (await run("SELECT metadata FROM documents_v WHERE id = 'doc-tokyo'")).rows[0] as [string];
+        expect(JSON.parse(metadata)).toEqual({ lang: "ja", year: 2026, author: { name: "Aiko" }, tags: ["city", "japan"] });
       });
     });
 
