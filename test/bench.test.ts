@@ -36,7 +36,7 @@ describe("pnpm bench (toy sizes)", () => {
     expect(report.reembed).toMatchObject([{ dims: 16, chunks: report.ingest[0].chunks }]);
     expect(report.find.map((f: { dims: number }) => f.dims)).toEqual([8, 16]);
     for (const f of report.find) {
-      for (const mode of ["keyword", "vector", "hybrid", "rawKnn"]) expect(f[mode].p50).toBeGreaterThan(0);
+      for (const mode of ["keyword", "vector", "hybrid", "vectorFiltered", "rawKnn"]) expect(f[mode].p50).toBeGreaterThan(0);
       expect(f.vector.empty).toBe(0);
     }
     if (report.mcp.skipped) expect(report.mcp.skipped).toMatch(/not built/);

@@ -8,6 +8,7 @@ import { percentile } from "./stats.mjs";
 
 const TOP_K = 10;
 const WARMUP = 5;
+const BROAD_FILTER = { n: { $gte: 1 } };
 
 /** `target` (scripts/bench/target.mjs) says where the database is and opens the engine's raw KNN. */
 export async function findLatency(core, { target, name, dims, seed, count }) {
@@ -37,6 +38,9 @@ export async function findLatency(core, { target, name, dims, seed, count }) {
         keyword: (t) => db.findSimilar({ query: t, mode: "keyword", top_k: TOP_K }),
         vector: (t) => db.findSimilar({ query: t, mode: "vector", top_k: TOP_K }),
         hybrid: (t) => db.findSimilar({ query: t, mode: "hybrid", top_k: TOP_K }),
+        // A filter nearly every chunk passes (all documents but the first): the path a database
+        // holding agent memory takes, whose find leaves the memory collections out.
+        vectorFiltered: (t) => db.findSimilar({ query: t, mode: "vector", top_k: TOP_K, filter: BROAD_FILTER }),
         rawKnn: (t) => raw.knn(byText.get(t), TOP_K),
       };
       const names = Object.keys(operations);

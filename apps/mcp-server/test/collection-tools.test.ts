@@ -13,6 +13,9 @@ interface Passage {
   line_start?: number;
   line_end?: number;
   heading?: string;
+  language?: string;
+  symbol?: string;
+  symbol_kind?: string;
   text: string;
   stale?: boolean;
 }
@@ -88,7 +91,15 @@ describe("collection tools over MCP (docdb serve, stdio)", () => {
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === "search_api_docs");
     expect(tool?.description).toBe(DESCRIPTION);
-    expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual(["include_text", "max_chars", "path", "query", "top_k"]);
+    expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual([
+      "include_text",
+      "language",
+      "max_chars",
+      "path",
+      "query",
+      "symbol_kind",
+      "top_k",
+    ]);
     expect(tool?.inputSchema.required).toEqual(["query"]);
     expect(tools.map((t) => t.name)).toContain("list_collections");
 
@@ -118,6 +129,20 @@ describe("collection tools over MCP (docdb serve, stdio)", () => {
     const names = await toolNames(client);
     expect(names).toContain("search_billing");
     expect(names).not.toContain("search_api_docs");
+
+    // Code passages say what they hold, and the tool filters on language and kind.
+    await setup.cli("import", "-n", "billing", "--chunk-size", "200", "--chunk-overlap", "20");
+    const [rotate] = await search(client, "search_billing", { query: "TokenStore.rotate", top_k: 1 });
+    expect(rotate).toMatchObject({ path: "src/tokens.ts", language: "typescript", symbol: "TokenStore.rotate", symbol_kind: "method" });
+    const functions = await search(client, "search_billing", {
+      query: "invoice config token",
+      language: "python",
+      symbol_kind: ["function"],
+    });
+    expect(functions.map((p) => [p.path, p.symbol])).toEqual(expect.arrayContaining([["app/billing.py", "settle"]]));
+    expect(functions.every((p) => p.language === "python" && p.symbol_kind === "function")).toBe(true);
+    const rendered = (await client.callTool({ name: "search_billing", arguments: { query: "loadConfig", top_k: 1 } })) as CallToolResult;
+    expect((rendered.content as { text: string }[])[0]?.text).toMatch(/src\/config\.ts:\d+-\d+ {2}loadConfig \(function\)/);
 
     const unknown = client.callTool({ name: "search_api_docs", arguments: { query: "x" } });
     await expect(unknown).rejects.toMatchObject({ data: { code: "INVALID_REQUEST" } });

@@ -33,6 +33,63 @@ describe("terms for the index", () => {
     expect(texts("__init__")).toEqual(["init"]);
   });
 
+  it("splits member paths into their names, then adds the whole path", () => {
+    expect(texts("this.store.writeDocuments(batch)")).toEqual([
+      "this",
+      "store",
+      "writedocuments",
+      "+write",
+      "+documents",
+      "+this.store.writedocuments",
+      "batch",
+    ]);
+    expect(texts("PaymentService.retryCharge")).toEqual([
+      "paymentservice",
+      "+payment",
+      "+service",
+      "retrycharge",
+      "+retry",
+      "+charge",
+      "+paymentservice.retrycharge",
+    ]);
+    expect(texts("std::vector ns:name")).toEqual(["std", "vector", "ns", "name", "+ns.name"]);
+    // Numbers keep their dots, and a call's uses meet its definition's name.
+    expect(texts("v1.2 3.14")).toEqual(["v1.2", "3.14"]);
+    expect(words("await payments.retryCharge(id)")).toContain(words("retryCharge")[0]);
+  });
+
+  it("leaves a code chunk's reserved words out, keeping identifiers and members that contain them", () => {
+    const ts =
+      "export async function load(path: string) {\n  const text = await this.files.read(path);\n  return node.type ?? returnValue;\n}";
+    // this.files.read: `this` is left out, the members stay (files.read is the path without it).
+    expect(words(ts, "typescript")).toEqual([
+      "load",
+      "path",
+      "text",
+      "file",
+      "read",
+      "files.read",
+      "path",
+      "node",
+      "type",
+      "node.type",
+      "returnvalu",
+      "return",
+      "valu",
+    ]);
+    expect(words("def settle(self, invoice):\n    return None if self.paid else invoice", "python")).toEqual([
+      "settl",
+      "invoic",
+      "paid",
+      "invoic",
+    ]);
+    // Go's `error` type is syntax; errors.New is a call.
+    expect(words("if err != nil { return errors.New(msg) } var e error", "go")).toEqual(["err", "error", "new", "errors.new", "msg", "e"]);
+    // Prose, and languages without a list, keep every word.
+    expect(words("return the const value", null)).toEqual(words("return the const value"));
+    expect(words("local x = nil", "lua")).toEqual(words("local x nil"));
+  });
+
   it("adds the joined form of hyphenated Latin words but leaves number ranges alone", () => {
     expect(texts("IL-6 levels")).toEqual(["il", "6", "+il6", "levels"]);
     expect(texts("e-mail")).toEqual(["e", "mail", "+email"]);
@@ -90,7 +147,7 @@ describe("buildKeywordQuery", () => {
   });
 
   it("returns terms only: query syntax of any engine is just words", () => {
-    expect(matchTerms('say "hi" OR NOT col:x')).toEqual(["sai", "hi", "col:x"]);
+    expect(matchTerms('say "hi" OR NOT col:x')).toEqual(["sai", "hi", "col", "x", "col.x"]);
     expect(matchTerms('x"y')).toEqual(["x", "y"]);
     expect(buildKeywordQuery("   ")).toBeNull();
     expect(buildKeywordQuery("?!")).toBeNull();

@@ -1,4 +1,5 @@
 import { stemmer } from "stemmer";
+import { reservedWords } from "./reserved-words.js";
 import { forEachWord } from "./segment.js";
 import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from "./stopwords.js";
 
@@ -16,7 +17,8 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  *   which needs the case). Accents on Latin letters are folded (café = cafe).
  * - Words: `Intl.Segmenter('ja')` (ICU's dictionary segmentation for Japanese, UAX #29 for the
  *   rest). It ships with Node: no dictionary to load, and it measured as good as kuromoji here.
- *   ASCII text is cut by the same rules in JavaScript (segment.ts): the same words, faster.
+ *   ASCII and Latin letters are cut by the same rules in JavaScript (segment.ts): the same words,
+ *   faster; ICU only sees the stretches with other characters.
  * - Katakana: ICU cuts unknown katakana words at dictionary sub-words (マルセル → マル|セル,
  *   サターン → サタ|ーン), so adjacent katakana pieces are joined back into one word, and a
  *   trailing long vowel mark is dropped from katakana words of 4+ characters (コンピューター =
@@ -33,6 +35,11 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  *   the joined form or the parts in sequence; camelCase parts count one by one (mixed-case
  *   names in prose, like ClpC or RhoA, share their parts with relatives). Hyphenated Latin words (IL-6, COVID-19,
  *   e-mail, my-component) also get their joined form (il6) after their parts.
+ * - Member paths: UAX #29 keeps letters joined by `.` or `:` in one word (`this.store.writeDocuments`,
+ *   `PaymentService.retryCharge`, `e.g`), which would hide the names in it. Each name is a word of
+ *   its own (this, store, writedocuments with write and documents), followed by the whole path
+ *   (this.store.writedocuments), so a query naming a method finds its calls and a query naming
+ *   the path finds it exactly.
  *
  * Queries (see buildKeywordQuery) drop words that carry no information (particles, stop words,
  * question words), OR the rest together, and add a small proximity bonus for query words that
@@ -50,6 +57,10 @@ const HAS_LETTER = /\p{L}/u;
 // English possessive (Crohn's, patient’s, animals'): the word alone is what passages contain.
 const POSSESSIVE = /(?<=\p{L})['’](?:s)?$/u;
 const HAS_WORD_CHARACTER = /[\p{L}\p{N}]/u;
+const ASCII = /^[\x00-\x7f]*$/;
+/** Names joined by `.` or `:` into one word by the segmenter (UAX #29 joins letters across them). */
+const MEMBER_PATH = /\p{L}[.:]\p{L}/u;
+const PATH_SEPARATOR = /(?<=\p{L})[.:](?=\p{L})/u;
 /** Katakana words shorter than this keep their final ー (ツリー is not ツリ). */
 const MIN_KATAKANA_STEM_LENGTH = 4;
 /**
@@ -78,7 +89,7 @@ export interface Term {
  * Bumped whenever the terms produced for a text change: an engine whose keyword index was built
  * by another version rebuilds it from the stored chunk text.
  */
-export const ANALYZER_VERSION = 2;
+export const ANALYZER_VERSION = 3;
 
 const LATIN_WITH_MARKS = /[\u00c0-\u024f\u1e00-\u1eff]/u;
 const STEMMABLE = /^[a-z]{3,}$/;
@@ -144,8 +155,47 @@ type Emit = (text: string, added: boolean, parts: string[] | undefined, kind: nu
 /** Kana (not the middle dot) and CJK ideographs only: no case, no Latin, no underscore or quote. */
 const CJK_ONLY = /^[\u3041-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-\u9fff\u3005-\u3007]+$/u;
 
-/** The terms of `source` (already NFKC), in order, with the extra forms described above. */
-function scan(source: string, emit: Emit): void {
+/**
+ * The terms of one word (a word-like segment that is not katakana, CJK only or a member path),
+ * emitted in order. Returns the first (the joined form of an identifier), if any.
+ */
+function wordTerms(segment: string, emit: Emit): string | undefined {
+  const underscore = segment.includes("_");
+  if (underscore && /[^_]_+[^_]/.test(segment)) {
+    // snake_case / SCREAMING_CASE: code. The joined form, then the words in order.
+    const parts = segment
+      .split("_")
+      .filter((p) => p !== "")
+      .flatMap(splitCase);
+    const joined = parts.join("");
+    emit(joined, false, parts, ANY);
+    for (const part of parts) emit(part, true, parts, ANY);
+    return joined;
+  }
+  if (CASE_HUMP.test(segment)) {
+    // camelCase and mixed-case names (getUserName, HTTPServer, ClpC, RhoA): the joined form,
+    // then each part as a word of its own, so ClpC also meets ClpP through "clp".
+    const parts = splitCase(segment);
+    const joined = parts.join("");
+    emit(joined, false, undefined, ANY);
+    for (const part of parts) emit(part, true, undefined, ANY);
+    return joined;
+  }
+  let word = segment.toLowerCase();
+  if (word.includes("'") || word.includes("’")) word = word.replace(POSSESSIVE, "");
+  const stem = KANJI_THEN_HIRAGANA.exec(word);
+  const text = stem ? (stem[1] as string) : underscore ? word.replaceAll("_", "") : word;
+  if (text === "") return undefined;
+  emit(text, false, undefined, ANY);
+  return text;
+}
+
+/**
+ * The terms of `source` (already NFKC), in order, with the extra forms described above. With
+ * `reserved` (the reserved words of a code chunk's language), those words standing alone are
+ * left out.
+ */
+function scan(source: string, reserved: ReadonlySet<string> | undefined, emit: Emit): void {
   const joins = hyphenJoins(source);
   let katakana = "";
   let katakanaEnd = -1;
@@ -165,64 +215,69 @@ function scan(source: string, emit: Emit): void {
     if (plain) {
       // Lower-case ASCII letters and digits: none of the rules below can change it.
       flushKatakana();
-      emit(segment, false, undefined, PLAIN);
+      if (!reserved?.has(segment)) emit(segment, false, undefined, PLAIN);
       addJoin(end);
       return;
     }
-    if (KATAKANA_WORD.test(segment)) {
+    // Kana and kanji start at U+3005: a word that starts lower (Latin, code) skips their checks.
+    const cjk = segment.charCodeAt(0) >= 0x3005;
+    if (cjk && KATAKANA_WORD.test(segment)) {
       if (katakana !== "" && index !== katakanaEnd) flushKatakana();
       katakana += segment;
       katakanaEnd = end;
       return;
     }
     flushKatakana();
-    if (CJK_ONLY.test(segment)) {
+    if (cjk && CJK_ONLY.test(segment)) {
       // Japanese: only the okurigana rule applies.
       const stem = KANJI_THEN_HIRAGANA.exec(segment);
       emit(stem ? (stem[1] as string) : segment, false, undefined, FINAL);
       addJoin(end);
       return;
     }
-    const underscore = segment.includes("_");
-    if (underscore && /[^_]_+[^_]/.test(segment)) {
-      // snake_case / SCREAMING_CASE: code. The joined form, then the words in order.
-      const parts = segment
-        .split("_")
-        .filter((p) => p !== "")
-        .flatMap(splitCase);
-      emit(parts.join(""), false, parts, ANY);
-      for (const part of parts) emit(part, true, parts, ANY);
-    } else if (CASE_HUMP.test(segment)) {
-      // camelCase and mixed-case names (getUserName, HTTPServer, ClpC, RhoA): the joined form,
-      // then each part as a word of its own, so ClpC also meets ClpP through "clp".
-      const parts = splitCase(segment);
-      emit(parts.join(""), false, undefined, ANY);
-      for (const part of parts) emit(part, true, undefined, ANY);
-    } else {
-      let word = segment.toLowerCase();
-      if (word.includes("'") || word.includes("’")) word = word.replace(POSSESSIVE, "");
-      const stem = KANJI_THEN_HIRAGANA.exec(word);
-      const text = stem ? (stem[1] as string) : underscore ? word.replaceAll("_", "") : word;
-      if (text !== "") emit(text, false, undefined, ANY);
-    }
+    if (MEMBER_PATH.test(segment)) {
+      // A member path (this.store.writeDocuments, PaymentService.retryCharge, os.path): each
+      // name is a word of its own, and the whole path, names joined by dots, an extra form.
+      // Of the names, only the first can be a reserved word (this, self); the rest are members.
+      const names = segment.split(PATH_SEPARATOR);
+      const joined: string[] = [];
+      names.forEach((name, i) => {
+        if (i === 0 && reserved?.has(name)) return;
+        const first = wordTerms(name, emit);
+        if (first !== undefined) joined.push(first);
+      });
+      if (joined.length > 1) emit(joined.join("."), true, undefined, ANY);
+    } else if (!reserved?.has(segment)) wordTerms(segment, emit);
     addJoin(end);
   });
   flushKatakana();
 }
 
-/** The terms of a text in order, with the extra forms described above. */
-export function terms(text: string): Term[] {
+/** ASCII is its own NFKC form; normalising costs more than checking. */
+function nfkc(text: string): string {
+  return ASCII.test(text) ? text : text.normalize("NFKC");
+}
+
+/**
+ * The terms of a text in order, with the extra forms described above. With the `language` of a
+ * chunk of code, that language's reserved words standing alone (`return`, `const`, `self` in
+ * `self.x`) are left out; see reserved-words.ts.
+ */
+export function terms(text: string, language?: string | null): Term[] {
   const out: Term[] = [];
-  scan(text.normalize("NFKC"), (term, added, parts) => {
+  scan(nfkc(text), reservedWords(language), (term, added, parts) => {
     out.push(parts ? { text: term, added, parts } : { text: term, added });
   });
   return out;
 }
 
-/** The indexed terms of a text, in order: every term of `terms`, accents folded and English stemmed. */
-export function words(text: string): string[] {
+/**
+ * The indexed terms of a text, in order: every term of `terms`, accents folded and English
+ * stemmed. `language`: the text is a chunk of code in that language (its reserved words are left out).
+ */
+export function words(text: string, language?: string | null): string[] {
   const out: string[] = [];
-  scan(text.normalize("NFKC"), (term, _added, _parts, kind) => {
+  scan(nfkc(text), reservedWords(language), (term, _added, _parts, kind) => {
     out.push(indexForm(term, kind));
   });
   return out;
@@ -236,10 +291,10 @@ function indexForm(term: string, kind: number): string {
 }
 
 /** The terms of a title or a chunk separated by spaces (how engines that take text store them). */
-export function analyzeForIndex(text: string): string {
+export function analyzeForIndex(text: string, language?: string | null): string {
   // Joined from a list: a string grown term by term is a rope of hundreds of pieces that every
   // later reader (the SQLite driver) must flatten first, which measured 10-15% slower ingest.
-  return words(text).join(" ");
+  return words(text, language).join(" ");
 }
 
 /**
@@ -251,10 +306,26 @@ export function analyzeForIndex(text: string): string {
 export interface IndexTerms {
   /** The ANALYZER_VERSION that produced the terms: an engine analyses again on another one. */
   version: number;
-  /** The weighted field: `words(title)` then `words(heading)`, space-separated. */
+  /**
+   * The weighted field: `words(title)`, then the words of the chunk's heading, code symbols and
+   * documentation, space-separated.
+   */
   title: string;
-  /** `words(text)`, space-separated. */
+  /** `words(text, language)`, space-separated. */
   body: string;
+}
+
+/** What of a chunk besides its text goes into its index terms (the fields of a stored chunk). */
+export interface IndexedChunk {
+  heading?: string | null;
+  /** Code: the symbol of the declaration the chunk holds. */
+  symbol?: string | null;
+  /** Code: every declaration a chunk of several holds (then indexed instead of `symbol`). */
+  symbols?: readonly { symbol: string }[] | null;
+  /** Code: the documentation of its declarations. */
+  doc?: string | null;
+  /** Code: the chunk's language (its reserved words are left out of the body). */
+  language?: string | null;
 }
 
 /** The terms of an IndexTerms field as a list. */
@@ -263,18 +334,26 @@ export function splitTerms(field: string): string[] {
 }
 
 /**
- * The index terms of a chunk. `titleTerms` (`analyzeForIndex(title)`) may be given when several
- * chunks share a title: the words of a document title are then computed once.
+ * The index terms of a chunk: title = the document title, the chunk's heading, its code symbols
+ * (all it holds, or its one symbol) and their documentation, weighted as one; body = the text, a
+ * code chunk's without its language's reserved words. `titleTerms` (`analyzeForIndex(title)`)
+ * may be given when several chunks share a title: the words of a document title are then
+ * computed once.
  */
 export function indexTerms(
   title: string | null | undefined,
-  heading: string | null | undefined,
+  chunk: IndexedChunk,
   text: string,
   titleTerms: string = title ? analyzeForIndex(title) : "",
 ): IndexTerms {
-  const headingTerms = heading ? analyzeForIndex(heading) : "";
-  const joined = titleTerms === "" ? headingTerms : headingTerms === "" ? titleTerms : `${titleTerms} ${headingTerms}`;
-  return { version: ANALYZER_VERSION, title: joined, body: analyzeForIndex(text) };
+  const parts = titleTerms === "" ? [] : [titleTerms];
+  const symbols = chunk.symbols && chunk.symbols.length > 0 ? chunk.symbols.map((s) => s.symbol) : [chunk.symbol];
+  for (const extra of [chunk.heading, ...symbols, chunk.doc]) {
+    if (!extra) continue;
+    const terms = analyzeForIndex(extra);
+    if (terms !== "") parts.push(terms);
+  }
+  return { version: ANALYZER_VERSION, title: parts.join(" "), body: analyzeForIndex(text, chunk.language) };
 }
 
 /** 何年 asks for a year, 何色 for a colour: keep the counter, drop the question. */

@@ -2,6 +2,7 @@ export {
   ANALYZER_VERSION,
   analyzeForIndex,
   buildKeywordQuery,
+  type IndexedChunk,
   type IndexTerms,
   indexTerms,
   type KeywordQuery,
@@ -11,4 +12,4 @@ export {
   terms,
   words,
 } from "./analyzer.js";
-export { forEachWord, icuWordList, type WordVisitor, wordList } from "./segment.js";
+export { forEachWord, icuWordList, isSimpleText, type WordVisitor, wordList } from "./segment.js";

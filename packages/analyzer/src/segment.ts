@@ -1,34 +1,51 @@
 /**
  * Word segmentation with the words of `Intl.Segmenter('ja', { granularity: 'word' })` (ICU),
- * at a fraction of its cost on Latin text.
+ * at a fraction of its cost on Latin text and code.
  *
  * ICU costs about a microsecond per segment in V8 (every word, space and punctuation mark is a
- * call across into C++ and an object), which made it half of ingest. Its word rules (UAX #29) on
- * ASCII are simple and local, so ASCII text is cut here in JavaScript by the same rules, and ICU
- * only sees the stretches that hold other characters (Japanese needs its dictionary).
+ * call across into C++ and an object), which made it half of ingest and most of the CPU time of
+ * importing code. Its word rules (UAX #29) on ASCII and Latin letters are simple and local, so
+ * such text is cut here in JavaScript by the same rules, and ICU only sees the stretches that hold
+ * other characters (Japanese needs its dictionary).
  *
- * Why the two agree: text is split at ASCII whitespace, and UAX #29 always breaks before a
- * whitespace character (after a non-whitespace one) and after one when an ASCII character
- * follows, so a run of non-whitespace ASCII characters is cut the same whatever surrounds it.
- * A stretch with other characters goes to ICU together with the whitespace character in front
- * of it (a combining mark after a space belongs to the space, rule WB4); ICU's dictionary runs
- * (kanji, kana) end at whitespace too. `analyzer.test.ts` checks the equality on random text.
+ * The rules, for letters L (ASCII and Latin-1/Extended-A/B letters), digits N and `_`:
+ * - a word is a run of L, N and `_` (WB5, WB8–WB10, WB13a/b);
+ * - `.` `:` `'` `‘` `’` join two letters into one word (WB6/7: `a.b`, `it's`, `std:x`; ICU's
+ *   Japanese locale counts `:` as MidLetter);
+ * - `.` `,` `;` `'` `‘` `’` join two digits (WB11/12: `1,000`, `3.14`);
+ * - a run of one `_` alone is not a word, two or more are (ICU's rule status);
+ * - every other character the fast path takes (ASCII punctuation, Latin-1 signs, dashes, quotes,
+ *   bullets, arrows, mathematical operators, box drawing, geometric shapes) ends a word and is
+ *   none itself.
+ *
+ * Why the two agree on mixed text: text is split at ASCII whitespace, and UAX #29 always breaks
+ * before a whitespace character (after a non-whitespace one) and after one when a character of
+ * the fast path follows, so a run of such characters is cut the same whatever surrounds it. A
+ * stretch with other characters goes to ICU together with the whitespace character in front of
+ * it (a combining mark after a space belongs to the space, rule WB4); ICU's dictionary runs
+ * (kanji, kana) end at whitespace too. `segment.test.ts` checks the equality on random text,
+ * on every character of the fast path, and on the repository's own code and prose.
  */
 
-/** Character classes of UAX #29 for ASCII, as ICU applies them. */
-// 0: any other character (a segment of its own, never part of a word)
-const LETTER = 1; // ALetter: A–Z a–z
+/** Character classes of UAX #29 as ICU applies them, for the characters the fast path takes. */
+const OTHER = 0; // a segment of its own, never part of a word
+const LETTER = 1; // ALetter: A–Z a–z and the Latin letters U+00C0–U+024F (not × ÷)
 const DIGIT = 2; // Numeric: 0–9
 const UNDERSCORE = 3; // ExtendNumLet: _
 const MID_LETTER = 4; // MidLetter: ':' (joins letters only)
-const MID_NUM_LET = 5; // MidNumLet and Single_Quote: '.' and "'" (join letters, and digits)
+const MID_NUM_LET = 5; // MidNumLet and Single_Quote: '.' "'" ‘ ’ (join letters, and digits)
 const MID_NUM = 6; // MidNum: ',' ';' (join digits only)
 const SPACE = 7; // whitespace: space, tab, line feed, vertical tab, form feed, carriage return
+const SLOW = 8; // anything else: ICU decides
 
-const CLASS = new Uint8Array(128);
-for (let c = 0x41; c <= 0x5a; c++) CLASS[c] = LETTER;
-for (let c = 0x61; c <= 0x7a; c++) CLASS[c] = LETTER;
-for (let c = 0x30; c <= 0x39; c++) CLASS[c] = DIGIT;
+/** Code points below this have a class in the table; all above are SLOW. */
+const TABLE_SIZE = 0x2600;
+const CLASS = new Uint8Array(TABLE_SIZE).fill(SLOW);
+const setRange = (from: number, to: number, kind: number) => CLASS.fill(kind, from, to + 1);
+setRange(0x00, 0x7f, OTHER);
+setRange(0x41, 0x5a, LETTER);
+setRange(0x61, 0x7a, LETTER);
+setRange(0x30, 0x39, DIGIT);
 CLASS[0x5f] = UNDERSCORE;
 CLASS[0x3a] = MID_LETTER;
 CLASS[0x2e] = MID_NUM_LET;
@@ -36,6 +53,23 @@ CLASS[0x27] = MID_NUM_LET;
 CLASS[0x2c] = MID_NUM;
 CLASS[0x3b] = MID_NUM;
 for (const c of [0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]) CLASS[c] = SPACE;
+// Latin-1 signs that are neither letters, digits nor joiners (not `·`, a joiner, nor the soft
+// hyphen, which UAX #29 ignores inside words, nor ª º µ, which are letters).
+setRange(0xa0, 0xa7, OTHER);
+for (const c of [0xa9, 0xab, 0xac, 0xae, 0xb0, 0xb1, 0xb6, 0xbb, 0xbf, 0xd7, 0xf7]) CLASS[c] = OTHER;
+// Latin-1 Supplement, Latin Extended-A and -B letters (× and ÷ set above stay OTHER).
+for (let c = 0xc0; c <= 0x24f; c++) if (c !== 0xd7 && c !== 0xf7) CLASS[c] = LETTER;
+// Dashes, quotes, daggers, bullet; ‘ and ’ join like an apostrophe.
+setRange(0x2010, 0x2022, OTHER);
+CLASS[0x2018] = MID_NUM_LET;
+CLASS[0x2019] = MID_NUM_LET;
+// Arrows, mathematical operators, box drawing, block elements, geometric shapes.
+setRange(0x2190, 0x22ff, OTHER);
+setRange(0x2500, 0x25ff, OTHER);
+
+function classOf(code: number): number {
+  return code < TABLE_SIZE ? (CLASS[code] as number) : SLOW;
+}
 
 /**
  * Called for each word (a segment ICU calls word-like) with its offset in the text. `plain` is
@@ -55,11 +89,12 @@ function icuWords(text: string, from: number, to: number, visit: WordVisitor): v
   for (const { segment, index, isWordLike } of segmenter.segment(part)) if (isWordLike) visit(segment, from + index, false);
 }
 
-/** The words of `text[from, to)`, which holds ASCII characters and no whitespace. */
-function asciiWords(text: string, from: number, to: number, visit: WordVisitor): void {
+/** The words of `text[from, to)`, which holds characters of the fast path and no whitespace. */
+function fastWords(text: string, from: number, to: number, visit: WordVisitor): void {
   let i = from;
   while (i < to) {
-    const kind = CLASS[text.charCodeAt(i)] as number;
+    let code = text.charCodeAt(i);
+    const kind = CLASS[code] as number;
     if (kind !== LETTER && kind !== DIGIT && kind !== UNDERSCORE) {
       // Punctuation that joins nothing here is a segment of its own, not a word.
       i++;
@@ -67,18 +102,18 @@ function asciiWords(text: string, from: number, to: number, visit: WordVisitor):
     }
     const start = i;
     let wordy = kind !== UNDERSCORE;
-    let plain = kind === DIGIT || text.charCodeAt(i) >= 0x61;
+    let plain = kind === DIGIT || (code >= 0x61 && code <= 0x7a);
     let previous = kind;
     i++;
     while (i < to) {
-      const code = text.charCodeAt(i);
+      code = text.charCodeAt(i);
       const next = CLASS[code] as number;
       if (next === LETTER || next === DIGIT || next === UNDERSCORE) {
         // WB5, WB8–WB10, WB13a/b: letters, digits and underscores hold together.
         if (next === UNDERSCORE) plain = false;
         else {
           wordy = true;
-          if (next === LETTER && code < 0x61) plain = false;
+          if (next === LETTER && (code < 0x61 || code > 0x7a)) plain = false;
         }
         previous = next;
         i++;
@@ -86,7 +121,7 @@ function asciiWords(text: string, from: number, to: number, visit: WordVisitor):
       }
       if (i + 1 < to) {
         const after = CLASS[text.charCodeAt(i + 1)] as number;
-        // WB6/WB7: a letter, ':' '.' or "'", a letter. WB11/WB12: a digit, ',' ';' '.' or "'", a digit.
+        // WB6/WB7: a letter, ':' '.' "'" ‘ ’, a letter. WB11/WB12: a digit, ',' ';' '.' "'" ‘ ’, a digit.
         const letters = previous === LETTER && after === LETTER && (next === MID_LETTER || next === MID_NUM_LET);
         const digits = previous === DIGIT && after === DIGIT && (next === MID_NUM || next === MID_NUM_LET);
         if (letters || digits) {
@@ -109,36 +144,36 @@ function asciiWords(text: string, from: number, to: number, visit: WordVisitor):
  */
 export function forEachWord(text: string, visit: WordVisitor): void {
   const length = text.length;
-  // The stretch waiting for ICU: from its first non-ASCII piece (with the whitespace before it).
+  // The stretch waiting for ICU: from its first piece with other characters (with the
+  // whitespace before it).
   let icuFrom = -1;
   let icuTo = -1;
-  // ASCII pieces met since that stretch's last non-ASCII piece: ICU takes them too if another
-  // non-ASCII piece follows soon (a call costs several segments' worth, a short gap less).
+  // Fast pieces met since that stretch's last slow piece: ICU takes them too if another slow
+  // piece follows soon (a call costs several segments' worth, a short gap less).
   const gap: number[] = [];
   const flush = () => {
     if (icuFrom >= 0) icuWords(text, icuFrom, icuTo, visit);
     icuFrom = -1;
-    for (let g = 0; g < gap.length; g += 2) asciiWords(text, gap[g] as number, gap[g + 1] as number, visit);
+    for (let g = 0; g < gap.length; g += 2) fastWords(text, gap[g] as number, gap[g + 1] as number, visit);
     gap.length = 0;
   };
   let i = 0;
   while (i < length) {
-    let code = text.charCodeAt(i);
-    if (code < 128 && CLASS[code] === SPACE) {
+    let kind = classOf(text.charCodeAt(i));
+    if (kind === SPACE) {
       i++;
       continue;
     }
     const start = i;
-    let ascii = true;
+    let fast = true;
     while (i < length) {
-      code = text.charCodeAt(i);
-      if (code < 128) {
-        if (CLASS[code] === SPACE) break;
-      } else ascii = false;
+      kind = classOf(text.charCodeAt(i));
+      if (kind === SPACE) break;
+      if (kind === SLOW) fast = false;
       i++;
     }
-    if (ascii) {
-      if (icuFrom < 0) asciiWords(text, start, i, visit);
+    if (fast) {
+      if (icuFrom < 0) fastWords(text, start, i, visit);
       else {
         gap.push(start, i);
         if (gap.length > 2 * MAX_GAP_PIECES) flush();
@@ -152,8 +187,14 @@ export function forEachWord(text: string, visit: WordVisitor): void {
   flush();
 }
 
-/** ASCII pieces (words between spaces) ICU may take between two stretches, to spare a call. */
+/** Fast pieces (words between spaces) ICU may take between two stretches, to spare a call. */
 const MAX_GAP_PIECES = 3;
+
+/** True when every character of `text` is one the fast path cuts (ICU is not called at all). */
+export function isSimpleText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (classOf(text.charCodeAt(i)) === SLOW) return false;
+  return true;
+}
 
 /** ICU alone, for comparison in tests: the word-like segments of `text` with their offsets. */
 export function icuWordList(text: string): [string, number][] {

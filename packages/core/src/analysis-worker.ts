@@ -15,8 +15,8 @@ port.on("message", (request: AnalysisRequest) => {
       id: request.id,
       terms: request.documents.map(({ title, chunks }) => {
         const titleTerms = title ? analyzeForIndex(title) : "";
-        return chunks.map(([heading, text]) => {
-          const terms = indexTerms(title, heading, text, titleTerms);
+        return chunks.map(([heading, text, code]) => {
+          const terms = indexTerms(title, code ? { heading, ...code } : { heading }, text, titleTerms);
           return [terms.title, terms.body];
         });
       }),

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ANALYZER_VERSION, analyzeForIndex, indexTerms } from "@docdb/analyzer";
 import type { DocumentWrite } from "@docdb/store";
-import type { AnalysisReply, AnalysisRequest } from "./analysis-protocol.js";
+import type { AnalysisReply, AnalysisRequest, CodeFields } from "./analysis-protocol.js";
 import type { Logger } from "./logger.js";
 
 /**
@@ -16,8 +16,20 @@ export function analyseInThread(writes: DocumentWrite[]): void {
   for (const w of writes) {
     const title = w.document.title ?? null;
     const titleTerms = title ? analyzeForIndex(title) : "";
-    for (const chunk of w.chunks) chunk.terms = indexTerms(title, chunk.heading, chunk.text, titleTerms);
+    for (const chunk of w.chunks) chunk.terms = indexTerms(title, chunk, chunk.text, titleTerms);
   }
+}
+
+/** The code fields of a chunk that go into its index terms; undefined for prose (nothing to send). */
+function codeFields(chunk: DocumentWrite["chunks"][number]): CodeFields | undefined {
+  const { symbol, symbols, doc, language } = chunk;
+  if (!symbol && !(symbols && symbols.length > 0) && !doc && !language) return undefined;
+  return {
+    symbol: symbol ?? null,
+    symbols: symbols && symbols.length > 0 ? symbols.map((s) => ({ symbol: s.symbol })) : null,
+    doc: doc ?? null,
+    language: language ?? null,
+  };
 }
 
 /** Analyses the chunks of writes, in this thread or in worker threads. */
@@ -140,7 +152,10 @@ export class AnalysisPool {
       id,
       documents: writes.map((w) => ({
         title: w.document.title ?? null,
-        chunks: w.chunks.map((c) => [c.heading ?? null, c.text]),
+        chunks: w.chunks.map((c) => {
+          const code = codeFields(c);
+          return code ? [c.heading ?? null, c.text, code] : [c.heading ?? null, c.text];
+        }),
       })),
     };
     return new Promise((resolve, reject) => {

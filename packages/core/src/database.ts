@@ -14,6 +14,7 @@ import {
 } from "@docdb/store";
 import { type Analyse, analyseInThread } from "./analysis.js";
 import { Collections } from "./collections/collections.js";
+import { DEFINITION_CANDIDATES, definedSymbol, definitionsFirst, namedSymbol } from "./definitions.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
 import { DocDBError, fromStoreError, toDocDBError } from "./errors.js";
 import { parseFilter } from "./filter.js";
@@ -21,7 +22,13 @@ import type { HealingStatus } from "./healer.js";
 import { lineIndex } from "./lines.js";
 import type { Logger } from "./logger.js";
 import { Memory, resolveMemoryOptions } from "./memory/memory.js";
-import { isSystemCollection, MEMORY_COLLECTION_PREFIX, MEMORY_COLLECTIONS, WITHOUT_SYSTEM_COLLECTIONS } from "./memory/names.js";
+import {
+  ANY_MEMORY,
+  isSystemCollection,
+  MEMORY_COLLECTION_PREFIX,
+  MEMORY_COLLECTIONS,
+  WITHOUT_SYSTEM_COLLECTIONS,
+} from "./memory/names.js";
 import type { ResolvedMemoryOptions } from "./memory/types.js";
 import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { RERANK_CANDIDATES } from "./reranker.js";
@@ -544,6 +551,32 @@ export class Database {
     });
   }
 
+  /** The best keyword hits among chunks of code whose own symbol is `name` (see definitions.ts). */
+  private async definitions(
+    query: NonNullable<ReturnType<typeof buildKeywordQuery>>,
+    name: string,
+    filter: Filter | undefined,
+  ): Promise<{ chunkId: string; score: number }[]> {
+    const withSymbol = allOf([filter, { op: "exists", field: { chunk: "symbol" }, value: true }]);
+    const hits = await this.call(() => this.store.keywordSearch(query, { limit: DEFINITION_CANDIDATES, filter: withSymbol }));
+    if (hits.length === 0) return [];
+    const defining = new Set(
+      (await this.call(() => this.store.chunkHits(hits.map((h) => h.chunkId)))).filter((c) => definedSymbol(c, name)).map((c) => c.id),
+    );
+    return hits.filter((h) => defining.has(h.chunkId));
+  }
+
+  /**
+   * The condition that keeps agent memory out of find and list, or none when the database holds
+   * no memory. Any filter makes an engine take its filtered vector path (at 100k chunks the
+   * SQLite engine counts the matching chunks first, ~160 ms), and most databases never store
+   * memory; asking whether it has any is one indexed lookup.
+   */
+  private async withoutMemory(): Promise<Filter | undefined> {
+    const any = await this.call(() => this.store.listDocuments({ limit: 1, filter: ANY_MEMORY }));
+    return any.length > 0 ? WITHOUT_SYSTEM_COLLECTIONS : undefined;
+  }
+
   private async searchFilter(input: FindInput): Promise<Filter | undefined> {
     if (input.filter !== undefined && (typeof input.filter !== "object" || input.filter === null || Array.isArray(input.filter))) {
       throw new DocDBError("INVALID_REQUEST", 'filter must be a JSON object of metadata paths and values, e.g. {"lang":"ja"}');
@@ -566,7 +599,7 @@ export class Database {
     return allOf([
       parseFilter(input.filter),
       input.path_prefix !== undefined ? { op: "prefix", field: { builtin: "source" }, value: input.path_prefix } : undefined,
-      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : WITHOUT_SYSTEM_COLLECTIONS,
+      input.collection !== undefined ? { op: "eq", field: { builtin: "collection" }, value: input.collection } : await this.withoutMemory(),
       input.doc_ids !== undefined ? { op: "in", field: { builtin: "doc_id" }, values: input.doc_ids } : undefined,
     ]);
   }
@@ -653,7 +686,7 @@ export class Database {
     }
     const passages = await this.collections.markStale(
       groups.map(({ group }) => {
-        const passage = toPassage(group, contents.get(group.docId));
+        const passage = toPassage(group, contents.get(group.docId), namedSymbol(query));
         const retrieval = retrievalScores?.get(passage.chunk_id);
         return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
       }),
@@ -697,6 +730,9 @@ export class Database {
     if (mode !== "vector") {
       const keywordQuery = buildKeywordQuery(query);
       keyword = keywordQuery ? await this.call(() => this.store.keywordSearch(keywordQuery, { limit: options.fetch, filter })) : [];
+      // A query that is one identifier puts the chunks defining it first (definitions.ts).
+      const name = namedSymbol(query);
+      if (keywordQuery && name !== undefined) keyword = definitionsFirst(keyword, await this.definitions(keywordQuery, name, filter));
     }
     if (mode !== "keyword") {
       const model = this.context.embedding;
@@ -843,6 +879,8 @@ export class Database {
         embedded: c.embedded,
         ...(c.lineStart !== null ? { line_start: c.lineStart } : {}),
         ...(c.lineEnd !== null ? { line_end: c.lineEnd } : {}),
+        ...(c.symbol !== null ? { symbol: c.symbol } : {}),
+        ...(c.symbolKind !== null ? { symbol_kind: c.symbolKind } : {}),
       })),
     };
   }
@@ -872,7 +910,7 @@ export class Database {
       parseFilter(options.filter),
       options.collection !== undefined
         ? { op: "eq", field: { builtin: "collection" }, value: options.collection }
-        : WITHOUT_SYSTEM_COLLECTIONS,
+        : await this.withoutMemory(),
     ]);
     const rows = await this.call(() => this.store.listDocuments({ limit, offset, filter }));
     return rows.map((d) => ({

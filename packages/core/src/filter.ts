@@ -1,4 +1,13 @@
-import { BUILTIN_FIELDS, type BuiltinField, type Filter, type FilterField, METADATA_PATH_SEGMENT, type Scalar } from "@docdb/store";
+import {
+  BUILTIN_FIELDS,
+  type BuiltinField,
+  CHUNK_FIELDS,
+  type ChunkField,
+  type Filter,
+  type FilterField,
+  METADATA_PATH_SEGMENT,
+  type Scalar,
+} from "@docdb/store";
 import { DocDBError } from "./errors.js";
 
 /**
@@ -12,7 +21,9 @@ import { DocDBError } from "./errors.js";
  *   {"created_at": {"$gte": "2026-11-01"}, "source": {"$prefix": "docs/"}}
  *
  * Top-level names doc_id, key, title, source, collection, created_at and updated_at are the
- * document's own fields; a metadata key of the same name is reached as "metadata.title".
+ * document's own fields; language, symbol and symbol_kind are a code chunk's (in a search, the
+ * chunk's own; in a listing, any chunk of the document: {"symbol_kind": "class"} lists the
+ * documents that define a class). A metadata key of the same name is reached as "metadata.title".
  * Dates may be any form `Date` parses; they are compared as ISO 8601 UTC.
  */
 
@@ -34,6 +45,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function field(name: string, where: string): FilterField {
   if ((BUILTIN_FIELDS as readonly string[]).includes(name)) return { builtin: name as BuiltinField };
+  if ((CHUNK_FIELDS as readonly string[]).includes(name)) return { chunk: name as ChunkField };
   const path = name.startsWith("metadata.") ? name.slice("metadata.".length).split(".") : name.split(".");
   for (const segment of path) {
     if (!METADATA_PATH_SEGMENT.test(segment)) {

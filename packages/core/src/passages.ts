@@ -1,4 +1,5 @@
 import type { ChunkHit } from "@docdb/store";
+import { definedSymbol } from "./definitions.js";
 import { DocDBError } from "./errors.js";
 import type { FindBudget, SearchResult } from "./types.js";
 
@@ -75,10 +76,16 @@ export function groupPassages(ranked: RankedHit[], merge: boolean): { group: Gro
   return groups.map((group) => ({ group, single: group.members.length === 1 }));
 }
 
-/** A passage as a search result, its text re-sliced from the document when chunks were merged. */
-export function toPassage(group: Group, content: string | undefined): SearchResult {
+/**
+ * A passage as a search result, its text re-sliced from the document when chunks were merged. Its
+ * symbol is its best chunk's, or, when the query named one packed into that chunk, that one.
+ */
+export function toPassage(group: Group, content: string | undefined, named?: string): SearchResult {
   const { best } = group;
   const hit = best.hit;
+  const symbol =
+    (named !== undefined ? definedSymbol(hit, named) : undefined) ??
+    (hit.symbol ? { symbol: hit.symbol, kind: hit.symbolKind } : undefined);
   const text = group.members.length === 1 || content === undefined ? hit.text : content.slice(group.start, group.end);
   const lineStarts = group.members.map((m) => m.hit.lineStart).filter((n): n is number => n !== null);
   const lineEnds = group.members.map((m) => m.hit.lineEnd).filter((n): n is number => n !== null);
@@ -99,6 +106,9 @@ export function toPassage(group: Group, content: string | undefined): SearchResu
     ...(hit.heading ? { heading: hit.heading } : {}),
     ...(lineStarts.length > 0 ? { line_start: Math.min(...lineStarts) } : {}),
     ...(lineEnds.length > 0 ? { line_end: Math.max(...lineEnds) } : {}),
+    ...(hit.language ? { language: hit.language } : {}),
+    ...(symbol ? { symbol: symbol.symbol } : {}),
+    ...(symbol?.kind ? { symbol_kind: symbol.kind } : {}),
   };
 }
 

@@ -9,12 +9,27 @@ const SQL_MAX_LENGTH = 100_000;
 
 /**
  * The documented read-only views and their columns, the same on every engine: documents,
- * chunks, collections and files (migrations/sqlite/0004_views.sql, migrations/postgres/0005_views.sql),
- * and agent memory's topics, QA and knowledge records (0006_memory_views.sql of each engine).
+ * chunks, collections and files (migrations/sqlite/0004_views.sql, migrations/postgres/0005_views.sql,
+ * code fields from 0007_code_symbols.sql of each engine), and agent memory's topics, QA and
+ * knowledge records (0006_memory_views.sql of each engine).
  */
 export const SQL_VIEWS: Readonly<Record<string, readonly string[]>> = {
   documents_v: ["id", "key", "title", "source", "collection", "metadata", "created_at", "updated_at", "length"],
-  chunks_v: ["id", "doc_id", "idx", "text", "start", "end", "heading", "line_start", "line_end", "embedded"],
+  chunks_v: [
+    "id",
+    "doc_id",
+    "idx",
+    "text",
+    "start",
+    "end",
+    "heading",
+    "line_start",
+    "line_end",
+    "language",
+    "symbol",
+    "symbol_kind",
+    "embedded",
+  ],
   collections_v: ["name", "description", "source", "enabled", "settings", "created_at", "updated_at", "last_import_at"],
   files_v: ["collection", "path", "size", "mtime", "content_hash", "doc_id", "chunking", "imported_at"],
   topics_v: ["id", "name", "normalized_name", "description", "qa_count", "unmerged_count", "knowledge_count", "created_at", "updated_at"],

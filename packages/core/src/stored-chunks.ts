@@ -43,6 +43,12 @@ export function toStoredChunks(text: string, chunks: Chunk[], title: string | nu
       heading,
       lineStart: lineOf(c.start),
       lineEnd: lineOf(Math.max(c.start, c.end - 1)),
+      language: c.language ?? null,
+      symbol: c.symbol ?? null,
+      symbolKind: c.symbolKind ?? null,
+      symbols: c.symbols ?? null,
+      codeFallback: c.fallback ?? null,
+      doc: c.doc ?? null,
       inputHash: contentHash(embeddingInput({ text: c.text, heading, title })),
     };
   });

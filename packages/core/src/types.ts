@@ -140,6 +140,12 @@ export interface SearchResult {
   heading?: string;
   line_start?: number;
   line_end?: number;
+  /** Code: the language of the passage's best chunk (`typescript`, `python`…). */
+  language?: string;
+  /** Code: the symbol path of the declaration the best chunk holds (`PaymentService.retryCharge`). */
+  symbol?: string;
+  /** Code: what that symbol is (`function`, `class`, `method`…). */
+  symbol_kind?: string;
   /** The collection the document was imported into. */
   collection?: string;
   /** True when the file changed or vanished since it was imported; `note` says how. */
@@ -185,7 +191,17 @@ export interface DocumentView {
   created_at: string;
   updated_at: string;
   /** The document's chunks (with a range: those that overlap it). */
-  chunks: { chunk_id: string; index: number; start: number; end: number; embedded: boolean; line_start?: number; line_end?: number }[];
+  chunks: {
+    chunk_id: string;
+    index: number;
+    start: number;
+    end: number;
+    embedded: boolean;
+    line_start?: number;
+    line_end?: number;
+    symbol?: string;
+    symbol_kind?: string;
+  }[];
 }
 
 export interface DatabaseStatus {

@@ -70,6 +70,28 @@ function corpus(count: number): InsertInput[] {
   });
 }
 
+/**
+ * Every third document's chunks as chunks of code: a language (its reserved words leave the
+ * body), a symbol or several packed ones, and documentation (the title field takes them).
+ */
+function asCode<C extends DocumentWrite["chunks"][number]>(chunk: C, n: number): C {
+  if (n % 3 !== 0) return chunk;
+  return {
+    ...chunk,
+    text: `${chunk.text}\nexport function retryCharge(id) { return this.store.write(id); }`,
+    language: "typescript",
+    symbol: "PaymentService.retryCharge",
+    symbols:
+      n % 6 === 0
+        ? [
+            { symbol: "PaymentService.retryCharge", kind: "method" },
+            { symbol: "betaGamma", kind: "function" },
+          ]
+        : null,
+    doc: "Charges the card again.",
+  };
+}
+
 async function countsOf(engine: StoreEngine, name: string): Promise<StoreCounts> {
   return (await engine.openDatabase(name)).counts();
 }
@@ -252,10 +274,9 @@ describe("terms analysed in core", () => {
     const writes = (analysed: boolean): DocumentWrite[] => {
       const list = corpus(40).map((input, n) => ({
         document: { id: `d${n}`, title: input.title ?? null, content: input.text, contentHash: "h", metadata: { n } },
-        chunks: toStoredChunks(input.text, chunkText(input.text, { size: 300, overlap: 50 }), input.title ?? null).map((c, i) => ({
-          ...c,
-          heading: i % 2 === 0 ? `見出し ${n} > part` : null,
-        })),
+        chunks: toStoredChunks(input.text, chunkText(input.text, { size: 300, overlap: 50 }), input.title ?? null).map((c, i) =>
+          asCode({ ...c, heading: i % 2 === 0 ? `見出し ${n} > part` : null }, n),
+        ),
       }));
       if (analysed) analyseInThread(list);
       return list;
@@ -264,14 +285,26 @@ describe("terms analysed in core", () => {
     const theirs = await engine.openDatabase("theirs", { create: true });
     const given = writes(true);
     const plain = writes(false);
-    expect(given[0]?.chunks[0]?.terms?.title).toMatch(/見出 0 part$/);
+    expect(given[1]?.chunks[0]?.terms?.title).toMatch(/見出 1 part$/);
     expect(plain[0]?.chunks[0]?.terms).toBeUndefined();
     await ours.writeDocuments(given);
     await theirs.writeDocuments(plain);
     // Chunk ids differ between the two lists: hits are compared as (document, chunk index).
     const place = (list: DocumentWrite[]) => new Map(list.flatMap((w) => w.chunks.map((c) => [c.id, `${w.document.id}:${c.idx}`])));
     const [inOurs, inTheirs] = [place(given), place(plain)];
-    for (const text of ["東京の天気", "invoice customer", "max_connections", "getUserName", "見出し 3", "文書 title", "doc17"]) {
+    for (const text of [
+      "東京の天気",
+      "invoice customer",
+      "max_connections",
+      "getUserName",
+      "見出し 3",
+      "文書 title",
+      "doc17",
+      "retryCharge",
+      "this.store.write",
+      "betaGamma",
+      "charges the card",
+    ]) {
       const query = buildKeywordQuery(text);
       if (!query) throw new Error(text);
       const a = await ours.keywordSearch(query, { limit: 10 });
@@ -291,7 +324,7 @@ describe("analysis in worker threads", () => {
         input.text,
         [{ index: 0, text: input.text, start: 0, end: input.text.length, headingPath: ["見出し", `part ${n}`] }],
         input.title ?? null,
-      ),
+      ).map((c) => asCode(c, n)),
     }));
   }
 
@@ -304,7 +337,14 @@ describe("analysis in worker threads", () => {
       await pool.analyse(pooled);
       expect(pool.running).toBe(2);
       expect(pooled.map((w) => w.chunks.map((c) => c.terms))).toEqual(expected.map((w) => w.chunks.map((c) => c.terms)));
-      expect(pooled[3]?.chunks[0]?.terms?.title).toMatch(/見出 part 3$/);
+      expect(pooled[4]?.chunks[0]?.terms?.title).toMatch(/見出 part 4$/);
+      // Code fields crossed to the workers: symbols and documentation in the title, no reserved words in the body.
+      expect(pooled[3]?.chunks[0]?.terms?.title).toMatch(
+        /part 3 paymentservic payment servic retrycharg retri charg paymentservice\.retrycharge charg the card again$/,
+      );
+      expect(pooled[6]?.chunks[0]?.terms?.title).toContain("betagamma beta gamma");
+      expect(pooled[3]?.chunks[0]?.terms?.body).toMatch(/ retrycharg retri charg id store write store\.write id$/);
+      expect(pooled[4]?.chunks[0]?.terms?.body.split(" ")).not.toContain("retrycharg");
       // Small batches stay in this thread.
       const small = new AnalysisPool({ size: 2, minChunks: 1000 });
       const few = writes().slice(0, 2);

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { type EngineCapabilities, type Store, type StoreEngine, StoreError } from "@docdb/store";
 import type pg from "pg";
 import { Database, type Queryable } from "./db.js";
+import { refreshKeywordIndex } from "./reindex.js";
 import { PostgresStore } from "./store.js";
 
 export interface PostgresEngineOptions {
@@ -246,6 +247,7 @@ export class PostgresEngine implements StoreEngine {
         ]);
       }
     });
+    await refreshKeywordIndex(this.db, q);
     const store = new PostgresStore(this, name, schema, info, () => this.stores.delete(store));
     this.stores.add(store);
     return store;

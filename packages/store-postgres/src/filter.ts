@@ -1,4 +1,12 @@
-import { type BuiltinField, type Filter, type FilterField, METADATA_PATH_SEGMENT, type Scalar, StoreError } from "@docdb/store";
+import {
+  type BuiltinField,
+  type ChunkField,
+  type Filter,
+  type FilterField,
+  METADATA_PATH_SEGMENT,
+  type Scalar,
+  StoreError,
+} from "@docdb/store";
 
 /**
  * Filters to SQL over `documents` (aliased `d`), with the meaning of `matchesFilter`:
@@ -11,7 +19,13 @@ import { type BuiltinField, type Filter, type FilterField, METADATA_PATH_SEGMENT
  *   point order) pairs only.
  * - Every condition is two-valued (`COALESCE(…, FALSE)`), so `not`, `ne` and `nin` also match
  *   documents without the path, as the reference does.
+ * - Chunk fields (`language`, `symbol`, `symbol_kind`) read the chunk `c` a search considers
+ *   (scope `chunk`), or, in a listing (scope `document`), any chunk of the document: `EXISTS`
+ *   over its chunks, so `ne` is "no chunk equals", like an array's elements.
  */
+
+/** Where chunk fields are read: the chunk `c` of a search, or any chunk of the document `d`. */
+export type FilterScope = { chunks: "chunk" } | { chunks: "document"; schema: string };
 
 /** Collects positional parameters for one statement. */
 export class Params {
@@ -135,13 +149,12 @@ function metadataCondition(
   }
 }
 
+/** A condition on a text column (a document's own field, or a chunk's). */
 function builtinCondition(
   filter: Exclude<Filter, { and: Filter[] } | { or: Filter[] } | { not: Filter }>,
-  field: BuiltinField,
+  column: string,
   params: Params,
 ): string {
-  const column = BUILTIN_COLUMN[field];
-  if (column === undefined) invalid(`unknown built-in field ${JSON.stringify(field)}`);
   // Built-in values are strings or null.
   const equals = (v: Scalar): string => {
     const x = checkScalar(v);
@@ -173,27 +186,63 @@ function builtinCondition(
   }
 }
 
-function fieldOf(field: FilterField): { metadata: string[] } | { builtin: BuiltinField } {
+const CHUNK_COLUMN: Record<ChunkField, string> = { language: "language", symbol: "symbol", symbol_kind: "symbol_kind" };
+
+/** A condition on a chunk column, as `builtinCondition` writes it for a document column. */
+function chunkCondition(
+  filter: Exclude<Filter, { and: Filter[] } | { or: Filter[] } | { not: Filter }>,
+  field: ChunkField,
+  params: Params,
+  scope: FilterScope,
+): string {
+  const column = CHUNK_COLUMN[field];
+  if (column === undefined) invalid(`unknown chunk field ${JSON.stringify(field)}`);
+  if (scope.chunks === "chunk") return builtinCondition(filter, `c.${column}`, params);
+  // Any chunk of the document: ne, nin and exists false are the negations of eq, in and exists.
+  const negated = filter.op === "ne" || filter.op === "nin" || (filter.op === "exists" && !filter.value);
+  const positive: typeof filter =
+    filter.op === "ne"
+      ? { ...filter, op: "eq" }
+      : filter.op === "nin"
+        ? { ...filter, op: "in" }
+        : filter.op === "exists"
+          ? { ...filter, value: true }
+          : filter;
+  const any = `EXISTS (SELECT 1 FROM ${scope.schema}.chunks cf WHERE cf.doc_id = d.id AND ${builtinCondition(positive, `cf.${column}`, params)})`;
+  return negated ? `(NOT ${any})` : any;
+}
+
+function fieldOf(field: FilterField): FilterField {
   if (field && typeof field === "object") {
     if ("metadata" in field && Array.isArray(field.metadata)) return field;
     if ("builtin" in field && typeof field.builtin === "string") return field;
+    if ("chunk" in field && typeof field.chunk === "string") return field;
   }
-  return invalid("a filter field is { metadata: string[] } or { builtin: name }");
+  return invalid("a filter field is { metadata: string[] }, { builtin: name } or { chunk: name }");
 }
 
-/** SQL for a filter over `documents d` (always TRUE or FALSE, never NULL). */
-export function filterToSql(filter: Filter, params: Params, depth = 0): string {
+/**
+ * SQL for a filter (always TRUE or FALSE, never NULL) over `documents d`, and with scope `chunk`
+ * (searches, the default) the chunk `c` of that document.
+ */
+export function filterToSql(filter: Filter, params: Params, scope: FilterScope = { chunks: "chunk" }, depth = 0): string {
   if (depth > 64) invalid("filter nested too deeply");
   if (filter === null || typeof filter !== "object") invalid("a filter must be an object");
   if ("and" in filter) {
     if (filter.and.length === 0) return "TRUE";
-    return `(${filter.and.map((f) => filterToSql(f, params, depth + 1)).join(" AND ")})`;
+    return `(${filter.and.map((f) => filterToSql(f, params, scope, depth + 1)).join(" AND ")})`;
   }
   if ("or" in filter) {
     if (filter.or.length === 0) return "FALSE";
-    return `(${filter.or.map((f) => filterToSql(f, params, depth + 1)).join(" OR ")})`;
+    return `(${filter.or.map((f) => filterToSql(f, params, scope, depth + 1)).join(" OR ")})`;
   }
-  if ("not" in filter) return `(NOT ${filterToSql(filter.not, params, depth + 1)})`;
+  if ("not" in filter) return `(NOT ${filterToSql(filter.not, params, scope, depth + 1)})`;
   const field = fieldOf(filter.field);
-  return "builtin" in field ? builtinCondition(filter, field.builtin, params) : metadataCondition(filter, field.metadata, params);
+  if ("chunk" in field) return chunkCondition(filter, field.chunk, params, scope);
+  if ("builtin" in field) {
+    const column = BUILTIN_COLUMN[field.builtin];
+    if (column === undefined) invalid(`unknown built-in field ${JSON.stringify(field.builtin)}`);
+    return builtinCondition(filter, column, params);
+  }
+  return metadataCondition(filter, field.metadata, params);
 }

@@ -1,4 +1,4 @@
-import { ANALYZER_VERSION, type IndexTerms, indexTerms, type KeywordQuery, splitTerms } from "@docdb/analyzer";
+import { ANALYZER_VERSION, type IndexedChunk, type IndexTerms, indexTerms, type KeywordQuery, splitTerms } from "@docdb/analyzer";
 import type { Filter } from "@docdb/store";
 import { filterToSql, Params } from "./filter.js";
 
@@ -33,17 +33,13 @@ export interface ChunkPostings {
 }
 
 /**
- * The postings of a chunk from its index terms: title = document title + chunk heading (weight
- * 2), body = the chunk text. Terms analysed beforehand are used when they are of this analyzer
- * version; otherwise the chunk is analysed here.
+ * The postings of a chunk from its index terms: title = document title + chunk heading + code
+ * symbols + documentation (weight 2), body = the chunk text (a code chunk's without its
+ * language's reserved words). Terms analysed beforehand are used when they are of this analyzer
+ * version; otherwise the chunk is analysed here, the same way (`indexTerms`).
  */
-export function chunkPostings(
-  title: string | null | undefined,
-  heading: string | null | undefined,
-  text: string,
-  analysed?: IndexTerms,
-): ChunkPostings {
-  const terms = analysed?.version === ANALYZER_VERSION ? analysed : indexTerms(title, heading, text);
+export function chunkPostings(title: string | null | undefined, chunk: IndexedChunk, text: string, analysed?: IndexTerms): ChunkPostings {
+  const terms = analysed?.version === ANALYZER_VERSION ? analysed : indexTerms(title, chunk, text);
   const titleTerms = splitTerms(terms.title);
   const bodyTerms = splitTerms(terms.body);
   const positions = new Map<string, { title: number[]; body: number[] }>();

@@ -1,6 +1,7 @@
 import type { KeywordQuery } from "@docdb/analyzer";
 import {
   type ChunkHit,
+  type CodeSymbol,
   type CollectionCounts,
   type CollectionPatch,
   type CollectionRecord,
@@ -93,6 +94,12 @@ function toChunk(r: Row): StoredChunk {
     heading: (r.heading as string | null) ?? null,
     lineStart: (r.line_start as number | null) ?? null,
     lineEnd: (r.line_end as number | null) ?? null,
+    language: (r.language as string | null) ?? null,
+    symbol: (r.symbol as string | null) ?? null,
+    symbolKind: (r.symbol_kind as string | null) ?? null,
+    symbols: (r.symbols as CodeSymbol[] | null) ?? [],
+    codeFallback: (r.code_fallback as string | null) ?? null,
+    doc: (r.doc as string | null) ?? null,
     embedded: r.embedded as boolean,
   };
 }
@@ -125,7 +132,7 @@ function toFile(r: Row): StoredFile {
 }
 
 const DOCUMENT_COLUMNS = "d.id, d.key, d.source, d.title, d.content, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at";
-const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.embedded`;
+const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.language, c.symbol, c.symbol_kind, c.symbols, c.code_fallback, c.doc, c.embedded`;
 
 /** A transaction's change to the keyword statistics. */
 interface KeywordDelta {
@@ -299,7 +306,7 @@ export class PostgresStore implements Store {
       }
     }
     // Analysed once, outside the transaction (which may run again).
-    const postings = writes.map((w) => w.chunks.map((c) => chunkPostings(w.document.title, c.heading, c.text, c.terms)));
+    const postings = writes.map((w) => w.chunks.map((c) => chunkPostings(w.document.title, c, c.text, c.terms)));
     return this.db.transaction(
       async (client) => {
         const dims = await this.dimensions(client);
@@ -392,10 +399,14 @@ export class PostgresStore implements Store {
     if (chunks.length === 0) return;
     const s = this.s;
     const { rows } = await client.query<{ seq: string; id: string }>(
-      `INSERT INTO ${s}.chunks (id, doc_id, idx, text, start, "end", heading, line_start, line_end, input_hash, embedded, kw_length)
-       SELECT x.id, x.doc_id, x.idx, x.text, x.start, x.e, x.heading, x.line_start, x.line_end, x.input_hash, x.embedded, x.kw_length
-       FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::bool[], $12::int[])
-         AS x(id, doc_id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length)
+      `INSERT INTO ${s}.chunks (id, doc_id, idx, text, start, "end", heading, line_start, line_end, input_hash, embedded, kw_length,
+                               language, symbol, symbol_kind, symbols, code_fallback, doc)
+       SELECT x.id, x.doc_id, x.idx, x.text, x.start, x.e, x.heading, x.line_start, x.line_end, x.input_hash, x.embedded, x.kw_length,
+              x.language, x.symbol, x.symbol_kind, x.symbols::jsonb, x.code_fallback, x.doc
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::bool[], $12::int[],
+                   $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+         AS x(id, doc_id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length,
+              language, symbol, symbol_kind, symbols, code_fallback, doc)
        RETURNING seq, id`,
       [
         chunks.map((x) => x.c.id),
@@ -410,6 +421,12 @@ export class PostgresStore implements Store {
         chunks.map((x) => x.c.inputHash ?? null),
         chunks.map((x) => x.v !== null),
         chunks.map((x) => x.p?.length ?? 0),
+        chunks.map((x) => x.c.language ?? null),
+        chunks.map((x) => x.c.symbol ?? null),
+        chunks.map((x) => x.c.symbolKind ?? null),
+        chunks.map((x) => (x.c.symbols && x.c.symbols.length > 0 ? JSON.stringify(x.c.symbols) : null)),
+        chunks.map((x) => x.c.codeFallback ?? null),
+        chunks.map((x) => x.c.doc ?? null),
       ],
     );
     const seqById = new Map(rows.map((r) => [r.id, r.seq]));
@@ -670,7 +687,7 @@ export class PostgresStore implements Store {
 
   async listDocuments(options: { limit: number; offset?: number; filter?: import("@docdb/store").Filter }): Promise<DocumentSummary[]> {
     const params = new Params();
-    const where = options.filter ? `WHERE ${filterToSql(options.filter, params)}` : "";
+    const where = options.filter ? `WHERE ${filterToSql(options.filter, params, { chunks: "document", schema: this.s })}` : "";
     const limit = params.add(Math.max(0, Math.floor(options.limit)));
     const offset = params.add(Math.max(0, Math.floor(options.offset ?? 0)));
     const rows = await this.read(
@@ -876,14 +893,24 @@ export class PostgresStore implements Store {
     const rows = await this.read(
       `SELECT (SELECT count(*) FROM ${this.s}.documents WHERE collection = $1) AS documents,
               count(c.seq) AS chunks, count(c.seq) FILTER (WHERE c.embedded) AS embedded,
-              (SELECT count(*) FROM ${this.s}.files WHERE collection = $1) AS files
+              (SELECT count(*) FROM ${this.s}.files WHERE collection = $1) AS files,
+              count(DISTINCT c.doc_id) FILTER (WHERE c.code_fallback IS NOT NULL) AS fallback_documents,
+              count(c.seq) FILTER (WHERE c.code_fallback IS NOT NULL) AS fallback_chunks
        FROM ${this.s}.documents d JOIN ${this.s}.chunks c ON c.doc_id = d.id WHERE d.collection = $1`,
       [name],
     );
     const r = rows[0] ?? {};
     const chunks = Number(r.chunks ?? 0);
     const embedded = Number(r.embedded ?? 0);
-    return { documents: Number(r.documents ?? 0), chunks, embedded, pending: chunks - embedded, files: Number(r.files ?? 0) };
+    return {
+      documents: Number(r.documents ?? 0),
+      chunks,
+      embedded,
+      pending: chunks - embedded,
+      files: Number(r.files ?? 0),
+      codeFallbackDocuments: Number(r.fallback_documents ?? 0),
+      codeFallbackChunks: Number(r.fallback_chunks ?? 0),
+    };
   }
 
   private fileSql(where: string): string {

@@ -1,4 +1,12 @@
-import { type BuiltinField, type Filter, type FilterField, METADATA_PATH_SEGMENT, type Scalar, StoreError } from "@docdb/store";
+import {
+  type BuiltinField,
+  type ChunkField,
+  type Filter,
+  type FilterField,
+  METADATA_PATH_SEGMENT,
+  type Scalar,
+  StoreError,
+} from "@docdb/store";
 
 const COLUMNS: Record<BuiltinField, string> = {
   doc_id: "d.id",
@@ -10,11 +18,21 @@ const COLUMNS: Record<BuiltinField, string> = {
   updated_at: "d.updated_at",
 };
 
+const CHUNK_COLUMNS: Record<ChunkField, string> = { language: "language", symbol: "symbol", symbol_kind: "symbol_kind" };
+
+/**
+ * Where chunk fields are read: `chunk`, the chunk `c` a search is considering (joined with its
+ * document `d`); `document`, any chunk of the document `d` (a listing).
+ */
+export type FilterScope = "chunk" | "document";
+
 type Comparison = "eq" | "gt" | "gte" | "lt" | "lte" | "prefix";
 const OPERATORS = { gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
 
 class SqlBuilder {
   readonly params: unknown[] = [];
+
+  constructor(private readonly scope: FilterScope = "chunk") {}
 
   add(value: unknown): string {
     this.params.push(value);
@@ -46,11 +64,24 @@ class SqlBuilder {
 
   private exists(field: FilterField, value: boolean): string {
     const present =
-      "builtin" in field ? `${COLUMNS[field.builtin]} IS NOT NULL` : `json_type(d.metadata, ${this.add(jsonPath(field))}) IS NOT NULL`;
+      "chunk" in field
+        ? this.onChunk(field.chunk, (column) => `${column} IS NOT NULL`)
+        : "builtin" in field
+          ? `${COLUMNS[field.builtin]} IS NOT NULL`
+          : `json_type(d.metadata, ${this.add(jsonPath(field))}) IS NOT NULL`;
     return value ? `(${present})` : `(NOT (${present}))`;
   }
 
+  /** A condition on a chunk column: of the chunk in view, or of any chunk of the document. */
+  private onChunk(field: ChunkField, condition: (column: string) => string): string {
+    const column = CHUNK_COLUMNS[field];
+    if (column === undefined) throw new StoreError("INVALID_REQUEST", `unknown chunk field ${JSON.stringify(field)}`);
+    if (this.scope === "chunk") return condition(`c.${column}`);
+    return `EXISTS (SELECT 1 FROM chunks cf WHERE cf.doc_id = d.id AND ${condition(`cf.${column}`)})`;
+  }
+
   private test(field: FilterField, op: Comparison, value: Scalar): string {
+    if ("chunk" in field) return this.onChunk(field.chunk, (column) => this.builtinTest(column, op, value));
     if ("builtin" in field) return this.builtinTest(COLUMNS[field.builtin], op, value);
     const path = jsonPath(field);
     // json_each over a scalar yields the scalar itself, over an array its elements: one level
@@ -101,10 +132,13 @@ function jsonPath(field: { metadata: string[] }): string {
   return `$.${field.metadata.map((s) => `"${s}"`).join(".")}`;
 }
 
-/** SQL (over `documents d`) and its parameters for a filter; "1" when nothing filters. */
-export function filterToSql(filter: Filter | undefined): { sql: string; params: unknown[] } {
+/**
+ * SQL and its parameters for a filter; "1" when nothing filters. With scope `chunk` (searches) it
+ * reads `chunks c` joined with `documents d`; with scope `document` (listings) only `documents d`.
+ */
+export function filterToSql(filter: Filter | undefined, scope: FilterScope = "chunk"): { sql: string; params: unknown[] } {
   if (!filter) return { sql: "1", params: [] };
-  const builder = new SqlBuilder();
+  const builder = new SqlBuilder(scope);
   const sql = builder.condition(filter);
   return { sql, params: builder.params };
 }

@@ -141,6 +141,35 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
     await e.close();
   });
 
+  it("a broad filter over-fetches from the index, and with exact: true from the in-memory scan, exactly", async () => {
+    const e = engine();
+    const store = await e.openDatabase("broad", { create: true });
+    // 7,200 vectors, 5,400 in group "b": more than the engine scans one by one for a filter.
+    const vectors = await fill(store, 7200, 12);
+    const inB = new Map([...vectors].filter((_, i) => i % 4 !== 0));
+    const filter = { op: "eq", field: { metadata: ["group"] }, value: "b" } as const;
+    const next = random(13);
+    let found = 0;
+    for (let q = 0; q < 10; q++) {
+      const probe = randomUnit(next, DIMS);
+      const exact = await store.vectorSearch(probe, { limit: 10, filter, exact: true });
+      expect(exact.map((h) => h.chunkId)).toEqual(truth(inB, probe, 10));
+      for (const h of exact) expect(h.distance).toBeCloseTo(cosineDistance(probe, vectors.get(h.chunkId) as Float32Array), 5);
+      found += expectNearest(await store.vectorSearch(probe, { limit: 10, filter }), inB, probe, 10);
+    }
+    expect(found / 100).toBeGreaterThanOrEqual(0.95);
+    // A deleted chunk drops out of both paths: the counts behind the plan follow the write.
+    const probe = randomUnit(random(14), DIMS);
+    const [gone] = truth(inB, probe, 1);
+    const [hit] = await store.chunkHits([gone as string]);
+    expect((await store.deleteDocuments([hit?.docId as string])).chunks).toBe(1);
+    inB.delete(gone as string);
+    const exact = await store.vectorSearch(probe, { limit: 10, filter, exact: true });
+    expect(exact.map((h) => h.chunkId)).toEqual(truth(inB, probe, 10));
+    expect((await store.vectorSearch(probe, { limit: 10, filter })).map((h) => h.chunkId)).not.toContain(gone);
+    await e.close();
+  });
+
   it("below the threshold queries scan with sqlite-vec and never load usearch; above it they do", async () => {
     const store = await engine(1000).openDatabase("lazy", { create: true });
     await fill(store, 50, 2);

@@ -14,6 +14,11 @@
  * - `prefix`: a string value starting with the given text.
  * - Built-in fields are the document's own columns; `created_at`/`updated_at` are ISO 8601 UTC
  *   strings with milliseconds (`2026-11-22T09:30:00.000Z`); absent values are null.
+ * - Chunk fields describe one chunk of code (`language`, `symbol`, `symbol_kind`; null for prose).
+ *   A search sees one chunk at a time, so they are that chunk's values; a document listing sees
+ *   every chunk of a document, and their values count like the elements of an array (a document
+ *   matches `symbol_kind = class` when any of its chunks holds a class). `exists` holds when a
+ *   value is not null.
  */
 
 export type Scalar = string | number | boolean | null;
@@ -21,7 +26,10 @@ export type Scalar = string | number | boolean | null;
 export const BUILTIN_FIELDS = ["doc_id", "key", "title", "source", "collection", "created_at", "updated_at"] as const;
 export type BuiltinField = (typeof BUILTIN_FIELDS)[number];
 
-export type FilterField = { metadata: string[] } | { builtin: BuiltinField };
+export const CHUNK_FIELDS = ["language", "symbol", "symbol_kind"] as const;
+export type ChunkField = (typeof CHUNK_FIELDS)[number];
+
+export type FilterField = { metadata: string[] } | { builtin: BuiltinField } | { chunk: ChunkField };
 
 export type Filter =
   | { and: Filter[] }
@@ -31,6 +39,13 @@ export type Filter =
   | { op: "in" | "nin"; field: FilterField; values: Scalar[] }
   | { op: "exists"; field: FilterField; value: boolean }
   | { op: "prefix"; field: FilterField; value: string };
+
+/** The fields of a chunk a filter can see. */
+export interface FilterableChunk {
+  language: string | null;
+  symbol: string | null;
+  symbolKind: string | null;
+}
 
 /** The fields of a document a filter can see. */
 export interface FilterableDocument {
@@ -42,6 +57,8 @@ export interface FilterableDocument {
   createdAt: string;
   updatedAt: string;
   metadata: Record<string, unknown>;
+  /** The chunks in view: the one a search considers, or every chunk of a listed document. */
+  chunks?: FilterableChunk[];
 }
 
 /** A metadata path segment: what filters accept (letters of any script, digits, `_`, `-`). */
@@ -71,9 +88,14 @@ function metadataValue(doc: FilterableDocument, path: string[]): unknown {
   return value;
 }
 
+function chunkValue(chunk: FilterableChunk, field: ChunkField): string | null {
+  return field === "symbol_kind" ? chunk.symbolKind : chunk[field];
+}
+
 /** The candidate values a condition tests: the value itself, or an array's elements. */
 function candidates(doc: FilterableDocument, field: FilterField): unknown[] {
   if ("builtin" in field) return [builtinValue(doc, field.builtin)];
+  if ("chunk" in field) return (doc.chunks ?? []).map((c) => chunkValue(c, field.chunk));
   const value = metadataValue(doc, field.metadata);
   if (value === MISSING) return [];
   return Array.isArray(value) ? value : [value];
@@ -120,6 +142,7 @@ export function matchesFilter(filter: Filter, doc: FilterableDocument): boolean 
       return !candidates(doc, filter.field).some((v) => filter.values.some((x) => equal(v, x)));
     case "exists":
       if ("builtin" in filter.field) return (builtinValue(doc, filter.field.builtin) !== null) === filter.value;
+      if ("chunk" in filter.field) return candidates(doc, filter.field).some((v) => v !== null) === filter.value;
       return (metadataValue(doc, filter.field.metadata) !== MISSING) === filter.value;
     case "prefix":
       return candidates(doc, filter.field).some((v) => typeof v === "string" && v.startsWith(filter.value));

@@ -3,8 +3,11 @@ export {
   allOf,
   BUILTIN_FIELDS,
   type BuiltinField,
+  CHUNK_FIELDS,
+  type ChunkField,
   codePointCompare,
   type Filter,
+  type FilterableChunk,
   type FilterableDocument,
   type FilterField,
   METADATA_PATH_SEGMENT,
@@ -13,6 +16,7 @@ export {
 } from "./filter.js";
 export type {
   ChunkHit,
+  CodeSymbol,
   CollectionCounts,
   CollectionPatch,
   CollectionRecord,

@@ -75,6 +75,12 @@ export interface NewDocument {
   updatedAt?: string;
 }
 
+/** A declaration in a chunk of code: its symbol path and kind. */
+export interface CodeSymbol {
+  symbol: string;
+  kind: string | null;
+}
+
 export interface NewChunk {
   id: string;
   idx: number;
@@ -85,6 +91,27 @@ export interface NewChunk {
   heading?: string | null;
   lineStart?: number | null;
   lineEnd?: number | null;
+  /** Code: the language of the chunk (`typescript`, `python`…); null for prose. */
+  language?: string | null;
+  /**
+   * Code: the symbol path of the declaration the chunk holds (`PaymentService.retryCharge`).
+   * Engines index it with the title and heading, so a query naming the symbol finds its definition.
+   */
+  symbol?: string | null;
+  /** Code: what the symbol is (`function`, `class`, `method`…). */
+  symbolKind?: string | null;
+  /**
+   * Code: every declaration the chunk holds when several small ones were packed together, `symbol`
+   * first. Engines index all of them (instead of `symbol` alone) with the title.
+   */
+  symbols?: CodeSymbol[] | null;
+  /** Code cut by line windows instead of by its syntax tree, and why (`syntax_error`, `unsupported_language`). */
+  codeFallback?: string | null;
+  /**
+   * Code: the documentation of the chunk's declarations (doc comments, docstrings). Engines index
+   * it with the title and heading, so the words that describe code weigh more than the code.
+   */
+  doc?: string | null;
   /**
    * Hash of what the chunk's vector is computed from. When a document is replaced, a new chunk
    * whose hash equals one of the replaced document's embedded chunks takes over that vector.
@@ -93,9 +120,9 @@ export interface NewChunk {
   /** A vector computed beforehand, written in the same transaction as the chunk. */
   vector?: Float32Array;
   /**
-   * The chunk's keyword-index terms computed beforehand: `indexTerms(document title, heading,
-   * text)` of `@docdb/analyzer` (core analyses outside the write, in worker threads for bulk
-   * work). An engine analyses the chunk itself when they are absent or of another analyzer version.
+   * The chunk's keyword-index terms computed beforehand: `indexTerms(document title, chunk,
+   * text)` of `@docdb/analyzer` (the chunk's heading, code symbols, documentation and language
+   * count; core analyses outside the write, in worker threads for bulk work). An engine analyses the chunk itself when they are absent or of another analyzer version.
    */
   terms?: IndexTerms;
 }
@@ -169,6 +196,13 @@ export interface StoredChunk {
   heading: string | null;
   lineStart: number | null;
   lineEnd: number | null;
+  language: string | null;
+  symbol: string | null;
+  symbolKind: string | null;
+  /** Every declaration the chunk holds when it holds several; empty otherwise. */
+  symbols: CodeSymbol[];
+  codeFallback: string | null;
+  doc: string | null;
   embedded: boolean;
 }
 
@@ -318,6 +352,9 @@ export interface CollectionCounts {
   embedded: number;
   pending: number;
   files: number;
+  /** Documents with chunks of code cut by line windows (`codeFallback` set), and those chunks. */
+  codeFallbackDocuments: number;
+  codeFallbackChunks: number;
 }
 
 export interface RemovedCounts {

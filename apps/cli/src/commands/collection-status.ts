@@ -19,7 +19,7 @@ export function printCollectionsTable(list: (CollectionStatus & { db: string })[
   if (list.length === 0) return;
   process.stdout.write("\ncollections:\n");
   printTable(
-    ["DB", "NAME", "ENABLED", "DOCUMENTS", "CHUNKS", "PENDING", "MODEL", "LAST IMPORT"],
+    ["DB", "NAME", "ENABLED", "DOCUMENTS", "CHUNKS", "PENDING", "UNPARSED", "MODEL", "LAST IMPORT"],
     list.map((c) => [
       c.db,
       c.name,
@@ -27,6 +27,7 @@ export function printCollectionsTable(list: (CollectionStatus & { db: string })[
       String(c.documents),
       String(c.chunks),
       String(c.pending),
+      String(c.code_fallback_files),
       modelName(c.model),
       c.last_import_at ?? "never",
     ]),
@@ -50,6 +51,7 @@ export async function printCollectionStatus(docdb: DocDB, dbName: string, name: 
       `source:       ${status.source}`,
       `documents:    ${status.documents}`,
       `chunks:       ${status.chunks} (${status.pending} pending embedding)`,
+      `unparsed:     ${status.code_fallback_files} code file${status.code_fallback_files === 1 ? "" : "s"} cut by lines (${status.code_fallback_chunks} chunks): syntax errors, or no grammar for the language`,
       `model:        ${modelName(status.model)}`,
       `last import:  ${status.last_import_at ?? "never"}`,
       "",

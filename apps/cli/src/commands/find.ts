@@ -12,6 +12,13 @@ function where(r: SearchResult): string {
   return r.line_start !== undefined ? `  ${r.source}:${r.line_start}-${r.line_end}` : `  ${r.source}`;
 }
 
+/** `  PaymentService.retryCharge (method, typescript)` for code. */
+function symbolOf(r: SearchResult): string {
+  const about = [r.symbol_kind, r.language].filter(Boolean).join(", ");
+  if (r.symbol) return `  ${r.symbol}${about ? ` (${about})` : ""}`;
+  return about ? `  (${about})` : "";
+}
+
 export function findCommand(): Command {
   return new Command("find")
     .alias("search")
@@ -22,7 +29,7 @@ export function findCommand(): Command {
     .option("--mode <mode>", `hybrid (meaning + keywords), vector or keyword`, "hybrid")
     .option(
       "--filter <json>",
-      'filter on metadata and document fields, e.g. \'{"lang":"ja","year":{"$gte":2020}}\' (dots reach nested keys; $eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $and $or $not)',
+      'filter on metadata, document fields and code chunks, e.g. \'{"lang":"ja","year":{"$gte":2020}}\' or \'{"language":"python","symbol_kind":{"$in":["function","method"]}}\' (dots reach nested keys; $eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $and $or $not)',
     )
     .option("--threshold <x>", "drop results scoring below x (scores are 0-1 in every mode, higher is better)")
     .option("--path <prefix>", "only documents whose source path starts with this")
@@ -96,7 +103,7 @@ export function findCommand(): Command {
             const merged = r.chunk_ids.length > 1 ? ` (${r.chunk_ids.length} chunks)` : "";
             const text = r.text !== undefined ? `   ${snippet(r.text)}\n` : "";
             process.stdout.write(
-              `${i + 1}. score ${r.score.toFixed(3)}${before}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${merged}${where(r)}\n${text}${r.stale ? `   stale: ${r.note}\n` : ""}`,
+              `${i + 1}. score ${r.score.toFixed(3)}${before}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${merged}${where(r)}${symbolOf(r)}\n${text}${r.stale ? `   stale: ${r.note}\n` : ""}`,
             );
           });
         },

@@ -16,6 +16,9 @@ const passageSchema = z.object({
   line_start: z.number().int().optional().describe("First line of the passage in the file (1-based)"),
   line_end: z.number().int().optional().describe("Last line of the passage in the file"),
   heading: z.string().optional().describe("Markdown headings or code declarations the passage sits under"),
+  language: z.string().optional().describe("Code: the language of the passage"),
+  symbol: z.string().optional().describe("Code: the declaration the passage holds, as a path (PaymentService.retryCharge)"),
+  symbol_kind: z.string().optional().describe("Code: what the symbol is (function, class, method, interface, type…)"),
   text: z.string().optional().describe("The passage; absent with include_text false or when the budget ran out"),
   truncated: z.boolean().optional().describe("The text was cut or left out to fit max_chars: get_document with start/end reads it"),
   score: z.number().describe("0-1, higher is better"),
@@ -48,6 +51,11 @@ export function collectionSearchTool(docdb: DocDB, dbName: string, collection: C
         .optional()
         .describe(`How many passages, 1-${MAX_COLLECTION_TOP_K}. Default 5`),
       path: z.string().optional().describe('Only files whose path starts with this, e.g. "src/auth/" or "guide/"'),
+      language: z.string().optional().describe('Only code in this language, e.g. "python", "typescript", "go"'),
+      symbol_kind: z
+        .array(z.string())
+        .optional()
+        .describe('Only code passages holding these kinds of declarations, e.g. ["function", "method"] or ["class", "interface"]'),
       ...budgetArguments,
     }),
     output: z.object({
@@ -58,10 +66,22 @@ export function collectionSearchTool(docdb: DocDB, dbName: string, collection: C
       note: z.string().optional(),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ query, top_k, path, max_chars, include_text }) => {
+    run: async ({ query, top_k, path, language, symbol_kind, max_chars, include_text }) => {
       const db = await docdb.database(dbName);
+      const filter = {
+        ...(language !== undefined ? { language } : {}),
+        ...(symbol_kind !== undefined ? { symbol_kind: { $in: symbol_kind } } : {}),
+      };
       // A disabled collection is refused by core (NOT_FOUND), as everywhere else.
-      const found = await db.findSimilar({ query, top_k: top_k ?? 5, path_prefix: path, collection: name, max_chars, include_text });
+      const found = await db.findSimilar({
+        query,
+        top_k: top_k ?? 5,
+        path_prefix: path,
+        collection: name,
+        filter: Object.keys(filter).length > 0 ? filter : undefined,
+        max_chars,
+        include_text,
+      });
       return {
         collection: name,
         results: found.results.map((r) => ({
@@ -69,6 +89,9 @@ export function collectionSearchTool(docdb: DocDB, dbName: string, collection: C
           ...(r.line_start !== undefined ? { line_start: r.line_start } : {}),
           ...(r.line_end !== undefined ? { line_end: r.line_end } : {}),
           ...(r.heading ? { heading: r.heading } : {}),
+          ...(r.language ? { language: r.language } : {}),
+          ...(r.symbol ? { symbol: r.symbol } : {}),
+          ...(r.symbol_kind ? { symbol_kind: r.symbol_kind } : {}),
           ...(r.text !== undefined ? { text: r.text } : {}),
           ...(r.truncated ? { truncated: true } : {}),
           score: r.score,
@@ -89,7 +112,8 @@ export function collectionSearchTool(docdb: DocDB, dbName: string, collection: C
       const lines = results.map((r, i) => {
         const where = r.line_start !== undefined ? `${r.path}:${r.line_start}-${r.line_end}` : r.path;
         const stale = r.stale ? `\n(stale: ${r.note})` : "";
-        return `${i + 1}. ${where}${r.heading ? `  § ${r.heading}` : ""}  score ${r.score.toFixed(3)}${stale}${r.text !== undefined ? `\n${r.text}${r.truncated ? " […]" : ""}` : ""}`;
+        const about = r.symbol ? `  ${r.symbol}${r.symbol_kind ? ` (${r.symbol_kind})` : ""}` : r.heading ? `  § ${r.heading}` : "";
+        return `${i + 1}. ${where}${about}  score ${r.score.toFixed(3)}${stale}${r.text !== undefined ? `\n${r.text}${r.truncated ? " […]" : ""}` : ""}`;
       });
       return [header, ...warnings.map((w) => `Warning: ${w}`), ...(note ? [`Note: ${note}`] : []), ...lines].join("\n\n");
     },

@@ -22,6 +22,9 @@ export const passageSchema = z.object({
   heading: z.string().optional(),
   line_start: z.number().int().optional(),
   line_end: z.number().int().optional(),
+  language: z.string().optional().describe("Code: the language of the passage"),
+  symbol: z.string().optional().describe("Code: the declaration the passage holds, as a path (PaymentService.retryCharge)"),
+  symbol_kind: z.string().optional().describe("Code: what the symbol is (function, class, method, interface, type…)"),
   collection: z.string().optional(),
   stale: z.boolean().optional(),
   note: z.string().optional(),
@@ -53,7 +56,8 @@ export const budgetArguments = {
 /** Human lines for passages, shared by the search tools. */
 export function renderPassages(results: z.input<typeof passageSchema>[]): string[] {
   return results.map((r, i) => {
-    const where = [r.title ? `"${r.title}"` : "", r.source ?? "", r.heading ? `§ ${r.heading}` : ""].filter(Boolean).join(" ");
+    const about = r.symbol ? `${r.symbol}${r.symbol_kind ? ` (${r.symbol_kind})` : ""}` : r.heading ? `§ ${r.heading}` : "";
+    const where = [r.title ? `"${r.title}"` : "", r.source ?? "", about].filter(Boolean).join(" ");
     const distance = r.distance !== undefined ? ` distance ${r.distance.toPrecision(4)}` : "";
     const lines = r.line_start !== undefined ? ` lines ${r.line_start}-${r.line_end}` : "";
     const merged = r.chunk_ids.length > 1 ? ` (${r.chunk_ids.length} chunks merged)` : "";
@@ -84,7 +88,7 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
         .record(z.string(), z.unknown())
         .optional()
         .describe(
-          "Filter on metadata (dots reach nested keys) and document fields (title, source, collection, created_at, updated_at), MongoDB-style: " +
+          "Filter on metadata (dots reach nested keys), document fields (title, source, collection, created_at, updated_at) and code chunk fields (language, symbol, symbol_kind), MongoDB-style: " +
             '{"lang":"ja","year":{"$gte":2020},"tags":{"$in":["a","b"]},"created_at":{"$gte":"2026-11-01"},"source":{"$prefix":"docs/"}}. ' +
             "Operators: $eq $ne $gt $gte $lt $lte $in $nin $exists $prefix, combined with $and $or $not. A plain value means equal; an array means any of",
         ),

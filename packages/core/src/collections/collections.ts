@@ -166,6 +166,8 @@ export class Collections {
         chunks: counts.chunks,
         embedded: counts.embedded,
         pending: counts.pending,
+        code_fallback_files: counts.codeFallbackDocuments,
+        code_fallback_chunks: counts.codeFallbackChunks,
         model,
       });
     }

@@ -5,6 +5,8 @@ export type FileKindName = "markdown" | "code" | "text";
 export interface FileKind {
   kind: FileKindName;
   language: string;
+  /** The language the code chunker is asked to parse, when it is a dialect of `language` (TSX). */
+  dialect?: string;
 }
 
 const MARKDOWN = new Set([".md", ".markdown", ".mdx"]);
@@ -101,7 +103,7 @@ export function fileKind(path: string): FileKind {
   const ext = extname(path).toLowerCase();
   if (MARKDOWN.has(ext)) return { kind: "markdown", language: "markdown" };
   const code = CODE[ext] ?? CODE_NAMES[basename(path)];
-  if (code) return { kind: "code", language: code };
+  if (code) return ext === ".tsx" ? { kind: "code", language: code, dialect: "tsx" } : { kind: "code", language: code };
   return { kind: "text", language: ext ? ext.slice(1) : "text" };
 }
 

@@ -292,7 +292,7 @@ async function importFile(
   if (text.trim() === "") return { kind: "skipped", reason: "empty" };
 
   const kind = fileKind(file.path);
-  const chunks = chunkFile(text, kind, settings.chunk_size, settings.chunk_overlap);
+  const chunks = await chunkFile(text, kind, settings.chunk_size, settings.chunk_overlap);
   await batch.add({
     document: {
       id: newId(),

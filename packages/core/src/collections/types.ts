@@ -28,6 +28,10 @@ export interface CollectionStatus extends CollectionInfo {
   chunks: number;
   embedded: number;
   pending: number;
+  /** Code files cut by line windows because they did not parse or no grammar covers their language. */
+  code_fallback_files: number;
+  /** Chunks of those files. */
+  code_fallback_chunks: number;
   /** The model that embedded the database, when any chunk has a vector. */
   model: { provider: string; model: string; dimensions: number } | null;
 }

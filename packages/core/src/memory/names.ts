@@ -34,6 +34,9 @@ export const WITHOUT_SYSTEM_COLLECTIONS: Filter = {
   not: { op: "prefix", field: { builtin: "collection" }, value: MEMORY_COLLECTION_PREFIX },
 };
 
+/** The documents of agent memory (an indexed lookup on every engine, unlike a prefix). */
+export const ANY_MEMORY: Filter = { op: "in", field: { builtin: "collection" }, values: Object.values(MEMORY_COLLECTIONS) };
+
 /**
  * A topic name in the form two spellings of one topic share: NFKC, lower case, and every run of
  * whitespace, punctuation and symbols one space, trimmed ("Deploy", " deploy!" and "DEPLOY" are
