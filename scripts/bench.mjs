@@ -29,12 +29,14 @@ import { annLatency, textRecall } from "./bench/ann.mjs";
 import { annLatencyPostgres } from "./bench/ann-postgres.mjs";
 import { queries } from "./bench/data.mjs";
 import { findLatency } from "./bench/find.mjs";
-import { ingest, reembedCopy } from "./bench/ingest.mjs";
+import { ingest, ingestPaths, reembedCopy } from "./bench/ingest.mjs";
 import { mcpServer } from "./bench/mcp.mjs";
 import { renderTable } from "./bench/table.mjs";
 import { openTarget, parseStore } from "./bench/target.mjs";
 
 const CORE = new URL("../packages/core/dist/index.js", import.meta.url);
+/** Documents each ingest path gets in the side-by-side comparison (about three chunks each), at most. */
+const INGEST_PATH_DOCUMENTS = 1500;
 const MCP_BIN = fileURLToPath(new URL("../apps/mcp-server/dist/bin.js", import.meta.url));
 
 function options() {
@@ -156,6 +158,7 @@ async function main() {
     // Sections that exist on one engine only, each with the reason it is missing.
     skipped: [],
     ingest: [],
+    ingestPaths: [],
     reembed: [],
     ann: [],
     textRecall: undefined,
@@ -176,6 +179,16 @@ async function main() {
           "PostgreSQL's HNSW lives in the server and is compared with its exact scan (`exact: true`) instead",
       );
     }
+    const pathDocuments = Math.min(INGEST_PATH_DOCUMENTS, Math.ceil(Math.max(...opts.sizes) / 3));
+    log(`ingest paths side by side (bulk with vectors, bulk keyword-only, one at a time), ${pathDocuments} documents each`);
+    report.ingestPaths = await ingestPaths(core, {
+      dataDir,
+      store: target.store,
+      dbName: target.dbName,
+      count: pathDocuments,
+      dims: firstDims,
+      seed: 21,
+    });
     for (const size of opts.sizes) {
       const base = dbFor(size, firstDims);
       let built;

@@ -30,12 +30,14 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\/{}]/g, "\\$
 export const BUNDLE_NO_EXTERNAL = [new RegExp(`^(?!(?:${BUNDLE_EXTERNAL.map(escapeRegExp).join("|")})(?:/|$))`)];
 
 /**
- * Copies the SQL migrations next to the bundle, where `findMigrationsDir()` looks first, and the
- * SQLite engine's read-only SQL child script, which it starts from beside itself.
+ * Copies the SQL migrations next to the bundle, where `findMigrationsDir()` looks first, the
+ * SQLite engine's read-only SQL child script, which it starts from beside itself, and core's
+ * analysis worker thread (self-contained, built by @docdb/core), which core starts from there.
  */
 export function copyMigrations(outDir = "dist"): void {
   cpSync("../../migrations/sqlite", `${outDir}/migrations/sqlite`, { recursive: true });
   cpSync("../../packages/store-sqlite/src/sql-reader-child.mjs", `${outDir}/sql-reader-child.mjs`);
+  cpSync("../../packages/core/dist/analysis-worker.mjs", `${outDir}/analysis-worker.mjs`);
 }
 
 /**

@@ -75,6 +75,11 @@ describe("pnpm bench --store (PostgreSQL, toy sizes)", () => {
       expect(report.skipped.join("\n")).toMatch(/sqlite-vec/);
       expect(report.skipped.join("\n")).toMatch(/usearch/);
 
+      // The three insert paths ran on the server too, on the same documents (their databases dropped after).
+      const pathChunks = report.ingestPaths.map((p: { chunks: number }) => p.chunks);
+      expect(pathChunks[0]).toBeGreaterThan(0);
+      expect(pathChunks).toEqual([pathChunks[0], pathChunks[0], pathChunks[0]]);
+
       const chunks = report.ingest[0].chunks;
       expect(chunks).toBeGreaterThanOrEqual(120);
       expect(report.reembed).toMatchObject([{ dims: 16, chunks }]);

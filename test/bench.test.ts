@@ -24,6 +24,15 @@ describe("pnpm bench (toy sizes)", () => {
     const report = JSON.parse(result.stdout);
     expect(report.ingest).toHaveLength(1);
     expect(report.ingest[0].chunks).toBeGreaterThanOrEqual(150);
+    // The three ingest paths got the same documents and stored the same chunks.
+    expect(report.ingestPaths.map((p: { vectors: string }) => p.vectors)).toEqual([
+      "precomputed, 8 dims",
+      "none (keyword only)",
+      "precomputed, 8 dims",
+    ]);
+    const chunks = report.ingestPaths.map((p: { chunks: number }) => p.chunks);
+    expect(chunks[0]).toBeGreaterThan(0);
+    expect(chunks).toEqual([chunks[0], chunks[0], chunks[0]]);
     expect(report.reembed).toMatchObject([{ dims: 16, chunks: report.ingest[0].chunks }]);
     expect(report.find.map((f: { dims: number }) => f.dims)).toEqual([8, 16]);
     for (const f of report.find) {

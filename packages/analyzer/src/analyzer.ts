@@ -1,6 +1,6 @@
 import { stemmer } from "stemmer";
 import { reservedWords } from "./reserved-words.js";
-import { segments } from "./segment.js";
+import { forEachWord } from "./segment.js";
 import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from "./stopwords.js";
 
 /**
@@ -17,8 +17,8 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  *   which needs the case). Accents on Latin letters are folded (café = cafe).
  * - Words: `Intl.Segmenter('ja')` (ICU's dictionary segmentation for Japanese, UAX #29 for the
  *   rest). It ships with Node: no dictionary to load, and it measured as good as kuromoji here.
- *   Text of ASCII and Latin letters only (most code, most English) takes a scan that finds the
- *   same words 30 times faster (segment.ts).
+ *   ASCII and Latin letters are cut by the same rules in JavaScript (segment.ts): the same words,
+ *   faster; ICU only sees the stretches with other characters.
  * - Katakana: ICU cuts unknown katakana words at dictionary sub-words (マルセル → マル|セル,
  *   サターン → サタ|ーン), so adjacent katakana pieces are joined back into one word, and a
  *   trailing long vowel mark is dropped from katakana words of 4+ characters (コンピューター =
@@ -145,28 +145,117 @@ function hyphenJoins(text: string): Map<number, string> {
   return joins;
 }
 
-/** The terms of one word (a word-like segment that is not katakana), appended to `out`. */
-function wordTerms(segment: string, out: Term[]): void {
-  if (segment.includes("_") && /[^_]_+[^_]/.test(segment)) {
+/** What `scan` knows of a term's final form (see finalTerm). */
+const ANY = 0; // may need accent folding or stemming
+const PLAIN = 1; // lower-case ASCII letters and digits: may need stemming only
+const FINAL = 2; // kana and kanji: already final
+
+type Emit = (text: string, added: boolean, parts: string[] | undefined, kind: number) => void;
+
+/** Kana (not the middle dot) and CJK ideographs only: no case, no Latin, no underscore or quote. */
+const CJK_ONLY = /^[\u3041-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-\u9fff\u3005-\u3007]+$/u;
+
+/**
+ * The terms of one word (a word-like segment that is not katakana, CJK only or a member path),
+ * emitted in order. Returns the first (the joined form of an identifier), if any.
+ */
+function wordTerms(segment: string, emit: Emit): string | undefined {
+  const underscore = segment.includes("_");
+  if (underscore && /[^_]_+[^_]/.test(segment)) {
     // snake_case / SCREAMING_CASE: code. The joined form, then the words in order.
     const parts = segment
       .split("_")
       .filter((p) => p !== "")
       .flatMap(splitCase);
-    out.push({ text: parts.join(""), added: false, parts });
-    for (const part of parts) out.push({ text: part, added: true, parts });
-  } else if (CASE_HUMP.test(segment)) {
+    const joined = parts.join("");
+    emit(joined, false, parts, ANY);
+    for (const part of parts) emit(part, true, parts, ANY);
+    return joined;
+  }
+  if (CASE_HUMP.test(segment)) {
     // camelCase and mixed-case names (getUserName, HTTPServer, ClpC, RhoA): the joined form,
     // then each part as a word of its own, so ClpC also meets ClpP through "clp".
     const parts = splitCase(segment);
-    out.push({ text: parts.join(""), added: false });
-    for (const part of parts) out.push({ text: part, added: true });
-  } else {
-    const word = segment.toLowerCase().replace(POSSESSIVE, "");
-    const stem = KANJI_THEN_HIRAGANA.exec(word);
-    const text = stem ? (stem[1] as string) : word.replaceAll("_", "");
-    if (text !== "") out.push({ text, added: false });
+    const joined = parts.join("");
+    emit(joined, false, undefined, ANY);
+    for (const part of parts) emit(part, true, undefined, ANY);
+    return joined;
   }
+  let word = segment.toLowerCase();
+  if (word.includes("'") || word.includes("’")) word = word.replace(POSSESSIVE, "");
+  const stem = KANJI_THEN_HIRAGANA.exec(word);
+  const text = stem ? (stem[1] as string) : underscore ? word.replaceAll("_", "") : word;
+  if (text === "") return undefined;
+  emit(text, false, undefined, ANY);
+  return text;
+}
+
+/**
+ * The terms of `source` (already NFKC), in order, with the extra forms described above. With
+ * `reserved` (the reserved words of a code chunk's language), those words standing alone are
+ * left out.
+ */
+function scan(source: string, reserved: ReadonlySet<string> | undefined, emit: Emit): void {
+  const joins = hyphenJoins(source);
+  let katakana = "";
+  let katakanaEnd = -1;
+  const flushKatakana = () => {
+    if (katakana !== "") emit(stemKatakana(katakana), false, undefined, FINAL);
+    katakana = "";
+  };
+  const addJoin = (end: number) => {
+    const joined = joins.get(end);
+    if (joined !== undefined) emit(joined, true, undefined, ANY);
+  };
+
+  // Only word-like segments arrive: a gap between two katakana words (a space, a ・) shows in
+  // their offsets, which is where the katakana run ends.
+  forEachWord(source, (segment, index, plain) => {
+    const end = index + segment.length;
+    if (plain) {
+      // Lower-case ASCII letters and digits: none of the rules below can change it.
+      flushKatakana();
+      if (!reserved?.has(segment)) emit(segment, false, undefined, PLAIN);
+      addJoin(end);
+      return;
+    }
+    // Kana and kanji start at U+3005: a word that starts lower (Latin, code) skips their checks.
+    const cjk = segment.charCodeAt(0) >= 0x3005;
+    if (cjk && KATAKANA_WORD.test(segment)) {
+      if (katakana !== "" && index !== katakanaEnd) flushKatakana();
+      katakana += segment;
+      katakanaEnd = end;
+      return;
+    }
+    flushKatakana();
+    if (cjk && CJK_ONLY.test(segment)) {
+      // Japanese: only the okurigana rule applies.
+      const stem = KANJI_THEN_HIRAGANA.exec(segment);
+      emit(stem ? (stem[1] as string) : segment, false, undefined, FINAL);
+      addJoin(end);
+      return;
+    }
+    if (MEMBER_PATH.test(segment)) {
+      // A member path (this.store.writeDocuments, PaymentService.retryCharge, os.path): each
+      // name is a word of its own, and the whole path, names joined by dots, an extra form.
+      // Of the names, only the first can be a reserved word (this, self); the rest are members.
+      const names = segment.split(PATH_SEPARATOR);
+      const joined: string[] = [];
+      names.forEach((name, i) => {
+        if (i === 0 && reserved?.has(name)) return;
+        const first = wordTerms(name, emit);
+        if (first !== undefined) joined.push(first);
+      });
+      if (joined.length > 1) emit(joined.join("."), true, undefined, ANY);
+    } else if (!reserved?.has(segment)) wordTerms(segment, emit);
+    addJoin(end);
+  });
+  flushKatakana();
+}
+
+/** ASCII is its own NFKC form; normalising costs more than checking. */
+function nfkc(text: string): string {
+  return ASCII.test(text) ? text : text.normalize("NFKC");
 }
 
 /**
@@ -175,52 +264,10 @@ function wordTerms(segment: string, out: Term[]): void {
  * `self.x`) are left out; see reserved-words.ts.
  */
 export function terms(text: string, language?: string | null): Term[] {
-  const reserved = reservedWords(language);
-  // ASCII is its own NFKC form; normalising costs more than checking.
-  const source = ASCII.test(text) ? text : text.normalize("NFKC");
-  const joins = hyphenJoins(source);
   const out: Term[] = [];
-  let katakana = "";
-  let katakanaEnd = -1;
-  const flushKatakana = () => {
-    if (katakana !== "") out.push({ text: stemKatakana(katakana), added: false });
-    katakana = "";
-  };
-  const addJoin = (end: number) => {
-    const joined = joins.get(end);
-    if (joined !== undefined) out.push({ text: joined, added: true });
-  };
-
-  for (const { segment, index, isWordLike } of segments(source)) {
-    if (!isWordLike) {
-      flushKatakana();
-      continue;
-    }
-    const end = index + segment.length;
-    if (KATAKANA_WORD.test(segment)) {
-      if (katakana !== "" && index !== katakanaEnd) flushKatakana();
-      katakana += segment;
-      katakanaEnd = end;
-      continue;
-    }
-    flushKatakana();
-    if (MEMBER_PATH.test(segment)) {
-      // A member path (this.store.writeDocuments, PaymentService.retryCharge, os.path): each
-      // name is a word of its own, and the whole path, names joined by dots, an extra form.
-      // Of the names, only the first can be a reserved word (this, self); the rest are members.
-      const names = segment.split(PATH_SEPARATOR);
-      const joined: string[] = [];
-      names.forEach((name, i) => {
-        const first = out.length;
-        if (i === 0 && reserved?.has(name)) return;
-        wordTerms(name, out);
-        if (out.length > first) joined.push((out[first] as Term).text);
-      });
-      if (joined.length > 1) out.push({ text: joined.join("."), added: true });
-    } else if (!reserved?.has(segment)) wordTerms(segment, out);
-    addJoin(end);
-  }
-  flushKatakana();
+  scan(nfkc(text), reservedWords(language), (term, added, parts) => {
+    out.push(parts ? { text: term, added, parts } : { text: term, added });
+  });
   return out;
 }
 
@@ -229,12 +276,84 @@ export function terms(text: string, language?: string | null): Term[] {
  * stemmed. `language`: the text is a chunk of code in that language (its reserved words are left out).
  */
 export function words(text: string, language?: string | null): string[] {
-  return terms(text, language).map((t) => finalTerm(t.text));
+  const out: string[] = [];
+  scan(nfkc(text), reservedWords(language), (term, _added, _parts, kind) => {
+    out.push(indexForm(term, kind));
+  });
+  return out;
+}
+
+/** A term of `scan` in the form the index holds (see finalTerm), skipping what its kind rules out. */
+function indexForm(term: string, kind: number): string {
+  if (kind === FINAL) return term;
+  if (kind === PLAIN) return STEMMABLE.test(term) ? stem(term) : term;
+  return finalTerm(term);
 }
 
 /** The terms of a title or a chunk separated by spaces (how engines that take text store them). */
 export function analyzeForIndex(text: string, language?: string | null): string {
+  // Joined from a list: a string grown term by term is a rope of hundreds of pieces that every
+  // later reader (the SQLite driver) must flatten first, which measured 10-15% slower ingest.
   return words(text, language).join(" ");
+}
+
+/**
+ * What a chunk contributes to the keyword index, analysed once wherever is convenient (a worker
+ * thread, outside a write transaction) and handed to any engine. Terms never hold whitespace, so
+ * each field is its terms joined by single spaces (cheap to pass between threads, and what an
+ * engine that tokenizes on spaces stores as it is); `splitTerms` gives the list back.
+ */
+export interface IndexTerms {
+  /** The ANALYZER_VERSION that produced the terms: an engine analyses again on another one. */
+  version: number;
+  /**
+   * The weighted field: `words(title)`, then the words of the chunk's heading, code symbols and
+   * documentation, space-separated.
+   */
+  title: string;
+  /** `words(text, language)`, space-separated. */
+  body: string;
+}
+
+/** What of a chunk besides its text goes into its index terms (the fields of a stored chunk). */
+export interface IndexedChunk {
+  heading?: string | null;
+  /** Code: the symbol of the declaration the chunk holds. */
+  symbol?: string | null;
+  /** Code: every declaration a chunk of several holds (then indexed instead of `symbol`). */
+  symbols?: readonly { symbol: string }[] | null;
+  /** Code: the documentation of its declarations. */
+  doc?: string | null;
+  /** Code: the chunk's language (its reserved words are left out of the body). */
+  language?: string | null;
+}
+
+/** The terms of an IndexTerms field as a list. */
+export function splitTerms(field: string): string[] {
+  return field === "" ? [] : field.split(" ");
+}
+
+/**
+ * The index terms of a chunk: title = the document title, the chunk's heading, its code symbols
+ * (all it holds, or its one symbol) and their documentation, weighted as one; body = the text, a
+ * code chunk's without its language's reserved words. `titleTerms` (`analyzeForIndex(title)`)
+ * may be given when several chunks share a title: the words of a document title are then
+ * computed once.
+ */
+export function indexTerms(
+  title: string | null | undefined,
+  chunk: IndexedChunk,
+  text: string,
+  titleTerms: string = title ? analyzeForIndex(title) : "",
+): IndexTerms {
+  const parts = titleTerms === "" ? [] : [titleTerms];
+  const symbols = chunk.symbols && chunk.symbols.length > 0 ? chunk.symbols.map((s) => s.symbol) : [chunk.symbol];
+  for (const extra of [chunk.heading, ...symbols, chunk.doc]) {
+    if (!extra) continue;
+    const terms = analyzeForIndex(extra);
+    if (terms !== "") parts.push(terms);
+  }
+  return { version: ANALYZER_VERSION, title: parts.join(" "), body: analyzeForIndex(text, chunk.language) };
 }
 
 /** 何年 asks for a year, 何色 for a colour: keep the counter, drop the question. */

@@ -1,5 +1,10 @@
-const SENTENCE_END = new Set(["。", "．", "！", "？", "!", "?"]);
-const CLOSERS = new Set(["」", "』", "）", ")", "】", "〉", "》", '"', "'", "”", "’"]);
+/** 。．！？!? */
+const SENTENCE_END = new Set([0x3002, 0xff0e, 0xff01, 0xff1f, 0x21, 0x3f]);
+/** 」』）)】〉》"'”’ */
+const CLOSERS = new Set([0x300d, 0x300f, 0xff09, 0x29, 0x3011, 0x3009, 0x300b, 0x22, 0x27, 0x201d, 0x2019]);
+const LF = 0x0a;
+const CR = 0x0d;
+const PERIOD = 0x2e;
 
 function isWhitespace(ch: string | undefined): boolean {
   return ch !== undefined && /\s/.test(ch);
@@ -14,19 +19,20 @@ export function findBoundaries(text: string): number[] {
   const result: number[] = [];
   const n = text.length;
   let i = 0;
+  // Character codes, not one-character strings: this runs over every character of every document.
   while (i < n) {
-    const ch = text[i] as string;
-    if (ch === "\n" || ch === "\r") {
+    const code = text.charCodeAt(i);
+    if (code === LF || code === CR) {
       let j = i;
-      while (j < n && (text[j] === "\n" || text[j] === "\r")) j++;
+      while (j < n && (text.charCodeAt(j) === LF || text.charCodeAt(j) === CR)) j++;
       result.push(j);
       i = j;
       continue;
     }
-    const isPeriod = ch === "." && (i + 1 >= n || isWhitespace(text[i + 1]));
-    if (SENTENCE_END.has(ch) || isPeriod) {
+    const isPeriod = code === PERIOD && (i + 1 >= n || isWhitespace(text[i + 1]));
+    if (isPeriod || SENTENCE_END.has(code)) {
       let j = i + 1;
-      while (j < n && (SENTENCE_END.has(text[j] as string) || CLOSERS.has(text[j] as string))) j++;
+      while (j < n && (SENTENCE_END.has(text.charCodeAt(j)) || CLOSERS.has(text.charCodeAt(j)))) j++;
       if (result[result.length - 1] !== j) result.push(j);
       i = j;
       continue;

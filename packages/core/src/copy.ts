@@ -1,4 +1,5 @@
 import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
+import { analyseInThread } from "./analysis.js";
 import { DocDBError } from "./errors.js";
 
 /** Documents written per transaction by a copy. */
@@ -136,7 +137,11 @@ export async function copyStore(
       result.chunks += chunks.length;
       result.vectors += chunks.filter((c) => c.vector).length;
     }
-    if (writes.length > 0) await target.writeDocuments(writes);
+    if (writes.length > 0) {
+      // Words analysed before the target's write transaction, which then only inserts.
+      analyseInThread(writes);
+      await target.writeDocuments(writes);
+    }
     result.copied += writes.length;
     options.onProgress?.({ done: result.copied + result.skipped, total });
     if (page.length < batchSize) break;

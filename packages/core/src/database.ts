@@ -11,11 +11,13 @@ import {
   type VectorIndexProgress,
   type VectorIndexSettings,
   type VectorIndexStatus,
+  type WriteResult,
 } from "@docdb/store";
+import { type Analyse, analyseInThread } from "./analysis.js";
 import { Collections } from "./collections/collections.js";
 import { DEFINITION_CANDIDATES, definedSymbol, definitionsFirst, namedSymbol } from "./definitions.js";
 import { assertSameModel, embeddingInput } from "./embedding-guard.js";
-import { DocDBError, fromStoreError } from "./errors.js";
+import { DocDBError, fromStoreError, toDocDBError } from "./errors.js";
 import { parseFilter } from "./filter.js";
 import type { HealingStatus } from "./healer.js";
 import { lineIndex } from "./lines.js";
@@ -43,6 +45,9 @@ import type {
   FindInput,
   FindResult,
   InsertInput,
+  InsertManyItem,
+  InsertManyOptions,
+  InsertManyResult,
   InsertResult,
   SearchMode,
   SearchResult,
@@ -77,6 +82,8 @@ export interface DatabaseContext {
   onPending?: () => void;
   /** The background embedder's state, when one runs. */
   healing?: () => HealingStatus | undefined;
+  /** Analyses the words of bulk inserts (worker threads when they pay); default in this thread. */
+  analyse?: Analyse;
   /** Agent memory thresholds (default: the environment's, else docdb's defaults). */
   memory?: ResolvedMemoryOptions;
 }
@@ -89,6 +96,41 @@ export interface DatabaseContext {
 function describeEmbeddingFailure(error: unknown): string {
   if (DocDBError.isInstance(error)) return error.code === "EMBEDDING_UNAVAILABLE" ? error.message : `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Documents per transaction of `insertDocuments`, by default and at most. */
+export const DEFAULT_INSERT_BATCH = 100;
+export const MAX_INSERT_BATCH = 1000;
+
+/** The deadline in ms of the provider calls that embed `chunks` chunks. */
+type Deadline = (chunks: number) => number;
+
+/** A validated, chunked document with its ids, ready to analyse, embed and write. */
+interface PreparedInsert {
+  write: DocumentWrite;
+  title: string | null;
+  /** Has a key: may replace a document, whose unchanged chunks keep their vectors. */
+  keyed: boolean;
+}
+
+/** Runs embedding work; why it failed (for a warning), or undefined when it succeeded. */
+async function failureOf(work: () => Promise<void>): Promise<string | undefined> {
+  try {
+    await work();
+    return undefined;
+  } catch (error) {
+    return describeEmbeddingFailure(error);
+  }
+}
+
+/** The entry of a document that was not stored. */
+function refused(error: unknown): InsertManyItem {
+  const { code, message } = toDocDBError(error);
+  return { ok: false, error: { code, message } };
+}
+
+function countOk(results: (InsertManyItem | undefined)[]): number {
+  return results.filter((r) => r?.ok).length;
 }
 
 /** What to fix when a provider keeps failing, by provider. */
@@ -128,6 +170,7 @@ export class Database {
       embedPending: (options) => this.embedPending(options),
       pendingCount: async () => (await this.store.counts()).pending,
       model: async () => (await this.status()).model,
+      analyse: context.analyse,
     });
     this.memory = new Memory({
       databaseName: name,
@@ -135,7 +178,7 @@ export class Database {
       embedding: context.embedding,
       logger: context.logger,
       options: context.memory ?? resolveMemoryOptions(),
-      insert: (inputs) => this.insertDocuments(inputs),
+      insert: (inputs) => this.insertTogether(inputs),
       search: (query, options) => this.search(query, options),
       embed: (model, texts) => this.embed(model, texts, "document", { deadlineMs: this.context.embedDeadlineMs }),
     });
@@ -170,76 +213,21 @@ export class Database {
     return `stored without vectors (${first}${hint}); keyword search finds it now, and \`docdb embed --pending --db ${this.name}\` embeds it later`;
   }
 
-  /**
-   * Stores a document: chunks it, writes document, chunks and keyword index in one unit, then
-   * embeds the chunks. When the embedding provider fails, the document stays stored and keyword
-   * searchable, its chunks pending (`embedded: false` and a warning). With a `key` already in
-   * use, that document is replaced (same doc_id; unchanged chunks keep their vectors).
-   */
-  async insertDocument(input: InsertInput): Promise<InsertResult> {
+  /** Refuses docdb's reserved collections ("_…", agent memory) in a user's insert. */
+  private assertUserCollection(input: InsertInput): void {
     if (typeof input === "object" && input !== null && typeof input.collection === "string" && isSystemCollection(input.collection)) {
       throw new DocDBError(
         "INVALID_REQUEST",
         `collection names starting with "_" are reserved for docdb (agent memory lives in ${MEMORY_COLLECTION_PREFIX}*): choose another name`,
       );
     }
-    const [result] = await this.insertDocuments([input]);
-    return result as InsertResult;
   }
 
   /**
-   * @internal Several documents written in one transaction (all or none), then embedded. Used by
-   * `insertDocument` and by agent memory (knowledge plus the QAs it marks merged). No reserved-
-   * collection check: callers inside core choose their collections.
+   * Validates an insert, chunks it and gives the document and its chunks their ids (a caller
+   * inside core may choose the document's id).
    */
-  async insertDocuments(inputs: (InsertInput & { id?: string })[]): Promise<InsertResult[]> {
-    const started = performance.now();
-    const prepared = inputs.map((input) => this.toWrite(input));
-    const model = this.context.embedding;
-    if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
-    const written = await this.call(() => this.store.writeDocuments(prepared.map((p) => p.write)));
-
-    const results: InsertResult[] = [];
-    for (const [i, p] of prepared.entries()) {
-      const { docId, replaced, reusedVectors } = written[i] as { docId: string; replaced: boolean; reusedVectors: number };
-      const warnings: string[] = [];
-      const missing = p.chunkCount - reusedVectors;
-      let embedded = missing === 0;
-      if (!model && !embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
-      else if (model && !embedded) {
-        try {
-          // Only when some vectors were carried over must the store say which chunks still need one.
-          const pending =
-            reusedVectors === 0 ? p.write.chunks : (await this.call(() => this.store.getChunks(docId))).filter((c) => !c.embedded);
-          // An insert answers within the deadline: what is not embedded by then stays pending.
-          const vectors = await this.embed(
-            model,
-            pending.map((c) => embeddingInput({ text: c.text, heading: c.heading, title: p.title })),
-            "document",
-            { deadlineMs: this.context.embedDeadlineMs },
-          );
-          await this.recordModel(model);
-          await this.call(() => this.store.writeVectors(pending.map((c, j) => ({ chunkId: c.id, vector: vectors[j] as Float32Array }))));
-          embedded = true;
-        } catch (error) {
-          const reason = describeEmbeddingFailure(error);
-          // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
-          this.context.logger.info({ db: this.name, doc_id: docId, err: reason }, "embedding failed; document stored as pending");
-          warnings.push(this.pendingWarning(reason));
-        }
-      }
-      if (!embedded) this.context.onPending?.();
-      this.context.logger.info(
-        { db: this.name, doc_id: docId, chunks: p.chunkCount, replaced, embedded, ms: Math.round(performance.now() - started) },
-        "insert",
-      );
-      results.push({ doc_id: docId, chunk_count: p.chunkCount, embedded, replaced, reused_vectors: reusedVectors, warnings });
-    }
-    return results;
-  }
-
-  /** Validates one insert and turns it into the store's write (chunks with fresh ids). */
-  private toWrite(input: InsertInput & { id?: string }): { write: DocumentWrite; title: string | null; chunkCount: number } {
+  private prepareInsert(input: InsertInput & { id?: string }): PreparedInsert {
     if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
     const text = validateText(input.text, this.context.maxTextLength);
     const metadata = validateMetadata(input.metadata);
@@ -250,6 +238,8 @@ export class Database {
     const title = input.title ?? null;
     const chunks = toStoredChunks(text, this.chunk(input, text), title);
     return {
+      title,
+      keyed: key !== undefined,
       write: {
         document: {
           id: input.id ?? newId(),
@@ -264,9 +254,274 @@ export class Database {
         chunks,
         upsertByKey: key !== undefined,
       },
-      title,
-      chunkCount: chunks.length,
     };
+  }
+
+  /**
+   * Embeds the chunks of documents that replace nothing (no key) before they are written, so
+   * their vectors go into the same transaction as the chunks. Throws when the provider fails.
+   */
+  private async embedBeforeWrite(model: EmbeddingModel, items: PreparedInsert[], deadlineMs: Deadline): Promise<void> {
+    const chunks = items.flatMap((p) => p.write.chunks.map((chunk) => ({ chunk, title: p.title })));
+    if (chunks.length === 0) return;
+    const vectors = await this.embed(
+      model,
+      chunks.map(({ chunk, title }) => embeddingInput({ text: chunk.text, heading: chunk.heading, title })),
+      "document",
+      { deadlineMs: deadlineMs(chunks.length) },
+    );
+    await this.recordModel(model);
+    chunks.forEach(({ chunk }, i) => {
+      chunk.vector = vectors[i];
+    });
+  }
+
+  /**
+   * Embeds, after the write, the chunks of keyed documents that did not take over a vector from
+   * the document they replaced (unchanged chunks keep theirs, so they are not embedded again).
+   */
+  private async embedAfterWrite(
+    model: EmbeddingModel,
+    items: { prepared: PreparedInsert; written: WriteResult }[],
+    deadlineMs: Deadline,
+  ): Promise<void> {
+    const pending: { id: string; text: string; heading: string | null | undefined; title: string | null }[] = [];
+    for (const { prepared, written } of items) {
+      if (prepared.write.chunks.length === written.reusedVectors) continue;
+      // Only when some vectors were carried over must the store say which chunks still need one.
+      const chunks =
+        written.reusedVectors === 0
+          ? prepared.write.chunks
+          : (await this.call(() => this.store.getChunks(written.docId))).filter((c) => !c.embedded);
+      for (const c of chunks) pending.push({ id: c.id, text: c.text, heading: c.heading, title: prepared.title });
+    }
+    if (pending.length === 0) return;
+    const vectors = await this.embed(model, pending.map(embeddingInput), "document", { deadlineMs: deadlineMs(pending.length) });
+    await this.recordModel(model);
+    await this.call(() => this.store.writeVectors(pending.map((c, i) => ({ chunkId: c.id, vector: vectors[i] as Float32Array }))));
+  }
+
+  /** The result of one stored document; `failure` is why embedding failed, when it did. */
+  private insertResult(prepared: PreparedInsert, written: WriteResult, model: EmbeddingModel | null, failure: string | undefined) {
+    const { docId, replaced, reusedVectors } = written;
+    const chunkCount = prepared.write.chunks.length;
+    const warnings: string[] = [];
+    let embedded = chunkCount === reusedVectors;
+    if (!model) {
+      if (!embedded) warnings.push(this.pendingWarning(this.context.embeddingProblem ?? "no embedding provider is configured"));
+    } else if (failure !== undefined) {
+      // Info, not warn: the caller gets the same words in `warnings` (the CLI prints them once).
+      this.context.logger.info({ db: this.name, doc_id: docId, err: failure }, "embedding failed; document stored as pending");
+      if (!embedded) warnings.push(this.pendingWarning(failure));
+    } else embedded = true;
+    const result: InsertResult = { doc_id: docId, chunk_count: chunkCount, embedded, replaced, reused_vectors: reusedVectors, warnings };
+    return result;
+  }
+
+  /**
+   * Stores a document: chunks it, analyses its words, embeds the chunks, and writes document,
+   * chunks, keyword index and vectors in one transaction. When the embedding provider fails, the
+   * document is stored without vectors and keyword searchable, its chunks pending
+   * (`embedded: false` and a warning). With a `key` already in use, that document is replaced
+   * (same doc_id; unchanged chunks keep their vectors, and only the others are embedded, after
+   * the write).
+   */
+  async insertDocument(input: InsertInput): Promise<InsertResult> {
+    this.assertUserCollection(input);
+    const [result] = await this.insertTogether([input]);
+    return result as InsertResult;
+  }
+
+  /**
+   * Several documents written in one transaction (all or none; throws when the write
+   * fails), each embedded as `insertDocument` embeds one. Used by `insertDocument` and by agent
+   * memory (knowledge plus the QAs it marks merged). No reserved-collection check: callers inside
+   * core choose their collections (and may choose the documents' ids).
+   */
+  private async insertTogether(inputs: (InsertInput & { id?: string })[]): Promise<InsertResult[]> {
+    const started = performance.now();
+    const prepared = inputs.map((input) => this.prepareInsert(input));
+    analyseInThread(prepared.map((p) => p.write));
+    const model = this.context.embedding;
+    if (model) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
+
+    // An insert answers within the deadline: what is not embedded by then stays pending.
+    const deadlineMs: Deadline = () => this.context.embedDeadlineMs;
+    const fresh = prepared.filter((p) => !p.keyed);
+    let failure: string | undefined;
+    if (model && fresh.length > 0) failure = await failureOf(() => this.embedBeforeWrite(model, fresh, deadlineMs));
+    const written = (await this.call(() => this.store.writeDocuments(prepared.map((p) => p.write)))) as WriteResult[];
+    const keyed = prepared.flatMap((p, i) => (p.keyed ? [{ prepared: p, written: written[i] as WriteResult }] : []));
+    let keyedFailure: string | undefined;
+    if (model && keyed.length > 0) keyedFailure = await failureOf(() => this.embedAfterWrite(model, keyed, deadlineMs));
+
+    const results = prepared.map((p, i) => {
+      // A document without a key has vectors exactly when they were computed before the write.
+      const why = p.keyed ? keyedFailure : p.write.chunks.some((c) => c.vector) ? undefined : failure;
+      return this.insertResult(p, written[i] as WriteResult, model, why);
+    });
+    for (const result of results) {
+      this.context.logger.info(
+        {
+          db: this.name,
+          doc_id: result.doc_id,
+          chunks: result.chunk_count,
+          replaced: result.replaced,
+          embedded: result.embedded,
+          ms: Math.round(performance.now() - started),
+        },
+        "insert",
+      );
+    }
+    if (results.some((r) => !r.embedded)) this.context.onPending?.();
+    return results;
+  }
+
+  /**
+   * Stores many documents, as `insertDocument` would one by one, in batches of `batch_size`
+   * (default 100) documents per transaction: words analysed outside the writes (in worker
+   * threads, the next batch while this one is written), chunks embedded in the provider's batch
+   * size before each write, so their vectors go into the same transaction. Every input gets its
+   * own entry in `results`: an invalid document is refused (`ok: false` with its error) and the
+   * others are stored. When the embedding provider fails, that batch and the ones after it are
+   * stored without vectors (pending, with a warning; `embedPending` embeds them later): nothing
+   * is lost. A failed write of a batch is retried one document at a time, so only the documents
+   * that cannot be written are refused; a store that cannot be reached refuses the rest of the
+   * call. Aborting (`signal`) stops between batches: the batches before are stored, and the
+   * call throws.
+   */
+  async insertDocuments(inputs: InsertInput[], options: InsertManyOptions = {}): Promise<InsertManyResult> {
+    if (!Array.isArray(inputs)) throw new DocDBError("INVALID_REQUEST", "insertDocuments needs an array of documents");
+    const batchSize = options.batch_size ?? DEFAULT_INSERT_BATCH;
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_INSERT_BATCH) {
+      throw new DocDBError("INVALID_REQUEST", `batch_size must be an integer from 1 to ${MAX_INSERT_BATCH}`);
+    }
+    const model = this.context.embedding;
+    if (model && inputs.length > 0) assertSameModel(await this.call(() => this.store.getEmbeddingInfo()), model, this.name);
+    const results: InsertManyItem[] = new Array(inputs.length);
+    // One insert's deadline for each of the provider's batches (calls) a batch of documents needs.
+    const deadlineMs: Deadline = (chunks) =>
+      this.context.embedDeadlineMs * Math.max(1, Math.ceil(chunks / Math.max(1, model?.maxBatchSize ?? 1)));
+    // Once the provider fails, the rest of the call is stored without vectors.
+    let failure: string | undefined;
+    // Once the store cannot be reached, the rest of the call is refused.
+    let unreachable: DocDBError | undefined;
+
+    const prepareBatch = (from: number) => {
+      const batch: { index: number; prepared: PreparedInsert }[] = [];
+      for (let i = from; i < Math.min(from + batchSize, inputs.length); i++) {
+        try {
+          const input = inputs[i] as InsertInput;
+          this.assertUserCollection(input);
+          batch.push({ index: i, prepared: this.prepareInsert(input) });
+        } catch (error) {
+          results[i] = refused(error);
+        }
+      }
+      const writes = batch.map((b) => b.prepared.write);
+      return { batch, analysed: this.context.analyse ? this.context.analyse(writes) : Promise.resolve(analyseInThread(writes)) };
+    };
+
+    let next = inputs.length > 0 ? prepareBatch(0) : undefined;
+    for (let from = 0; next; from += batchSize) {
+      const { batch, analysed } = next;
+      await analysed;
+      // The next batch is analysed (in worker threads, when they run) while this one is written.
+      next = from + batchSize < inputs.length ? prepareBatch(from + batchSize) : undefined;
+      if (options.signal?.aborted) {
+        await next?.analysed.catch(() => undefined);
+        throw new DocDBError(
+          "INTERNAL",
+          `insert interrupted: ${countOk(results)} of ${inputs.length} documents were stored (every batch before the interruption is complete)`,
+          { cause: options.signal.reason },
+        );
+      }
+      const started = performance.now();
+      if (unreachable) {
+        for (const { index } of batch) results[index] = refused(unreachable);
+      } else {
+        const fresh = batch.filter((b) => !b.prepared.keyed).map((b) => b.prepared);
+        if (model && failure === undefined && fresh.length > 0)
+          failure = await failureOf(() => this.embedBeforeWrite(model, fresh, deadlineMs));
+        const written = await this.writeBatch(batch.map((b) => b.prepared));
+        const keyed: { prepared: PreparedInsert; written: WriteResult }[] = [];
+        batch.forEach(({ prepared }, i) => {
+          const w = written[i];
+          if (w instanceof DocDBError && w.code === "STORE_UNAVAILABLE") unreachable ??= w;
+          if (!(w instanceof DocDBError) && prepared.keyed) keyed.push({ prepared, written: w as WriteResult });
+        });
+        // Keyed documents are embedded after the write (their unchanged chunks keep their vectors).
+        let keyedFailure = failure;
+        if (model && failure === undefined && keyed.length > 0) {
+          failure = keyedFailure = await failureOf(() => this.embedAfterWrite(model, keyed, deadlineMs));
+        }
+        batch.forEach(({ index, prepared }, i) => {
+          const w = written[i] as WriteResult | DocDBError;
+          if (w instanceof DocDBError) {
+            results[index] = refused(w);
+            return;
+          }
+          // A document without a key has vectors exactly when they were computed before the write.
+          const why = prepared.keyed ? keyedFailure : prepared.write.chunks.some((c) => c.vector) ? undefined : failure;
+          results[index] = { ok: true, ...this.insertResult(prepared, w, model, why) };
+        });
+      }
+      this.context.logger.info({ db: this.name, documents: batch.length, ms: Math.round(performance.now() - started) }, "insert batch");
+      options.onProgress?.({ done: Math.min(from + batchSize, inputs.length), total: inputs.length });
+    }
+
+    const summary: InsertManyResult = { results, inserted: 0, failed: 0, chunks: 0, pending: 0, warnings: [] };
+    const warnings = new Set<string>();
+    for (const r of results) {
+      if (!r.ok) {
+        summary.failed++;
+        continue;
+      }
+      summary.inserted++;
+      summary.chunks += r.chunk_count;
+      if (!r.embedded) summary.pending++;
+      for (const w of r.warnings) warnings.add(w);
+    }
+    summary.warnings = [...warnings];
+    if (summary.pending > 0) this.context.onPending?.();
+    return summary;
+  }
+
+  /**
+   * Writes a batch in one transaction; when that fails, each document alone, so one document
+   * the store refuses does not take the others with it. Entries are results or errors.
+   */
+  private async writeBatch(batch: PreparedInsert[]): Promise<(WriteResult | DocDBError)[]> {
+    if (batch.length === 0) return [];
+    try {
+      return await this.call(() => this.store.writeDocuments(batch.map((p) => p.write)));
+    } catch (error) {
+      const first = toDocDBError(error);
+      if (batch.length === 1 || first.code === "STORE_UNAVAILABLE") return batch.map(() => first);
+      this.context.logger.info({ db: this.name, err: first.message }, "batch write failed; writing its documents one by one");
+    }
+    const out: (WriteResult | DocDBError)[] = [];
+    let last: DocDBError | undefined;
+    let giveUp: DocDBError | undefined;
+    for (const prepared of batch) {
+      if (giveUp) {
+        out.push(giveUp);
+        continue;
+      }
+      try {
+        const [written] = await this.call(() => this.store.writeDocuments([prepared.write]));
+        out.push(written as WriteResult);
+        last = undefined;
+      } catch (error) {
+        const refusal = toDocDBError(error);
+        out.push(refusal);
+        // The store is gone, or two documents in a row failed alike: the cause is not the
+        // documents (a lock held too long, a full disk), so the rest is not tried one by one.
+        if (refusal.code === "STORE_UNAVAILABLE" || last?.code === refusal.code) giveUp = refusal;
+        last = refusal;
+      }
+    }
+    return out;
   }
 
   /** The model is recorded with its first vectors, so a model that never embedded anything binds nothing. */

@@ -3,6 +3,7 @@ import type { ChunkOptions } from "@docdb/chunker";
 import { type EmbeddingModel, LocalEmbeddingModel, type Reranker } from "@docdb/embed";
 import type { StoreEngine } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
+import { AnalysisPool } from "./analysis.js";
 import { type CopyOptions, type CopyResult, copyStore } from "./copy.js";
 import { Database } from "./database.js";
 import { DocDBError, fromStoreError } from "./errors.js";
@@ -48,6 +49,12 @@ export interface OpenDocDBOptions {
    * insert answers with its chunks pending. Default env DOCDB_EMBED_DEADLINE_MS, else 15,000.
    */
   embedDeadlineMs?: number;
+  /**
+   * Worker threads that analyse the words of bulk inserts (`insertDocuments`, imports) while the
+   * main thread writes: 0 analyses in the main thread. Default env DOCDB_ANALYSIS_WORKERS, else
+   * one per core (at most 4). The terms are the same either way.
+   */
+  analysisWorkers?: number;
 }
 
 /** Default deadline of one insert's or query's provider calls. */
@@ -61,6 +68,19 @@ function deadlineFromEnv(): number {
     throw new DocDBError("INVALID_REQUEST", `DOCDB_EMBED_DEADLINE_MS="${raw}" must be a positive whole number of milliseconds`);
   }
   return ms;
+}
+
+/** A batch is analysed in worker threads from this many chunks on (starting workers costs ~0.1 s; small batches stay in the main thread). */
+const ANALYSIS_POOL_MIN_CHUNKS = 256;
+
+function workersFromEnv(): number | undefined {
+  const raw = process.env.DOCDB_ANALYSIS_WORKERS;
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 64) {
+    throw new DocDBError("INVALID_REQUEST", `DOCDB_ANALYSIS_WORKERS="${raw}" must be a whole number from 0 to 64`);
+  }
+  return n;
 }
 
 function isModel(value: unknown): value is EmbeddingModel {
@@ -112,6 +132,7 @@ export class DocDB {
   private enginePromise: Promise<StoreEngine> | undefined;
   private healer: PendingHealer | undefined;
   private readonly embedDeadlineMs: number;
+  private readonly analysis: AnalysisPool;
 
   constructor(options: OpenDocDBOptions = {}) {
     this.options = options;
@@ -146,6 +167,11 @@ export class DocDB {
     }
     this.reranker = reranker;
     this.rerankerProblem = rerankerProblem;
+    this.analysis = new AnalysisPool({
+      size: options.analysisWorkers ?? workersFromEnv() ?? AnalysisPool.defaultSize(),
+      minChunks: ANALYSIS_POOL_MIN_CHUNKS,
+      logger: this.logger,
+    });
     this.embedDeadlineMs = options.embedDeadlineMs ?? deadlineFromEnv();
   }
 
@@ -278,6 +304,7 @@ export class DocDB {
       embedDeadlineMs: this.embedDeadlineMs,
       onPending: () => this.healer?.kick(),
       healing: () => this.healer?.status(),
+      analyse: this.analysis.analyse,
       memory: this.memoryOptions,
     });
   }
@@ -399,6 +426,7 @@ export class DocDB {
     this.enginePromise = undefined;
     await this.embedding?.close?.();
     if (!isReranker(this.options.reranker)) await this.reranker?.close?.();
+    await this.analysis.close();
   }
 }
 

@@ -1,12 +1,26 @@
-import { createHash } from "node:crypto";
+import { createHash, getRandomValues } from "node:crypto";
 import type { Chunk } from "@docdb/chunker";
 import type { NewChunk } from "@docdb/store";
 import { monotonicFactory } from "ulid";
 import { embeddingInput } from "./embedding-guard.js";
 import { lineIndex } from "./lines.js";
 
+/**
+ * Cryptographic random fractions drawn from a pool refilled 1,024 at a time: ulid's default
+ * asks the OS once per character (16 calls per new millisecond), a few per cent of bulk ingest.
+ */
+const pool = new Uint32Array(1024);
+let drawn = pool.length;
+function pooledRandom(): number {
+  if (drawn === pool.length) {
+    getRandomValues(pool);
+    drawn = 0;
+  }
+  return (pool[drawn++] as number) / 2 ** 32;
+}
+
 /** ULIDs that sort in creation order even within one millisecond. */
-export const newId = monotonicFactory();
+export const newId = monotonicFactory(pooledRandom);
 
 export function contentHash(text: string): string {
   return createHash("sha256").update(text).digest("hex");

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "./errors.js";
 import type { HealingStatus } from "./healer.js";
 
 export type SearchMode = "hybrid" | "vector" | "keyword";
@@ -28,6 +29,35 @@ export interface InsertResult {
   reused_vectors: number;
   /** False when the chunks are stored but wait for an embedding (keyword search still finds them). */
   embedded: boolean;
+  warnings: string[];
+}
+
+export interface InsertManyOptions {
+  /**
+   * Documents written per transaction, 1 to 1000 (default 100): each batch commits on its own,
+   * so an interruption keeps every batch before it, and other writers wait at most one batch.
+   */
+  batch_size?: number;
+  signal?: AbortSignal;
+  /** After each batch: documents handled so far (stored or failed) of the total. */
+  onProgress?: (progress: { done: number; total: number }) => void;
+}
+
+/** What happened to one document of an `insertDocuments` call. */
+export type InsertManyItem = ({ ok: true } & InsertResult) | { ok: false; error: { code: ErrorCode; message: string } };
+
+export interface InsertManyResult {
+  /** One entry per input, in input order. */
+  results: InsertManyItem[];
+  /** Documents stored (new or replacing one with the same key). */
+  inserted: number;
+  /** Documents refused (their entry says why); nothing of them was stored. */
+  failed: number;
+  /** Chunks of the stored documents. */
+  chunks: number;
+  /** Stored documents whose chunks wait for an embedding (keyword search finds them already). */
+  pending: number;
+  /** The distinct warnings of the entries. */
   warnings: string[];
 }
 

@@ -1,5 +1,4 @@
-import type { KeywordQuery } from "@docdb/analyzer";
-import { words } from "@docdb/analyzer";
+import { ANALYZER_VERSION, type IndexedChunk, type IndexTerms, indexTerms, type KeywordQuery, splitTerms } from "@docdb/analyzer";
 import type { Filter } from "@docdb/store";
 import { filterToSql, Params } from "./filter.js";
 
@@ -34,31 +33,21 @@ export interface ChunkPostings {
 }
 
 /**
- * Index terms of a chunk: title = document title + chunk heading + code symbol + documentation
- * (weight 2), body = the chunk text (a code chunk's without its language's reserved words).
+ * The postings of a chunk from its index terms: title = document title + chunk heading + code
+ * symbols + documentation (weight 2), body = the chunk text (a code chunk's without its
+ * language's reserved words). Terms analysed beforehand are used when they are of this analyzer
+ * version; otherwise the chunk is analysed here, the same way (`indexTerms`).
  */
-export function chunkPostings(
-  title: string | null | undefined,
-  chunk: {
-    heading?: string | null;
-    symbol?: string | null;
-    symbols?: { symbol: string }[] | null;
-    doc?: string | null;
-    language?: string | null;
-  },
-  text: string,
-): ChunkPostings {
-  const titleTerms = [...words(title ?? "")];
-  // Every declaration a chunk holds, or its one symbol.
-  const symbols = chunk.symbols && chunk.symbols.length > 0 ? chunk.symbols.map((s) => s.symbol) : [chunk.symbol];
-  for (const extra of [chunk.heading, ...symbols, chunk.doc]) if (extra) titleTerms.push(...words(extra));
-  const bodyTerms = words(text, chunk.language);
-  const terms = new Map<string, { title: number[]; body: number[] }>();
+export function chunkPostings(title: string | null | undefined, chunk: IndexedChunk, text: string, analysed?: IndexTerms): ChunkPostings {
+  const terms = analysed?.version === ANALYZER_VERSION ? analysed : indexTerms(title, chunk, text);
+  const titleTerms = splitTerms(terms.title);
+  const bodyTerms = splitTerms(terms.body);
+  const positions = new Map<string, { title: number[]; body: number[] }>();
   const entry = (term: string) => {
-    let e = terms.get(term);
+    let e = positions.get(term);
     if (!e) {
       e = { title: [], body: [] };
-      terms.set(term, e);
+      positions.set(term, e);
     }
     return e;
   };
@@ -68,7 +57,7 @@ export function chunkPostings(
   bodyTerms.forEach((term, i) => {
     entry(term).body.push(i);
   });
-  return { length: titleTerms.length + bodyTerms.length, terms };
+  return { length: titleTerms.length + bodyTerms.length, terms: positions };
 }
 
 /** Cleans a query: non-empty sequences of non-empty terms, each sequence once. */

@@ -29,7 +29,7 @@ import {
 import { pgCode, type Queryable } from "./db.js";
 import { atLeast, type PostgresEngine, quoteIdent, type ServerInfo } from "./engine.js";
 import { filterToSql, Params } from "./filter.js";
-import { chunkPostings, keywordSearchSql } from "./keyword.js";
+import { type ChunkPostings, chunkPostings, keywordSearchSql } from "./keyword.js";
 import { runReadOnlySql } from "./sql-query.js";
 import { annSearchSql, exactSearchSql, type VectorSql } from "./vector.js";
 
@@ -172,6 +172,25 @@ function staleVectorTable(error: unknown): boolean {
 
 /** A conflict on the key of a document another writer inserted meanwhile: the write runs again. */
 class KeyRace extends StoreError {}
+
+/** A write with nothing to replace: no upsert by key, not a collection file. */
+function isFresh(w: DocumentWrite): boolean {
+  return !w.file && !(w.upsertByKey && w.document.key);
+}
+
+/** A unique violation on a document insert in the contract's words (other errors pass through). */
+function documentConflict(error: unknown, upsert: boolean): unknown {
+  const { code, constraint } = pgCode(error);
+  if (code !== "23505") return error;
+  // The server names the clashing value: "Key (key)=(notes/a) already exists."
+  const detail = (error as { detail?: unknown }).detail;
+  const which = typeof detail === "string" ? ` (${detail})` : "";
+  if (constraint?.endsWith("_key_key")) {
+    if (upsert) return new KeyRace("CONFLICT", `a document with that key was written meanwhile${which}`);
+    return new StoreError("CONFLICT", `a document with that key already exists${which}`);
+  }
+  return new StoreError("CONFLICT", `a document with that id already exists${which}`);
+}
 
 /** One docdb database: one PostgreSQL schema. */
 export class PostgresStore implements Store {
@@ -344,13 +363,25 @@ export class PostgresStore implements Store {
       }
     }
     // Analysed once, outside the transaction (which may run again).
-    const postings = writes.map((w) => w.chunks.map((c) => chunkPostings(w.document.title, c, c.text)));
+    const postings = writes.map((w) => w.chunks.map((c) => chunkPostings(w.document.title, c, c.text, c.terms)));
     return this.db.transaction(
       async (client) => {
         const dims = await this.dimensions(client);
         const delta: KeywordDelta = { chunks: 0, terms: 0 };
         const results: WriteResult[] = [];
-        for (const [i, w] of writes.entries()) results.push(await this.writeOne(client, w, postings[i] ?? [], dims, delta));
+        // In order; consecutive new documents (nothing to replace) go in together, a few
+        // statements for the lot, while upserts and collection files are written one by one.
+        for (let i = 0; i < writes.length; ) {
+          let j = i;
+          while (j < writes.length && isFresh(writes[j] as DocumentWrite)) j++;
+          if (j > i) {
+            results.push(...(await this.insertFresh(client, writes.slice(i, j), postings.slice(i, j), dims, delta)));
+            i = j;
+          } else {
+            results.push(await this.writeOne(client, writes[i] as DocumentWrite, postings[i] ?? [], dims, delta));
+            i++;
+          }
+        }
         const reused = results.reduce((sum, r) => sum + r.reusedVectors, 0);
         if (reused > 0) {
           // The running total StoreCounts.reusedVectors reports, in the same transaction.
@@ -367,10 +398,139 @@ export class PostgresStore implements Store {
     );
   }
 
+  /** New documents (no upsert, no file): one INSERT for the documents, then their chunks together. */
+  private async insertFresh(
+    client: Queryable,
+    writes: DocumentWrite[],
+    postings: ChunkPostings[][],
+    dims: number | undefined,
+    delta: KeywordDelta,
+  ): Promise<WriteResult[]> {
+    const time = now();
+    const docs = writes.map((w) => w.document);
+    try {
+      await client.query(
+        `INSERT INTO ${this.s}.documents (id, key, source, title, content, content_hash, content_length, metadata, collection, created_at, updated_at)
+         SELECT x.id, x.key, x.source, x.title, x.content, x.content_hash, x.content_length, x.metadata::jsonb, x.collection, x.created_at, x.updated_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS x(id, key, source, title, content, content_hash, content_length, metadata, collection, created_at, updated_at)`,
+        [
+          docs.map((d) => d.id),
+          docs.map((d) => d.key ?? null),
+          docs.map((d) => d.source ?? null),
+          docs.map((d) => d.title ?? null),
+          docs.map((d) => d.content),
+          docs.map((d) => d.contentHash),
+          docs.map((d) => codePoints(d.content)),
+          docs.map((d) => JSON.stringify(d.metadata ?? {})),
+          docs.map((d) => d.collection ?? null),
+          docs.map((d) => d.createdAt ?? time),
+          docs.map((d) => d.updatedAt ?? time),
+        ],
+      );
+    } catch (error) {
+      throw documentConflict(error, false);
+    }
+    const vectors = writes.map((w) => w.chunks.map((c) => (c.vector ? this.vectorOf(c.vector, dims) : null)));
+    await this.insertChunks(
+      client,
+      writes.map((w, i) => ({ docId: w.document.id, chunks: w.chunks, postings: postings[i] ?? [], vectors: vectors[i] ?? [] })),
+      delta,
+    );
+    return writes.map((w) => ({ docId: w.document.id, replaced: false, reusedVectors: 0 }));
+  }
+
+  private vectorOf(vector: Float32Array, dims: number | undefined): string {
+    if (dims === undefined)
+      throw new StoreError("INVALID_REQUEST", "a chunk has a vector but no embedding model is recorded (setEmbeddingInfo first)");
+    return vectorText(vector, dims);
+  }
+
+  /** Chunks of several documents: one INSERT each for the chunks, their postings and their vectors. */
+  private async insertChunks(
+    client: Queryable,
+    docs: { docId: string; chunks: DocumentWrite["chunks"]; postings: ChunkPostings[]; vectors: (string | null)[] }[],
+    delta: KeywordDelta,
+  ): Promise<void> {
+    const chunks = docs.flatMap((d) => d.chunks.map((c, i) => ({ docId: d.docId, c, p: d.postings[i], v: d.vectors[i] ?? null })));
+    if (chunks.length === 0) return;
+    const s = this.s;
+    const { rows } = await client.query<{ seq: string; id: string }>(
+      `INSERT INTO ${s}.chunks (id, doc_id, idx, text, start, "end", heading, line_start, line_end, input_hash, embedded, kw_length,
+                               language, symbol, symbol_kind, symbols, code_fallback, doc)
+       SELECT x.id, x.doc_id, x.idx, x.text, x.start, x.e, x.heading, x.line_start, x.line_end, x.input_hash, x.embedded, x.kw_length,
+              x.language, x.symbol, x.symbol_kind, x.symbols::jsonb, x.code_fallback, x.doc
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::bool[], $12::int[],
+                   $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+         AS x(id, doc_id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length,
+              language, symbol, symbol_kind, symbols, code_fallback, doc)
+       RETURNING seq, id`,
+      [
+        chunks.map((x) => x.c.id),
+        chunks.map((x) => x.docId),
+        chunks.map((x) => x.c.idx),
+        chunks.map((x) => x.c.text),
+        chunks.map((x) => x.c.start),
+        chunks.map((x) => x.c.end),
+        chunks.map((x) => x.c.heading ?? null),
+        chunks.map((x) => x.c.lineStart ?? null),
+        chunks.map((x) => x.c.lineEnd ?? null),
+        chunks.map((x) => x.c.inputHash ?? null),
+        chunks.map((x) => x.v !== null),
+        chunks.map((x) => x.p?.length ?? 0),
+        chunks.map((x) => x.c.language ?? null),
+        chunks.map((x) => x.c.symbol ?? null),
+        chunks.map((x) => x.c.symbolKind ?? null),
+        chunks.map((x) => (x.c.symbols && x.c.symbols.length > 0 ? JSON.stringify(x.c.symbols) : null)),
+        chunks.map((x) => x.c.codeFallback ?? null),
+        chunks.map((x) => x.c.doc ?? null),
+      ],
+    );
+    const seqById = new Map(rows.map((r) => [r.id, r.seq]));
+    delta.chunks += chunks.length;
+    const terms: string[] = [];
+    const seqs: string[] = [];
+    const lengths: number[] = [];
+    const titlePos: string[] = [];
+    const bodyPos: string[] = [];
+    const vecSeqs: string[] = [];
+    const vecValues: string[] = [];
+    for (const { c, p, v } of chunks) {
+      const seq = seqById.get(c.id) as string;
+      if (p) {
+        delta.terms += p.length;
+        for (const [term, pos] of p.terms) {
+          terms.push(term);
+          seqs.push(seq);
+          lengths.push(p.length);
+          titlePos.push(`{${pos.title.join(",")}}`);
+          bodyPos.push(`{${pos.body.join(",")}}`);
+        }
+      }
+      if (v !== null) {
+        vecSeqs.push(seq);
+        vecValues.push(v);
+      }
+    }
+    if (terms.length > 0) {
+      await client.query(
+        `INSERT INTO ${s}.postings (term, seq, length, title_pos, body_pos)
+         SELECT x.term, x.seq, x.length, x.t::int[], x.b::int[] FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::text[]) AS x(term, seq, length, t, b)`,
+        [terms, seqs, lengths, titlePos, bodyPos],
+      );
+    }
+    if (vecSeqs.length > 0) {
+      await client.query(
+        `INSERT INTO ${s}.chunk_vectors (seq, embedding) SELECT x.seq, x.v::${this.vectorType} FROM unnest($1::bigint[], $2::text[]) AS x(seq, v)`,
+        [vecSeqs, vecValues],
+      );
+    }
+  }
+
   private async writeOne(
     client: Queryable,
     w: DocumentWrite,
-    postings: ReturnType<typeof chunkPostings>[],
+    postings: ChunkPostings[],
     dims: number | undefined,
     delta: KeywordDelta,
   ): Promise<WriteResult> {
@@ -441,102 +601,18 @@ export class PostgresStore implements Store {
         ],
       );
     } catch (error) {
-      const { code, constraint } = pgCode(error);
-      if (code === "23505" && constraint?.endsWith("_key_key")) {
-        if (w.upsertByKey) throw new KeyRace("CONFLICT", `a document with key ${JSON.stringify(key)} was written meanwhile`);
-        throw new StoreError("CONFLICT", `a document with key ${JSON.stringify(key)} already exists`);
-      }
-      if (code === "23505") throw new StoreError("CONFLICT", `a document with id ${JSON.stringify(id)} already exists`);
-      throw error;
+      throw documentConflict(error, w.upsertByKey === true);
     }
 
     let reusedVectors = 0;
-    if (w.chunks.length > 0) {
-      const vectors: (string | null)[] = [];
-      for (const c of w.chunks) {
-        if (c.vector) {
-          if (dims === undefined)
-            throw new StoreError("INVALID_REQUEST", "a chunk has a vector but no embedding model is recorded (setEmbeddingInfo first)");
-          vectors.push(vectorText(c.vector, dims));
-        } else if (c.inputHash && reusable.has(c.inputHash)) {
-          vectors.push(reusable.get(c.inputHash) as string);
-          reusedVectors++;
-        } else {
-          vectors.push(null);
-        }
-      }
-      const { rows } = await client.query<{ seq: string; idx: number }>(
-        `INSERT INTO ${s}.chunks (id, doc_id, idx, text, start, "end", heading, line_start, line_end, input_hash, embedded, kw_length,
-                                 language, symbol, symbol_kind, symbols, code_fallback, doc)
-         SELECT x.id, $1, x.idx, x.text, x.start, x.e, x.heading, x.line_start, x.line_end, x.input_hash, x.embedded, x.kw_length,
-                x.language, x.symbol, x.symbol_kind, x.symbols::jsonb, x.code_fallback, x.doc
-         FROM unnest($2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::bool[], $12::int[],
-                     $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
-           AS x(id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length, language, symbol, symbol_kind, symbols, code_fallback, doc)
-         RETURNING seq, idx`,
-        [
-          id,
-          w.chunks.map((c) => c.id),
-          w.chunks.map((c) => c.idx),
-          w.chunks.map((c) => c.text),
-          w.chunks.map((c) => c.start),
-          w.chunks.map((c) => c.end),
-          w.chunks.map((c) => c.heading ?? null),
-          w.chunks.map((c) => c.lineStart ?? null),
-          w.chunks.map((c) => c.lineEnd ?? null),
-          w.chunks.map((c) => c.inputHash ?? null),
-          vectors.map((v) => v !== null),
-          postings.map((p) => p.length),
-          w.chunks.map((c) => c.language ?? null),
-          w.chunks.map((c) => c.symbol ?? null),
-          w.chunks.map((c) => c.symbolKind ?? null),
-          w.chunks.map((c) => (c.symbols && c.symbols.length > 0 ? JSON.stringify(c.symbols) : null)),
-          w.chunks.map((c) => c.codeFallback ?? null),
-          w.chunks.map((c) => c.doc ?? null),
-        ],
-      );
-      const seqByIdx = new Map(rows.map((r) => [r.idx, r.seq]));
-      delta.chunks += w.chunks.length;
-      for (const p of postings) delta.terms += p.length;
-      const terms: string[] = [];
-      const seqs: string[] = [];
-      const lengths: number[] = [];
-      const titlePos: string[] = [];
-      const bodyPos: string[] = [];
-      const vecSeqs: string[] = [];
-      const vecValues: string[] = [];
-      w.chunks.forEach((c, i) => {
-        const seq = seqByIdx.get(c.idx) as string;
-        const p = postings[i];
-        if (p) {
-          for (const [term, pos] of p.terms) {
-            terms.push(term);
-            seqs.push(seq);
-            lengths.push(p.length);
-            titlePos.push(`{${pos.title.join(",")}}`);
-            bodyPos.push(`{${pos.body.join(",")}}`);
-          }
-        }
-        const v = vectors[i];
-        if (v) {
-          vecSeqs.push(seq);
-          vecValues.push(v);
-        }
-      });
-      if (terms.length > 0) {
-        await client.query(
-          `INSERT INTO ${s}.postings (term, seq, length, title_pos, body_pos)
-           SELECT x.term, x.seq, x.length, x.t::int[], x.b::int[] FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::text[]) AS x(term, seq, length, t, b)`,
-          [terms, seqs, lengths, titlePos, bodyPos],
-        );
-      }
-      if (vecSeqs.length > 0) {
-        await client.query(
-          `INSERT INTO ${s}.chunk_vectors (seq, embedding) SELECT x.seq, x.v::${this.vectorType} FROM unnest($1::bigint[], $2::text[]) AS x(seq, v)`,
-          [vecSeqs, vecValues],
-        );
-      }
-    }
+    const vectors = w.chunks.map((c) => {
+      if (c.vector) return this.vectorOf(c.vector, dims);
+      const reused = c.inputHash ? reusable.get(c.inputHash) : undefined;
+      if (reused === undefined) return null;
+      reusedVectors++;
+      return reused;
+    });
+    await this.insertChunks(client, [{ docId: id, chunks: w.chunks, postings, vectors }], delta);
 
     if (w.file) {
       const { record } = w.file;

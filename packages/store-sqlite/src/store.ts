@@ -1,4 +1,4 @@
-import { ANALYZER_VERSION, analyzeForIndex, type KeywordQuery } from "@docdb/analyzer";
+import { ANALYZER_VERSION, analyzeForIndex, type IndexTerms, indexTerms, type KeywordQuery } from "@docdb/analyzer";
 import type {
   ChunkHit,
   CodeSymbol,
@@ -64,11 +64,6 @@ type Row = Record<string, unknown>;
 
 /** What the keyword index reads of a chunk besides its text. */
 type IndexedChunk = Pick<NewChunk, "heading" | "symbol" | "symbols" | "doc" | "language">;
-
-/** The symbols a chunk's keyword index holds: all it holds, or its one symbol. */
-function symbolNames(chunk: Pick<NewChunk, "symbol" | "symbols">): (string | null | undefined)[] {
-  return chunk.symbols && chunk.symbols.length > 0 ? chunk.symbols.map((s) => s.symbol) : [chunk.symbol];
-}
 
 function toVectorBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
@@ -158,6 +153,38 @@ function loadNative() {
     sqliteVec,
   }));
   return native;
+}
+
+/**
+ * Vectors and keyword rows of a write, inserted after every other row of it, keyword rows last.
+ * FTS5 writes out the terms it holds in memory whenever another statement of the transaction
+ * opens a savepoint (an INSERT into `chunks` does: it also updates sqlite_sequence), so keyword
+ * rows interleaved with chunk inserts made one tiny index segment per chunk, and merging those
+ * was most of the cost of a write.
+ */
+class LateRows {
+  private rows: { seq: number; terms: IndexTerms }[] = [];
+  private vectors: { seq: number; blob: Buffer }[] = [];
+  constructor(
+    private readonly insert: Database.Statement,
+    private readonly insertVector: () => Database.Statement,
+  ) {}
+
+  add(seq: number, terms: IndexTerms, vector?: Buffer): void {
+    this.rows.push({ seq, terms });
+    if (vector) this.vectors.push({ seq, blob: vector });
+  }
+
+  /** Vectors, then keyword rows (the last statements of the write). */
+  flush(): void {
+    if (this.vectors.length > 0) {
+      const insert = this.insertVector();
+      for (const { seq, blob } of this.vectors) insert.run(BigInt(seq), blob);
+      this.vectors = [];
+    }
+    for (const { seq, terms } of this.rows) this.insert.run(seq, terms.title, terms.body);
+    this.rows = [];
+  }
 }
 
 /** One docdb database: a SQLite file with sqlite-vec loaded, FTS5 and the docdb schema. */
@@ -292,24 +319,18 @@ export class SqliteStore implements Store {
         "symbols"
       >)[];
       if (rows.length === 0) break;
+      // Analysed before the transaction, which then holds the write lock only to insert.
+      const indexed = rows.map((r) => ({
+        seq: r.seq,
+        terms: indexTerms(r.title, { ...r, symbols: r.symbols ? (JSON.parse(r.symbols) as CodeSymbol[]) : null }, r.text),
+      }));
       await this.write(() => {
-        for (const r of rows) {
-          this.indexChunk(r.seq, analyzeForIndex(r.title ?? ""), { ...r, symbols: r.symbols ? JSON.parse(r.symbols) : null }, r.text);
-        }
+        const insert = this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)");
+        for (const { seq, terms } of indexed) insert.run(seq, terms.title, terms.body);
       });
       after = (rows[rows.length - 1] as { seq: number }).seq;
     }
     await this.write(() => this.setMetaValue("analyzer_version", String(ANALYZER_VERSION)));
-  }
-
-  /**
-   * Title column: the document title, the chunk's heading, code symbol and documentation (weighted
-   * as one); body: the text (a code chunk's without its language's reserved words).
-   */
-  private indexChunk(seq: number, titleTerms: string, chunk: IndexedChunk, text: string): void {
-    let title = titleTerms;
-    for (const extra of [chunk.heading, ...symbolNames(chunk), chunk.doc]) if (extra) title += ` ${analyzeForIndex(extra)}`;
-    this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)").run(seq, title, analyzeForIndex(text, chunk.language));
   }
 
   async getEmbeddingInfo(): Promise<EmbeddingInfo | undefined> {
@@ -380,11 +401,16 @@ export class SqliteStore implements Store {
     return this.write(() => {
       const info = this.embeddingInfo();
       const vectors = info !== undefined && this.hasVectorTable();
-      return writes.map((w) => this.writeOne(w, vectors ? info : undefined));
+      const late = new LateRows(this.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)"), () =>
+        this.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)"),
+      );
+      const results = writes.map((w) => this.writeOne(w, vectors ? info : undefined, late));
+      late.flush();
+      return results;
     });
   }
 
-  private writeOne(write: DocumentWrite, info: EmbeddingInfo | undefined): WriteResult {
+  private writeOne(write: DocumentWrite, info: EmbeddingInfo | undefined, late: LateRows): WriteResult {
     const { document: doc, chunks } = write;
     const now = new Date().toISOString();
     const collection = write.file ? write.file.collection : (doc.collection ?? null);
@@ -403,6 +429,8 @@ export class SqliteStore implements Store {
         .all(collection, source, collection, source) as string[];
       for (const id of old) replacedIds.add(id);
     }
+    // The replaced document may be one written earlier in this call: its late rows first.
+    if (replacedIds.size > 0) late.flush();
     // Vectors of replaced chunks whose embedding input did not change carry over.
     const reusable = new Map<string, Buffer>();
     if (info && replacedIds.size > 0 && chunks.some((c) => c.inputHash)) {
@@ -430,7 +458,13 @@ export class SqliteStore implements Store {
       kept?.created_at ?? doc.createdAt ?? now,
       doc.updatedAt ?? now,
     );
-    const titleTerms = analyzeForIndex(doc.title ?? "");
+    // Terms analysed beforehand (core does it outside the transaction) or, failing that, here.
+    let titleTerms: string | undefined;
+    const termsOf = (chunk: (typeof chunks)[number]): IndexTerms => {
+      if (chunk.terms?.version === ANALYZER_VERSION) return chunk.terms;
+      titleTerms ??= doc.title ? analyzeForIndex(doc.title) : "";
+      return indexTerms(doc.title, chunk, chunk.text, titleTerms);
+    };
     const insertChunk = this.statement(
       `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end, input_hash, embedded,
                            language, symbol, symbol_kind, symbols, code_fallback, doc)
@@ -468,8 +502,7 @@ export class SqliteStore implements Store {
         chunk.doc ?? null,
       );
       const seq = Number(result.lastInsertRowid);
-      this.indexChunk(seq, titleTerms, chunk, chunk.text);
-      if (vector) this.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)").run(BigInt(seq), vector);
+      late.add(seq, termsOf(chunk), vector);
     }
     if (write.file) {
       const f = write.file.record;

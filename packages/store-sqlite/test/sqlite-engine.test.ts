@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +47,7 @@ describe("the SQLite engine on real files", () => {
         "0006_memory_views",
         "0007_code_symbols",
       ]);
+      expect(shipped).toContain("0008_write_indexes");
       expect(versions).toEqual(shipped);
     } finally {
       raw.close();
@@ -59,6 +60,44 @@ describe("the SQLite engine on real files", () => {
       readdirSync(migrationsDir).filter((f) => f.endsWith(".sql")).length,
     );
     check.close();
+  });
+
+  it("a database made before migration 0008 upgrades: its two unused indexes go, its rows stay", async () => {
+    // The migrations as they were before 0008, in a folder of their own.
+    const before = join(dir, "migrations-before-0008");
+    mkdirSync(before);
+    for (const f of readdirSync(migrationsDir)) if (f < "0008") copyFileSync(join(migrationsDir, f), join(before, f));
+    const old = createSqliteEngine({ dataDir: dir, migrationsDir: before });
+    const store = await old.openDatabase("up", { create: true });
+    const doc = makeDocument(["Indexes every insert paid for.", "Pending chunks are read by id."]);
+    await store.writeDocuments([doc]);
+    await old.close();
+    const indexes = () => {
+      const raw = new Database(join(dir, "up.db"), { readonly: true });
+      try {
+        return (
+          raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'chunks_%'").pluck().all() as string[]
+        ).sort();
+      } finally {
+        raw.close();
+      }
+    };
+    expect(indexes()).toEqual(expect.arrayContaining(["chunks_doc", "chunks_pending", "chunks_pending_id"]));
+
+    const upgraded = await createSqliteEngine({ dataDir: dir }).openDatabase("up");
+    expect(indexes()).not.toContain("chunks_doc");
+    expect(indexes()).not.toContain("chunks_pending");
+    expect(indexes()).toContain("chunks_pending_id");
+    expect(await upgraded.counts()).toMatchObject({ documents: 1, chunks: 2, pending: 2, keywordRows: 2 });
+    expect((await upgraded.getChunks(doc.document.id)).map((c) => c.id)).toEqual(doc.chunks.map((c) => c.id));
+    const hits = await upgraded.keywordSearch(buildKeywordQuery("pending chunks")!, { limit: 5 });
+    expect(hits.map((h) => h.chunkId)).toEqual([doc.chunks[1]?.id]);
+    await upgraded.close();
+    const raw = new Database(join(dir, "up.db"), { readonly: true });
+    expect(raw.prepare("SELECT version FROM schema_migrations WHERE version = '0008_write_indexes'").pluck().get()).toBe(
+      "0008_write_indexes",
+    );
+    raw.close();
   });
 
   it("refuses an empty data folder and names that are not names", () => {

@@ -1,4 +1,4 @@
-import type { KeywordQuery } from "@docdb/analyzer";
+import type { IndexTerms, KeywordQuery } from "@docdb/analyzer";
 import type { Filter } from "./filter.js";
 
 /**
@@ -119,6 +119,12 @@ export interface NewChunk {
   inputHash?: string | null;
   /** A vector computed beforehand, written in the same transaction as the chunk. */
   vector?: Float32Array;
+  /**
+   * The chunk's keyword-index terms computed beforehand: `indexTerms(document title, chunk,
+   * text)` of `@docdb/analyzer` (the chunk's heading, code symbols, documentation and language
+   * count; core analyses outside the write, in worker threads for bulk work). An engine analyses the chunk itself when they are absent or of another analyzer version.
+   */
+  terms?: IndexTerms;
 }
 
 /** A file of a collection, as recorded for incremental imports. */
@@ -409,7 +415,11 @@ export interface Store {
   /** Sets a setting; `undefined` removes it. */
   setSetting(key: string, value: string | undefined): Promise<void>;
 
-  /** Writes documents with their chunks, one transaction per call (see DocumentWrite). */
+  /**
+   * Writes documents with their chunks, one transaction per call (see DocumentWrite): all of
+   * them or none. Bulk work passes many documents per call (core writes ~100), so the cost of a
+   * commit is shared; engines write a call's rows in as few statements as they can.
+   */
   writeDocuments(writes: DocumentWrite[]): Promise<WriteResult[]>;
   /**
    * Stores vectors and marks their chunks embedded. A chunk deleted meanwhile is skipped (not

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import type { ChunkOptions } from "@docdb/chunker";
 import type { EmbeddingModel } from "@docdb/embed";
 import type { CollectionRecord, Store } from "@docdb/store";
+import type { Analyse } from "../analysis.js";
 import { DocDBError, fromStoreError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { DatabaseStatus, EmbedOptions, EmbedResult, SearchResult } from "../types.js";
@@ -19,6 +20,8 @@ export interface CollectionsContext {
   embedPending: (options: EmbedOptions) => Promise<EmbedResult>;
   pendingCount: () => Promise<number>;
   model: () => Promise<DatabaseStatus["model"]>;
+  /** Analyses the words of the documents an import writes, before each write (see analysis.ts). */
+  analyse?: Analyse;
 }
 
 export type CollectionsListener = (collections: CollectionInfo[]) => void;

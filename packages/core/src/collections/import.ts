@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { type ChunkOptions, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@docdb/chunker";
 import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
+import { type Analyse, analyseInThread } from "../analysis.js";
 import { assertSameModel } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
 import { contentHash as hashText, newId, toStoredChunks } from "../stored-chunks.js";
@@ -144,7 +145,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
   progress.files_total = walked.files.length;
   report();
   let lastReport = 0;
-  const batch = new WriteBatch(store);
+  const batch = new WriteBatch(store, context.analyse ?? (async (writes) => analyseInThread(writes)));
   for (const file of walked.files) {
     interrupted(options.signal);
     const outcome = await importFile(store, batch, name, file, existing.get(file.path), chunking, settings);
@@ -241,7 +242,10 @@ class WriteBatch {
   private chars = 0;
   /** Vectors carried over from replaced documents so far. */
   reusedVectors = 0;
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly analyse: Analyse,
+  ) {}
 
   async add(write: DocumentWrite): Promise<void> {
     this.writes.push(write);
@@ -254,6 +258,8 @@ class WriteBatch {
     const writes = this.writes;
     this.writes = [];
     this.chars = 0;
+    // Words analysed before the transaction, which then holds the write lock only to insert.
+    await this.analyse(writes);
     for (const result of await this.store.writeDocuments(writes)) this.reusedVectors += result.reusedVectors;
   }
 }
