@@ -63,12 +63,18 @@ function loadVectors(path, dims) {
   }
 }
 
+/** Sets a per-database index setting (undefined: removes it); returns the value it had. */
 function setSetting(path, key, value) {
   const raw = openRaw(path, false);
   try {
-    raw
-      .prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-      .run(`setting:vector_index.${key}`, String(value));
+    const name = `setting:vector_index.${key}`;
+    const before = raw.prepare("SELECT value FROM meta WHERE key = ?").get(name)?.value;
+    if (value === undefined) raw.prepare("DELETE FROM meta WHERE key = ?").run(name);
+    else
+      raw
+        .prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        .run(name, String(value));
+    return before;
   } finally {
     raw.close();
   }
@@ -158,11 +164,14 @@ export async function annLatency(core, { dataDir, name, dims, seed, count, efs, 
       }
     }
     result.paths = Object.fromEntries(names.map((n) => [n, summary(times[n], recalls[n] ?? [])]));
+    result.searchWidth = (await db.indexStatus())?.searchWidth;
     result.rssMb = rss();
     await docdb.close();
 
     // ef_search sweep: a per-database setting; the index file is reused, not rebuilt.
     result.sweep = [];
+    // The database's own setting (usually none: docdb then widens the search past 250k vectors).
+    const ownSetting = setSetting(path, "expansion_search", efs[0]);
     for (const ef of efs) {
       setSetting(path, "expansion_search", ef);
       ({ docdb, db } = await open());
@@ -182,7 +191,7 @@ export async function annLatency(core, { dataDir, name, dims, seed, count, efs, 
       result.sweep.push({ ef, ...summary(annTimes, annRecalls), floorP50: percentile(floorTimes, 50) });
       await docdb.close();
     }
-    setSetting(path, "expansion_search", result.build.settings.expansionSearch);
+    setSetting(path, "expansion_search", ownSetting);
     ({ docdb, db } = await open());
   } finally {
     raw.close();

@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteEngine } from "../src/index.js";
+import { autoSearchWidth } from "../src/vector-index.js";
 
 // The approximate index runs from the first vector here (threshold 1), so small data takes the
 // HNSW path; the default threshold is tested in the contract suite's own run.
@@ -111,6 +112,17 @@ function child(script: string, onLine: (line: string) => void): ChildProcess {
 function exited(proc: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => proc.once("exit", (code, signal) => resolve({ code, signal })));
 }
+
+describe("the search width docdb picks by size", () => {
+  it("is ef_search up to 250,000 vectors, then grows with the size (ef 512 at 1M), capped at 4096", () => {
+    expect(autoSearchWidth(100_000)).toBe(0);
+    expect(autoSearchWidth(250_000)).toBe(0);
+    expect(autoSearchWidth(500_000)).toBe(256);
+    expect(autoSearchWidth(1_000_000)).toBe(512);
+    expect(autoSearchWidth(2_000_001)).toBe(1025);
+    expect(autoSearchWidth(50_000_000)).toBe(4096);
+  });
+});
 
 describe("the approximate vector index (HNSW beside the SQLite file)", () => {
   it("agrees with the exact answer on a small set, and exact: true scans exactly", async () => {

@@ -310,6 +310,11 @@ export interface VectorIndexStatus {
   /** When the stored index was last written (ISO time), null when missing. */
   savedAt: string | null;
   settings: VectorIndexSettings;
+  /**
+   * Candidates a query explores when that is more than `settings.expansionSearch` (a large
+   * database that leaves ef_search to the engine is searched wider); absent otherwise.
+   */
+  searchWidth?: number;
 }
 
 export interface VectorIndexProgress {

@@ -21,6 +21,9 @@ function printStatus(name: string, s: IndexStatus): void {
     `library: ${s.library}`,
     `settings: threshold ${p.threshold}, M ${p.connectivity}, ef_construction ${p.expansionAdd}, ef_search ${p.expansionSearch}, ${p.quantization}`,
   ];
+  if (s.searchWidth !== undefined) {
+    lines.push(`search width: ${s.searchWidth} candidates per query at this size (ef_search not set for this database; set it to fix one)`);
+  }
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
