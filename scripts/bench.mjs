@@ -5,7 +5,7 @@
 //
 //   pnpm build && pnpm bench [--json] [--sizes 10000,100000] [--dims 384,1536] [--queries 50]
 //                            [--efs 64,128,256,512] [--no-ann] [--no-mcp] [--no-text-recall] [--eval-dir ../shared/eval]
-//                            [--data-dir DIR]
+//                            [--data-dir DIR [--reuse-index]]
 //                            [--store postgres://user:pass@host:port/db | --store pglite]
 //
 // Synthetic data from fixed seeds (Japanese, English and code text; clustered vectors), built
@@ -14,6 +14,8 @@
 // --data-dir keeps the databases in DIR instead of a temporary folder, and a later run with the
 // same DIR measures the databases already there instead of ingesting them again (a 1M-chunk
 // database takes long to build; its queries can then be measured again on an idle machine).
+// --reuse-index also loads the vector index file kept there instead of timing a rebuild (40
+// minutes at 1M on 2 shared cores), so another ef sweep costs only the queries.
 //
 // Without --store the databases are temporary SQLite files. `--store postgres://…` (or
 // DOCDB_STORE_URL) runs the same workloads on that PostgreSQL server (databases with names of
@@ -52,6 +54,7 @@ function options() {
       "no-text-recall": { type: "boolean", default: false },
       "eval-dir": { type: "string", default: fileURLToPath(new URL("../../shared/eval", import.meta.url)) },
       "data-dir": { type: "string" },
+      "reuse-index": { type: "boolean", default: false },
       store: { type: "string" },
     },
   });
@@ -74,8 +77,12 @@ function options() {
     textRecall: !values["no-text-recall"],
     evalDir: values["eval-dir"],
     dataDir: values["data-dir"],
+    reuseIndex: values["reuse-index"],
     store: parseStore(values.store ?? postgresFromEnv()),
   };
+  if (opts.reuseIndex && opts.dataDir === undefined) {
+    throw new Error("--reuse-index loads the index kept in --data-dir DIR: give --data-dir too");
+  }
   if (opts.dataDir !== undefined && opts.store !== undefined) {
     throw new Error(
       "--data-dir keeps SQLite files between runs; with --store the databases live on the server and are dropped after the run",
@@ -227,7 +234,15 @@ async function main() {
               name,
               size: built.chunks,
               dims,
-              ...(await annLatency(core, { dataDir, name, dims, seed: size, count: opts.queries, efs: opts.efs })),
+              ...(await annLatency(core, {
+                dataDir,
+                name,
+                dims,
+                seed: size,
+                count: opts.queries,
+                efs: opts.efs,
+                reuseIndex: opts.reuseIndex,
+              })),
             });
           }
         }

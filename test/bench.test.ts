@@ -50,5 +50,8 @@ describe("pnpm bench (toy sizes)", () => {
     const bad = await run(["--sizes", "ten"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--sizes takes positive whole numbers/);
+    const reuse = await run(["--sizes", "100", "--reuse-index"]);
+    expect(reuse.code).toBe(1);
+    expect(reuse.stderr).toMatch(/--reuse-index loads the index kept in --data-dir DIR/);
   });
 });

@@ -133,7 +133,9 @@ export class Database {
     if (code === "28P01" || code === "28000" || code === "3D000") return this.unavailable(error);
     // The schema (or a table of it) went away under an open store: another process dropped the database.
     if (code === "3F000" || code === "42P01") {
-      return new StoreError("NOT_FOUND", `database not found at ${this.where} (dropped by another process?): ${this.reason(error)}`);
+      return new StoreError("NOT_FOUND", `database not found at ${this.where} (dropped by another process?): ${this.reason(error)}`, {
+        cause: error,
+      });
     }
     if (typeof error === "object" && error !== null && code) {
       return new StoreError("INTERNAL", `PostgreSQL error ${code} at ${this.where}: ${this.reason(error)}`, { cause: error });

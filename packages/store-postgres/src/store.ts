@@ -23,6 +23,7 @@ import {
   type StoredFile,
   StoreError,
   type VectorHit,
+  type VectorSearchOptions,
   type WriteResult,
 } from "@docdb/store";
 import { pgCode, type Queryable } from "./db.js";
@@ -30,6 +31,7 @@ import { atLeast, type PostgresEngine, quoteIdent, type ServerInfo } from "./eng
 import { filterToSql, Params } from "./filter.js";
 import { type ChunkPostings, chunkPostings, keywordSearchSql } from "./keyword.js";
 import { runReadOnlySql } from "./sql-query.js";
+import { annSearchSql, exactSearchSql, type VectorSql } from "./vector.js";
 
 /** Documents removed per transaction by clearCollection/deleteCollection. */
 export const DELETE_BATCH = 200;
@@ -133,11 +135,39 @@ function toFile(r: Row): StoredFile {
 
 const DOCUMENT_COLUMNS = "d.id, d.key, d.source, d.title, d.content, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at";
 const CHUNK_COLUMNS = `c.id, c.doc_id, c.idx, c.text, c.start, c."end", c.heading, c.line_start, c.line_end, c.language, c.symbol, c.symbol_kind, c.symbols, c.code_fallback, c.doc, c.embedded`;
+/** A ChunkHit's columns, over `chunks c` and `documents d`. */
+const CHUNK_HIT_COLUMNS = `${CHUNK_COLUMNS}, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at`;
+
+function toChunkHit(r: Row): ChunkHit {
+  return {
+    ...toChunk(r),
+    title: (r.title as string | null) ?? null,
+    source: (r.source as string | null) ?? null,
+    collection: (r.collection as string | null) ?? null,
+    metadata: r.metadata as Record<string, unknown>,
+    docUpdatedAt: r.doc_updated_at as string,
+  };
+}
 
 /** A transaction's change to the keyword statistics. */
 interface KeywordDelta {
   chunks: number;
   terms: number;
+}
+
+/** What a vector search needs to know about the database: its model and whether its vector table exists. */
+interface VectorState {
+  info: EmbeddingInfo | undefined;
+  table: boolean;
+}
+
+/** A statement failed because the vector table changed under a cached VectorState (another process re-embedded). */
+function staleVectorTable(error: unknown): boolean {
+  const cause = StoreError.isInstance(error) ? error.cause : error;
+  const { code } = pgCode(cause);
+  if (code === "42P01") return true;
+  const message = (cause as { message?: unknown } | null)?.message;
+  return code === "22000" && typeof message === "string" && message.includes("different vector dimensions");
 }
 
 /** A conflict on the key of a document another writer inserted meanwhile: the write runs again. */
@@ -170,6 +200,16 @@ export class PostgresStore implements Store {
   private readonly s: string;
   private readonly vectorType: string;
   private readonly cosine: string;
+  private readonly vectorSql: VectorSql;
+  /**
+   * The model and vector table as last read (by getEmbeddingInfo, which core calls before every
+   * vector search, or by a search itself). A search trusts it and reads it again when it turns
+   * out wrong: no vectors recorded, a query of another dimension, or the table gone or of another
+   * dimension (another process re-embedded). `generation` keeps a slow read from overwriting a
+   * newer one.
+   */
+  private vectorState: VectorState | undefined;
+  private vectorGeneration = 0;
   private closed = false;
 
   constructor(
@@ -186,6 +226,7 @@ export class PostgresStore implements Store {
     const vs = quoteIdent(info.vectorSchema);
     this.vectorType = `${vs}.vector`;
     this.cosine = `OPERATOR(${vs}.<=>)`;
+    this.vectorSql = { schema: this.s, vectorType: this.vectorType, cosine: this.cosine };
   }
 
   private get db() {
@@ -236,7 +277,21 @@ export class PostgresStore implements Store {
   private static readonly EMBEDDING_KEYS = ["embedding_provider", "embedding_model", "embedding_dimensions"];
 
   async getEmbeddingInfo(): Promise<EmbeddingInfo | undefined> {
-    return PostgresStore.embedding(await this.meta(undefined, PostgresStore.EMBEDDING_KEYS));
+    return (await this.loadVectorState()).info;
+  }
+
+  /** Reads the model and whether the vector table exists (one statement), and keeps them for vector searches. */
+  private async loadVectorState(): Promise<VectorState> {
+    const generation = ++this.vectorGeneration;
+    const rows = await this.read<{ key: string; value: string }>(
+      `SELECT key, value FROM ${this.s}.meta WHERE key = ANY($1::text[])
+       UNION ALL SELECT '', CASE WHEN to_regclass($2) IS NULL THEN '' ELSE 't' END`,
+      [PostgresStore.EMBEDDING_KEYS, `${this.s}.chunk_vectors`],
+    );
+    const meta = new Map(rows.map((r) => [r.key, r.value]));
+    const state: VectorState = { info: PostgresStore.embedding(meta), table: meta.get("") === "t" };
+    if (generation === this.vectorGeneration) this.vectorState = state;
+    return state;
   }
 
   private async setMeta(client: Queryable, key: string, value: string): Promise<void> {
@@ -277,6 +332,8 @@ export class PostgresStore implements Store {
       await this.setMeta(client, "embedding_dimensions", String(dims));
       await this.bump(client);
     });
+    this.vectorGeneration++;
+    this.vectorState = undefined;
   }
 
   async getSetting(key: string): Promise<string | undefined> {
@@ -740,63 +797,65 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ chunkId: r.id, score: Number(r.score) }));
   }
 
-  async vectorSearch(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<VectorHit[]> {
+  async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {
     const limit = Math.floor(options.limit);
     if (limit <= 0) return [];
-    const info = await this.getEmbeddingInfo();
-    if (!info || !(await this.hasVectorTable())) return [];
-    const text = vectorText(vector, info.dimensions);
-    const params = new Params([text]);
-    const filter = options.filter ? filterToSql(options.filter, params) : undefined;
-    const limitParam = params.add(limit);
-    const join = filter ? `JOIN ${this.s}.documents d ON d.id = c.doc_id` : "";
-    const where = filter ? `WHERE ${filter}` : "";
-    const distance = `v.embedding ${this.cosine} $1::${this.vectorType}`;
-    const exactSql = `SELECT id, distance FROM (SELECT c.id, ${distance} AS distance FROM ${this.s}.chunk_vectors v JOIN ${this.s}.chunks c ON c.seq = v.seq ${join} ${where} OFFSET 0) AS s
-      ORDER BY distance, id LIMIT ${limitParam}`;
-    const toHits = (rows: Row[]) => rows.map((r) => ({ chunkId: r.id as string, distance: Number(r.distance) }));
-    if (options.exact || info.dimensions > HNSW_MAX_DIMENSIONS) return toHits(await this.read(exactSql, params.values));
+    let fresh = this.vectorState === undefined;
+    let state = this.vectorState ?? (await this.loadVectorState());
+    // What the cache cannot prove by an error: no vectors yet, or a query of another dimension.
+    const suspect = (s: VectorState) => !s.info || !s.table || (vector instanceof Float32Array && vector.length !== s.info.dimensions);
+    if (!fresh && suspect(state)) {
+      state = await this.loadVectorState();
+      fresh = true;
+    }
+    for (;;) {
+      try {
+        return await this.searchVectors(vector, state, limit, options);
+      } catch (error) {
+        // The table was re-created (or dropped) by another process since the state was read.
+        if (fresh || !staleVectorTable(error)) throw error;
+        state = await this.loadVectorState();
+        fresh = true;
+      }
+    }
+  }
 
-    const iterative = atLeast(this.info.vectorVersion, [0, 8, 0]);
-    const rows = await this.db.transaction(async (client) => {
-      // One round trip for both settings. ef_search 128 (pgvector's default is 40): at 100k × 384
-      // 40 found 0.86–0.93 of the exact top 10 and 128 found 0.95–0.996 (BENCHMARKS.md, PostgreSQL).
-      const efSearch = String(Math.min(1000, Math.max(HNSW_EF_SEARCH, limit)));
-      await client.query(
-        iterative
-          ? `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`
-          : `SELECT set_config('hnsw.ef_search', $1, true)`,
-        [efSearch],
-      );
-      const { rows } = await client.query(
-        `WITH near AS MATERIALIZED (SELECT c.id, ${distance} AS distance FROM ${this.s}.chunk_vectors v JOIN ${this.s}.chunks c ON c.seq = v.seq ${join} ${where}
-           ORDER BY ${distance} LIMIT ${limitParam})
-         SELECT id, distance FROM near ORDER BY distance, id`,
-        params.values,
-      );
-      return rows;
+  private async searchVectors(vector: Float32Array, state: VectorState, limit: number, options: VectorSearchOptions): Promise<VectorHit[]> {
+    const { info } = state;
+    if (!info || !state.table) return [];
+    const text = vectorText(vector, info.dimensions);
+    const columns = options.withChunks ? CHUNK_HIT_COLUMNS : undefined;
+    const toHits = (rows: Row[]): VectorHit[] =>
+      rows.map((r) => ({ chunkId: r.id as string, distance: Number(r.distance), ...(columns ? { chunk: toChunkHit(r) } : {}) }));
+    const exact = async () => {
+      const statement = exactSearchSql(this.vectorSql, text, { limit, filter: options.filter, columns });
+      return toHits(await this.read(statement.sql, statement.params));
+    };
+    if (options.exact || info.dimensions > HNSW_MAX_DIMENSIONS) return exact();
+    // ef_search 128 (pgvector's default is 40): at 100k × 384 40 found 0.86–0.93 of the exact
+    // top 10 and 128 found 0.95–0.996 (BENCHMARKS.md, PostgreSQL).
+    const statement = annSearchSql(this.vectorSql, text, {
+      limit,
+      filter: options.filter,
+      efSearch: Math.min(1000, Math.max(HNSW_EF_SEARCH, limit)),
+      iterative: atLeast(this.info.vectorVersion, [0, 8, 0]),
+      columns,
     });
+    const rows = await this.read(statement.sql, statement.params);
     // An approximate scan can come back short when few chunks pass the filter: scan exactly then.
-    if (rows.length < limit) return toHits(await this.read(exactSql, params.values));
+    if (rows.length < limit) return exact();
     return toHits(rows);
   }
 
   async chunkHits(chunkIds: string[]): Promise<ChunkHit[]> {
     if (chunkIds.length === 0) return [];
     const rows = await this.read(
-      `SELECT ${CHUNK_COLUMNS}, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
+      `SELECT ${CHUNK_HIT_COLUMNS}
        FROM unnest($1::text[]) WITH ORDINALITY AS x(id, ord)
        JOIN ${this.s}.chunks c ON c.id = x.id JOIN ${this.s}.documents d ON d.id = c.doc_id ORDER BY x.ord`,
       [chunkIds],
     );
-    return rows.map((r) => ({
-      ...toChunk(r),
-      title: (r.title as string | null) ?? null,
-      source: (r.source as string | null) ?? null,
-      collection: (r.collection as string | null) ?? null,
-      metadata: r.metadata as Record<string, unknown>,
-      docUpdatedAt: r.doc_updated_at as string,
-    }));
+    return rows.map(toChunkHit);
   }
 
   // --- collections and files -------------------------------------------------------------

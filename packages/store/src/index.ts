@@ -45,5 +45,6 @@ export type {
   VectorIndexProgress,
   VectorIndexSettings,
   VectorIndexStatus,
+  VectorSearchOptions,
   WriteResult,
 } from "./types.js";

@@ -255,11 +255,23 @@ export interface VectorHit {
   chunkId: string;
   /** Cosine distance, 0 (same direction) to 2. */
   distance: number;
+  /**
+   * With `withChunks`, an engine may attach the chunk as `chunkHits` would return it, read with
+   * the search (PostgreSQL: in the same statement, saving a round trip). Absent otherwise.
+   */
+  chunk?: ChunkHit;
 }
 
 export interface SearchOptions {
   limit: number;
   filter?: Filter;
+}
+
+export interface VectorSearchOptions extends SearchOptions {
+  /** Forbids approximation. */
+  exact?: boolean;
+  /** The caller will read the hits' chunks: an engine may attach them (VectorHit.chunk). */
+  withChunks?: boolean;
 }
 
 /** Parameters of an engine's approximate vector index (HNSW); each engine has tested defaults. */
@@ -434,7 +446,7 @@ export interface Store {
    * Nearest embedded chunks by cosine distance, best first; `filter` applies before the limit,
    * so `limit` results come back whenever that many match. `exact` forbids approximation.
    */
-  vectorSearch(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<VectorHit[]>;
+  vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]>;
   /** Chunks with their document fields, in the order of `chunkIds` (unknown ids are left out). */
   chunkHits(chunkIds: string[]): Promise<ChunkHit[]>;
 

@@ -454,6 +454,16 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
           const approximate = await store.vectorSearch(probe, { limit: 10, filter });
           expect(approximate).toHaveLength(10);
           for (const h of approximate) expect(groupOf.get(h.chunkId)).toBe("rare");
+          // Chunks an engine attaches when asked are the ones chunkHits reads; never unasked.
+          expect(approximate.some((h) => h.chunk !== undefined)).toBe(false);
+          for (const exactly of [true, false]) {
+            const withChunks = await store.vectorSearch(probe, { limit: 10, filter, exact: exactly, withChunks: true });
+            expect(withChunks.map(({ chunk: _chunk, ...h }) => h)).toEqual(
+              exactly ? filtered : await store.vectorSearch(probe, { limit: 10, filter }),
+            );
+            const attached = withChunks.filter((h) => h.chunk !== undefined);
+            expect(attached.map((h) => h.chunk)).toEqual(await store.chunkHits(attached.map((h) => h.chunkId)));
+          }
         }
       });
 
