@@ -41,7 +41,7 @@ type Status = { state: string; vectors: number; indexed: number; behind: number;
 type Found = { chunk_id: string; distance: number }[];
 
 describe("docdb index", () => {
-  it("shows the exact state below the threshold, rebuilds with settings, and then answers like --exact", async () => {
+  it("shows the exact state below the threshold, rebuilds with settings, and then answers nearly like --exact", async () => {
     const before = json<Status>(await docdb(["index", "status", "--db", "notes", "--json"]));
     expect(before).toMatchObject({ state: "exact", vectors: 40, indexed: 0 });
     expect(existsSync(join(dataDir, "notes.db.hnsw"))).toBe(false);
@@ -59,7 +59,10 @@ describe("docdb index", () => {
       const approximate = json<Found>(await docdb(["find", query, "--db", "notes", "--mode", "vector", "-k", "5", "--json"]));
       const exact = json<Found>(await docdb(["find", query, "--db", "notes", "--mode", "vector", "-k", "5", "--exact", "--json"]));
       expect(approximate).toHaveLength(5);
-      expect(approximate.map((r) => r.chunk_id)).toEqual(exact.map((r) => r.chunk_id));
+      // HNSW is approximate (here M 8, ef 32, built on several threads): at most one of the
+      // exact five may be traded for the next nearest.
+      const ids = new Set(approximate.map((r) => r.chunk_id));
+      expect(exact.filter((r) => ids.has(r.chunk_id)).length).toBeGreaterThanOrEqual(4);
     }
   });
 
