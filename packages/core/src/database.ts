@@ -692,9 +692,10 @@ export class Database {
         if (doc) contents.set(group.docId, doc.content);
       }
     }
+    const named = namedSymbol(query);
     const passages = await this.collections.markStale(
       groups.map(({ group }) => {
-        const passage = toPassage(group, contents.get(group.docId), namedSymbol(query));
+        const passage = toPassage(group, contents.get(group.docId), named);
         const retrieval = retrievalScores?.get(passage.chunk_id);
         return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
       }),

@@ -1,5 +1,6 @@
 import { ANALYZER_VERSION, buildKeywordQuery, words } from "@docdb/analyzer";
 import { type DocumentWrite, type Store, StoreError } from "@docdb/store";
+import { cosineDistance } from "@docdb/store/contract-suite";
 import { describe, expect, it } from "vitest";
 import { DELETE_BATCH, type PostgresEngine, type PostgresStore, schemaNameFor } from "../src/index.js";
 import { describeServers, uniqueName } from "./support/servers.js";
@@ -249,19 +250,8 @@ describeServers("postgres store", ({ engine, url }) => {
     }
     await store.writeDocuments(writes);
     const q = new Float32Array(Array.from({ length: dims }, rand));
-    const cosine = (a: Float32Array, b: Float32Array) => {
-      let dot = 0;
-      let na = 0;
-      let nb = 0;
-      for (let i = 0; i < a.length; i++) {
-        dot += a[i]! * b[i]!;
-        na += a[i]! * a[i]!;
-        nb += b[i]! * b[i]!;
-      }
-      return 1 - dot / Math.sqrt(na * nb);
-    };
     const rare = [...vectors.entries()].filter(([id]) => Number(id.slice(1, 5)) % 25 === 0);
-    const brute = rare.map(([id, v]) => ({ id, d: cosine(q, v) })).sort((a, b) => a.d - b.d);
+    const brute = rare.map(([id, v]) => ({ id, d: cosineDistance(q, v) })).sort((a, b) => a.d - b.d);
     const filter = { op: "eq" as const, field: { metadata: ["group"] }, value: "rare" };
     const exact = await store.vectorSearch(q, { limit: 10, filter, exact: true });
     expect(exact.map((h) => h.chunkId)).toEqual(brute.slice(0, 10).map((b) => b.id));
@@ -274,7 +264,7 @@ describeServers("postgres store", ({ engine, url }) => {
     expect(await store.vectorSearch(q, { limit: 50, filter })).toHaveLength(16);
     const unfiltered = await store.vectorSearch(q, { limit: 100 });
     expect(unfiltered).toHaveLength(100);
-    const all = [...vectors.entries()].map(([id, v]) => ({ id, d: cosine(q, v) })).sort((a, b) => a.d - b.d);
+    const all = [...vectors.entries()].map(([id, v]) => ({ id, d: cosineDistance(q, v) })).sort((a, b) => a.d - b.d);
     const recall = unfiltered.filter((h) => all.slice(0, 100).some((b) => b.id === h.chunkId)).length / 100;
     expect(recall).toBeGreaterThan(0.9);
     expect(await code(store.vectorSearch(new Float32Array(3), { limit: 1 }))).toBe("INVALID_REQUEST");

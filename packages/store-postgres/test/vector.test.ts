@@ -1,4 +1,5 @@
 import { type DocumentWrite, StoreError } from "@docdb/store";
+import { cosineDistance } from "@docdb/store/contract-suite";
 import { expect, it } from "vitest";
 import { quoteIdent } from "../src/engine.js";
 import type { PostgresEngine, PostgresStore } from "../src/index.js";
@@ -27,18 +28,6 @@ const vectorsOf = (n: number, dims: number, seed: number) => {
   const rand = random(seed);
   return Array.from({ length: n }, () => new Float32Array(Array.from({ length: dims }, rand)));
 };
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return 1 - dot / Math.sqrt(na * nb);
-}
 
 const vectorLiteral = (v: Float32Array) => `[${[...v].join(",")}]`;
 
@@ -85,7 +74,7 @@ describeServers("postgres vector search", ({ engine }) => {
     const exact = await e.db.read<{ id: string }>(ex.sql, ex.params);
     const qv = new Float32Array([0.3, -0.1, 0.2, 0.4]);
     const brute = vectorsOf(400, 4, 11)
-      .map((v, i) => ({ id: `E${String(i).padStart(4, "0")}c`, d: cosine(qv, v) }))
+      .map((v, i) => ({ id: `E${String(i).padStart(4, "0")}c`, d: cosineDistance(qv, v) }))
       .sort((x, y) => x.d - y.d || (x.id < y.id ? -1 : 1));
     expect(exact.map((r) => r.id)).toEqual(brute.slice(0, 5).map((b) => b.id));
     // Even where the planner would rather use the index (sequential scans priced out), it cannot.
@@ -119,7 +108,7 @@ describeServers("postgres vector search", ({ engine }) => {
     const q4 = new Float32Array([0.1, 0.2, -0.3, 0.4]);
     const nearest = (vectors: Float32Array[], q: Float32Array, prefix: string) =>
       vectors
-        .map((v, i) => ({ id: `${prefix}${String(i).padStart(4, "0")}c`, d: cosine(q, v) }))
+        .map((v, i) => ({ id: `${prefix}${String(i).padStart(4, "0")}c`, d: cosineDistance(q, v) }))
         .sort((x, y) => x.d - y.d)
         .slice(0, 5)
         .map((x) => x.id);
