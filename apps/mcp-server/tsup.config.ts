@@ -6,10 +6,12 @@ import { bundleOptions } from "../../scripts/tsup-bundle";
 rmSync("dist", { recursive: true, force: true });
 
 export default defineConfig([
-  // The library (`@docdb/mcp-server`, imported by `docdb serve` and by programs): dependencies stay imports.
+  // The library (`@docdb/mcp-server`, imported by `docdb serve` and by programs): dependencies stay
+  // imports. `.mjs`, because the programs below make dist/ a CommonJS folder.
   {
-    entry: ["src/index.ts", "src/flags.ts"],
+    entry: ["src/index.ts", "src/flags.ts", "src/serve.ts"],
     format: ["esm"],
+    outExtension: () => ({ js: ".mjs" }),
     target: "node20",
     dts: true,
     sourcemap: true,

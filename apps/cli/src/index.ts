@@ -7,6 +7,6 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-// Not a top-level await: the program is bundled as CommonJS (see scripts/launcher.mjs); a
+// Not a top-level await: the program is bundled as CommonJS (see scripts/launcher.cjs); a
 // rejection still ends the process with the error, as an unhandled one.
 void buildProgram().parseAsync(process.argv);

@@ -1,4 +1,16 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { isAscii } from "node:buffer";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -56,5 +68,28 @@ describe("the bundled docdb", () => {
 
     const off = await runCli(["--version"], { bin, env: { DOCDB_COMPILE_CACHE: "0" } });
     expect(off).toMatchObject({ code: 0, stdout: first.stdout });
+  });
+
+  it("writing a cache removes this bundle's caches left unused for a week, and nothing else", async () => {
+    const cache = join(root, "cache-prune");
+    mkdirSync(cache);
+    const weeksAgo = new Date(Date.now() - 10 * 24 * 3600 * 1000);
+    const dayAgo = new Date(Date.now() - 24 * 3600 * 1000);
+    const files = { stale: "docdb.cjs-0badcafe.v8", recent: "docdb.cjs-0000beef.v8", other: "docdb-mcp.cjs-0badcafe.v8" };
+    for (const name of Object.values(files)) writeFileSync(join(cache, name), "an older build's cache");
+    utimesSync(join(cache, files.stale), weeksAgo, weeksAgo);
+    utimesSync(join(cache, files.other), weeksAgo, weeksAgo);
+    utimesSync(join(cache, files.recent), dayAgo, dayAgo);
+    expect(await runCli(["--version"], { bin, env: { DOCDB_COMPILE_CACHE: cache } })).toMatchObject({ code: 0 });
+    const left = readdirSync(cache);
+    expect(left).not.toContain(files.stale);
+    expect(left).toEqual(expect.arrayContaining([files.recent, files.other]));
+    expect(left.filter((name) => name.startsWith("docdb.cjs-"))).toHaveLength(2);
+  });
+
+  it("is pure ASCII, so the launcher reads it as a one-byte string (both programs)", () => {
+    for (const file of [join(DIST, "docdb.cjs"), fileURLToPath(new URL("../../mcp-server/dist/docdb-mcp.cjs", import.meta.url))]) {
+      expect(isAscii(readFileSync(file)), file).toBe(true);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -122,7 +123,10 @@ describe("rough edges a new user hits", () => {
     const pkg = JSON.parse(readFileSync(MCP_PACKAGE, "utf8")) as { bin: Record<string, string> };
     const target = join(dirname(MCP_PACKAGE), pkg.bin["docdb-mcp"] as string);
     expect(target).not.toContain(`${join(dirname(MCP_PACKAGE), "dist")}`);
-    expect(readFileSync(target, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n[\s\S]*import "\.\.\/dist\/bin\.js"/);
+    expect(readFileSync(target, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n[\s\S]*require\("\.\.\/dist\/bin\.js"\)/);
+    // CommonJS, so Node starts it without its ES module loader; and it runs the built program.
+    expect(target).toMatch(/\.cjs$/);
+    expect(execFileSync(process.execPath, [target, "--version"], { encoding: "utf8" }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   describe("with a provider that fails", () => {

@@ -2,10 +2,15 @@
 // Time from spawning the server to its first tools/list answer, the wait an agent sees
 // when it starts docdb, and the CLI's start-up (`docdb --version`, a keyword `docdb find`).
 // Usage: node apps/mcp-server/bench/startup.mjs [--runs N] [--baseline <repo>] [--only <text>]
-// (or `pnpm bench:mcp`). Needs `pnpm build` first. Prints min / p50 / p95 / max per variant.
+// (or `pnpm bench:mcp`). Needs `pnpm build` first. Prints min / p50 / p95 / max per variant,
+// and first the floor: a bare `node -e 0` started the same way.
+// The servers start against a data folder whose default database exists (what an agent's
+// config points at after the first insert), and once against an empty one.
 // --baseline names another built checkout (e.g. `git worktree add /tmp/prev main`, install and
 // build there): both are then measured in the same run, interleaved, so a busy machine weighs
-// on both alike, and the p50 ratio is printed.
+// on both alike; the p50 ratio and the median of the paired differences are printed.
+// NODE_EXTRA_CA_CERTS makes every Node process read that certificate file at start (+80 ms on a
+// sandbox whose bundle holds ~150 certificates); the floor row shows what it costs.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -134,55 +139,74 @@ function cliRun(args, env) {
   });
 }
 
+/** Bare Node: spawn `node -e 0` and wait for it to exit. */
+function bareNodeRun(env) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ["-e", "0"], { env, stdio: "ignore" });
+    child.once("error", reject);
+    child.once("exit", () => resolve(performance.now() - started));
+  });
+}
+
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 const variants = [
-  { name: "docdb-mcp (stdio)", run: (b, dir) => stdioRun([b.mcp], dir, b.env) },
-  { name: "docdb serve (stdio)", run: (b, dir) => stdioRun([b.cli, "serve"], dir, b.env) },
-  { name: "docdb-mcp --http", run: (b, dir) => httpRun([b.mcp], dir, b.env) },
+  { name: "node -e 0 (the floor)", run: (b) => bareNodeRun(b.env), once: true },
+  { name: "docdb-mcp (stdio)", run: (b, dirs) => stdioRun([b.mcp], dirs.existing, b.env) },
+  { name: "docdb-mcp (stdio, empty folder)", run: (b, dirs) => stdioRun([b.mcp], dirs.empty, b.env) },
+  { name: "docdb serve (stdio)", run: (b, dirs) => stdioRun([b.cli, "serve"], dirs.existing, b.env) },
+  { name: "docdb-mcp --http", run: (b, dirs) => httpRun([b.mcp], dirs.existing, b.env) },
   { name: "docdb --version", run: (b) => cliRun([b.cli, "--version"], b.env) },
   {
     name: "docdb find (keyword)",
-    run: (b, dir) => cliRun([b.cli, "--data-dir", dir, "find", "rotate tokens", "--db", "bench", "--mode", "keyword"], b.env),
+    run: (b, dirs) => cliRun([b.cli, "--data-dir", dirs.existing, "find", "rotate tokens", "--mode", "keyword"], b.env),
   },
 ].filter((variant) => !values.only || variant.name.includes(values.only));
 
-const dataDir = mkdtempSync(join(tmpdir(), "docdb-bench-"));
+const dirs = { existing: mkdtempSync(join(tmpdir(), "docdb-bench-")), empty: mkdtempSync(join(tmpdir(), "docdb-bench-empty-")) };
 try {
-  // A small database for `docdb find`, written by the newest build.
+  // The default database with a few documents, written by the newest build.
   const last = build("this", ROOT).cli;
   for (let i = 0; i < 5; i++) {
     const text = `Note ${i}: how to rotate tokens for service ${i}, and what to do when a key leaks.`;
-    execFileSync(process.execPath, [last, "--data-dir", dataDir, "insert", "--db", "bench", "--text", text], { env, stdio: "ignore" });
+    execFileSync(process.execPath, [last, "--data-dir", dirs.existing, "insert", "--text", text], { env, stdio: "ignore" });
   }
   console.log(
     `process start → first tools/list answer (MCP) or exit (CLI), ${runs} runs each (after 1 warm-up)` +
-      `${builds.length > 1 ? ", builds interleaved" : ""}, node ${process.version}, DOCDB_EMBEDDING=${env.DOCDB_EMBEDDING}`,
+      `${builds.length > 1 ? ", builds interleaved" : ""}, node ${process.version}, DOCDB_EMBEDDING=${env.DOCDB_EMBEDDING}` +
+      `${process.env.NODE_EXTRA_CA_CERTS ? `, NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS}` : ""}`,
   );
   const f = (ms) => `${ms.toFixed(0)} ms`.padStart(7);
+  const median = (list) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
   for (const variant of variants) {
-    for (const b of builds) await variant.run(b, dataDir);
-    const times = builds.map(() => []);
+    const measured = variant.once ? builds.slice(0, 1) : builds;
+    for (const b of measured) await variant.run(b, dirs);
+    const times = measured.map(() => []);
     for (let i = 0; i < runs; i++) {
       // Alternate which build goes first, so neither always runs on a warmer cache.
-      const order = i % 2 === 0 ? builds.map((_, j) => j) : builds.map((_, j) => builds.length - 1 - j);
-      for (const j of order) times[j].push(await variant.run(builds[j], dataDir));
+      const order = i % 2 === 0 ? measured.map((_, j) => j) : measured.map((_, j) => measured.length - 1 - j);
+      for (const j of order) times[j].push(await variant.run(measured[j], dirs));
     }
     const p50s = [];
-    builds.forEach((b, j) => {
-      const sorted = times[j].sort((x, y) => x - y);
+    measured.forEach((b, j) => {
+      const sorted = [...times[j]].sort((x, y) => x - y);
       p50s.push(percentile(sorted, 50));
-      const name = builds.length > 1 ? `${variant.name} [${b.label}]` : variant.name;
+      const name = measured.length > 1 ? `${variant.name} [${b.label}]` : variant.name;
       console.log(
-        `${name.padEnd(37)} min ${f(sorted[0])}  p50 ${f(percentile(sorted, 50))}  p95 ${f(percentile(sorted, 95))}  max ${f(sorted.at(-1))}`,
+        `${name.padEnd(40)} min ${f(sorted[0])}  p50 ${f(percentile(sorted, 50))}  p95 ${f(percentile(sorted, 95))}  max ${f(sorted.at(-1))}`,
       );
     });
-    for (let j = 1; j < builds.length; j++) {
-      console.log(`${"".padEnd(37)} p50 ${builds[j].label}/${builds[0].label} ${(p50s[j] / p50s[0]).toFixed(2)}×`);
+    for (let j = 1; j < measured.length; j++) {
+      const paired = median(times[j].map((ms, i) => ms - times[0][i]));
+      console.log(
+        `${"".padEnd(40)} p50 ${measured[j].label}/${measured[0].label} ${(p50s[j] / p50s[0]).toFixed(2)}×, paired difference ${paired >= 0 ? "+" : ""}${paired.toFixed(0)} ms`,
+      );
     }
   }
 } finally {
-  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(dirs.existing, { recursive: true, force: true });
+  rmSync(dirs.empty, { recursive: true, force: true });
 }

@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { createLogger, DocDBError, explicitEmbeddingConfig, loadConfig, openDocDB, toDocDBError } from "@docdb/core";
+import { config as zodConfig } from "zod/v4";
 import { fromServeFlags, parseArgsOptions, serveFlagsHelp } from "./flags.js";
 import { withConfigFiles } from "./options.js";
 import { runServer } from "./run.js";
 import { SERVER_VERSION } from "./server.js";
+import { readToolDescriptors, TOOL_DESCRIPTORS_FILE } from "./tool-descriptors.js";
+
+// zod compiles a fast path for each object schema with \`new Function\` on its first parse: code
+// the launcher's code cache cannot keep, compiled anew at every start for a few messages. The
+// plain path checks MCP's small messages just as well.
+zodConfig({ jitless: true });
 
 const USAGE = `Usage: docdb-mcp [options]
 
@@ -39,7 +46,12 @@ async function main(): Promise<void> {
     embedding: explicitEmbeddingConfig(config),
     chunkOptions: { size: config.values.chunkSize, overlap: config.values.chunkOverlap },
   });
-  await runServer(docdb, withConfigFiles({ ...flags.serve, defaultDb: flags.serve.defaultDb ?? config.values.db }, config));
+  // Made by the build beside this program (import.meta is its launcher's, in the same folder).
+  const toolDescriptors = readToolDescriptors(new URL(TOOL_DESCRIPTORS_FILE, import.meta.url));
+  await runServer(
+    docdb,
+    withConfigFiles({ ...flags.serve, defaultDb: flags.serve.defaultDb ?? config.values.db, toolDescriptors }, config),
+  );
 }
 
 function parse() {

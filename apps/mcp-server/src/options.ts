@@ -1,5 +1,6 @@
 import { type ConfigKey, DocDBError, type LoadedConfig } from "@docdb/core";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from "./http-defaults.js";
+import type { ToolDescriptors } from "./tool-descriptors.js";
 
 /** How to serve, as given by flags; unset fields fall back to the environment, then defaults. */
 export interface ServeOptions {
@@ -15,6 +16,8 @@ export interface ServeOptions {
   watch?: boolean;
   /** Quiet time before a re-import, in ms. Default 2000. */
   watchDebounceMs?: number;
+  /** The tools' descriptors made at build time (a program passes its own; see tool-descriptors.ts). */
+  toolDescriptors?: ToolDescriptors;
 }
 
 export interface ResolvedServeOptions {

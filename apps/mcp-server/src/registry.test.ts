@@ -4,7 +4,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
-import { ToolRegistry } from "./registry.js";
+import { describeTool, ToolRegistry } from "./registry.js";
 import { createServer } from "./server.js";
 import { defineTool } from "./tool.js";
 
@@ -115,5 +115,62 @@ describe("ToolRegistry with connected servers", () => {
     await settle();
     expect(seen).toEqual([]);
     await server.close();
+  });
+});
+
+describe("ToolRegistry.addDeferred (tools listed from build-time descriptors)", () => {
+  it("lists the descriptor without loading the tool, loads it once on the first call, and checks arguments", async () => {
+    const registry = new ToolRegistry();
+    let loads = 0;
+    const tool = searchTool("notes");
+    registry.addDeferred(describeTool(tool), async () => {
+      loads++;
+      return tool;
+    });
+    const { client } = await connect(registry);
+    expect((await client.listTools()).tools).toEqual([describeTool(tool)]);
+    expect(loads).toBe(0);
+
+    const [one, two] = await Promise.all([
+      client.callTool({ name: "search_notes", arguments: { text: "a" } }),
+      client.callTool({ name: "search_notes", arguments: { text: "b" } }),
+    ]);
+    expect(one).toMatchObject({ structuredContent: { hits: ["notes:a"] } });
+    expect(two).toMatchObject({ structuredContent: { hits: ["notes:b"] } });
+    expect(loads).toBe(1);
+
+    await expect(client.callTool({ name: "search_notes", arguments: { text: 3 } })).rejects.toMatchObject({
+      data: { code: "INVALID_REQUEST" },
+      message: expect.stringContaining('invalid arguments for tool "search_notes": text:'),
+    });
+  });
+
+  it("a tool that fails to load fails that call as a tool error, and loads again on the next call", async () => {
+    const registry = new ToolRegistry();
+    const tool = searchTool("flaky");
+    let attempts = 0;
+    registry.addDeferred(describeTool(tool), async () => {
+      attempts++;
+      if (attempts === 1) throw new Error("module missing");
+      return tool;
+    });
+    const { client } = await connect(registry);
+    const failed = await client.callTool({ name: "search_flaky", arguments: { text: "x" } });
+    expect(failed.isError).toBe(true);
+    expect(failed.structuredContent).toMatchObject({ error: { code: "INTERNAL", message: expect.stringContaining("module missing") } });
+    expect(await client.callTool({ name: "search_flaky", arguments: { text: "x" } })).toMatchObject({
+      structuredContent: { hits: ["flaky:x"] },
+    });
+    expect(attempts).toBe(2);
+  });
+
+  it("refuses a loaded tool of another name, and a name already taken", async () => {
+    const registry = new ToolRegistry();
+    registry.addDeferred(describeTool(searchTool("a")), async () => searchTool("b"));
+    expect(() => registry.addDeferred(describeTool(searchTool("a")), async () => searchTool("a"))).toThrow(/already registered/);
+    const { client } = await connect(registry);
+    const wrong = await client.callTool({ name: "search_a", arguments: { text: "x" } });
+    expect(wrong.isError).toBe(true);
+    expect(JSON.stringify(wrong.structuredContent)).toContain('tool \\"search_a\\" loaded as \\"search_b\\"');
   });
 });

@@ -25,6 +25,18 @@ function argumentMessage(issue: z.core.$ZodRawIssue): string | undefined {
   return undefined;
 }
 
+/** A tool's `tools/list` entry: its JSON Schemas come from its zod schemas. */
+export function describeTool(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    description: tool.description,
+    inputSchema: inputJsonSchema(tool.input),
+    outputSchema: outputJsonSchema(tool.output),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+  };
+}
+
 /**
  * The tools a server offers, shared by every connection. Tools can be added and removed
  * while clients are connected: each server made by `createServer` sends
@@ -42,9 +54,38 @@ export class ToolRegistry {
     tool: ToolDefinition<Input, Output>,
     options: { replace?: boolean } = {},
   ): void {
-    if (!TOOL_NAME.test(tool.name)) throw new Error(`invalid tool name ${quote(tool.name)}: use 1-128 letters, digits, "_", "-" or "."`);
-    if (this.entries.has(tool.name) && !options.replace) throw new Error(`a tool named "${tool.name}" is already registered`);
-    this.entries.set(tool.name, this.compile(tool));
+    this.checkName(tool.name, options);
+    this.entries.set(tool.name, { descriptor: describeTool(tool), call: this.caller(tool) });
+    this.changed();
+  }
+
+  /**
+   * Adds a tool by its `tools/list` descriptor, made beforehand (at build time, see
+   * tool-descriptors.ts), and loads its definition on its first call. A program starts without
+   * building the tool's zod schemas or converting them to JSON Schema. `load` must give the tool
+   * the descriptor was made from; its input schema checks the arguments as with `add`.
+   */
+  addDeferred(descriptor: Tool, load: () => Promise<ToolDefinition>, options: { replace?: boolean } = {}): void {
+    this.checkName(descriptor.name, options);
+    let caller: Promise<Entry["call"]> | undefined;
+    this.entries.set(descriptor.name, {
+      descriptor,
+      call: async (args, context) => {
+        caller ??= load().then((tool) => {
+          if (tool.name !== descriptor.name) throw new Error(`tool "${descriptor.name}" loaded as "${tool.name}"`);
+          return this.caller(tool);
+        });
+        let call: Entry["call"];
+        try {
+          call = await caller;
+        } catch (error) {
+          // Tried again on the next call; this one fails like a tool that threw.
+          caller = undefined;
+          return toolErrorResult(error, descriptor.name, this.logger);
+        }
+        return call(args, context);
+      },
+    });
     this.changed();
   }
 
@@ -85,6 +126,12 @@ export class ToolRegistry {
     return () => this.listeners.delete(listener);
   }
 
+  /** A name must be valid, and free unless `replace` is set. */
+  private checkName(name: string, options: { replace?: boolean }): void {
+    if (!TOOL_NAME.test(name)) throw new Error(`invalid tool name ${quote(name)}: use 1-128 letters, digits, "_", "-" or "."`);
+    if (this.entries.has(name) && !options.replace) throw new Error(`a tool named "${name}" is already registered`);
+  }
+
   private changed(): void {
     if (this.announcePending) return;
     this.announcePending = true;
@@ -94,35 +141,25 @@ export class ToolRegistry {
     });
   }
 
-  private compile<Input extends z.ZodObject, Output extends z.ZodObject>(tool: ToolDefinition<Input, Output>): Entry {
-    const descriptor: Tool = {
-      name: tool.name,
-      ...(tool.title !== undefined ? { title: tool.title } : {}),
-      description: tool.description,
-      inputSchema: inputJsonSchema(tool.input),
-      outputSchema: outputJsonSchema(tool.output),
-      ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
-    };
+  /** Checks a call's arguments against the tool's input schema, runs it and shapes the result. */
+  private caller<Input extends z.ZodObject, Output extends z.ZodObject>(tool: ToolDefinition<Input, Output>): Entry["call"] {
     const logger = this.logger;
-    return {
-      descriptor,
-      async call(args, context) {
-        const parsed = tool.input.safeParse(args ?? {}, { error: argumentMessage });
-        if (!parsed.success) {
-          throw invalidRequest(`invalid arguments for tool "${tool.name}": ${describeIssues(parsed.error.issues)}`, {
-            issues: parsed.error.issues.slice(0, 20).map((issue) => ({ path: issue.path.join("."), message: issue.message.slice(0, 200) })),
-          });
-        }
-        try {
-          const result = await tool.run(parsed.data, context);
-          return {
-            content: [{ type: "text", text: tool.render(result, parsed.data) }],
-            structuredContent: result as Record<string, unknown>,
-          };
-        } catch (error) {
-          return toolErrorResult(error, tool.name, logger);
-        }
-      },
+    return async (args, context) => {
+      const parsed = tool.input.safeParse(args ?? {}, { error: argumentMessage });
+      if (!parsed.success) {
+        throw invalidRequest(`invalid arguments for tool "${tool.name}": ${describeIssues(parsed.error.issues)}`, {
+          issues: parsed.error.issues.slice(0, 20).map((issue) => ({ path: issue.path.join("."), message: issue.message.slice(0, 200) })),
+        });
+      }
+      try {
+        const result = await tool.run(parsed.data, context);
+        return {
+          content: [{ type: "text", text: tool.render(result, parsed.data) }],
+          structuredContent: result as Record<string, unknown>,
+        };
+      } catch (error) {
+        return toolErrorResult(error, tool.name, logger);
+      }
     };
   }
 }

@@ -1,7 +1,11 @@
-import { DEFAULT_DB_NAME, type DocDB } from "@docdb/core";
-import { attachCollectionTools, startCollectionWatcher } from "./collections/index.js";
+import { DEFAULT_DB_NAME, type DocDB, validateDbName } from "@docdb/core";
+// Not the collections index: it also exports the tool definitions, which load when a collection exists.
+import { attachCollectionTools } from "./collections/sync.js";
+import { startCollectionWatcher } from "./collections/watch.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
-import { createDocdbTools } from "./tools/index.js";
+import { ToolRegistry } from "./registry.js";
+import type { ToolDefinition } from "./tool.js";
+import type { ToolDescriptors } from "./tool-descriptors.js";
 
 /** Longest wait for the collections' tools before serving anyway (they follow with tools/list_changed). */
 const COLLECTION_WAIT_MS = 2000;
@@ -24,13 +28,37 @@ function untilSignal(): { promise: Promise<void>; dispose(): void } {
 }
 
 /**
+ * docdb's own tools. With descriptors made for this default database, each is listed from its
+ * descriptor and its module is loaded on the first call; otherwise all are built now.
+ */
+export async function docdbTools(docdb: DocDB, defaultDb: string | undefined, descriptors?: ToolDescriptors): Promise<ToolRegistry> {
+  const db = validateDbName(defaultDb ?? DEFAULT_DB_NAME);
+  if (descriptors?.default_db !== db) {
+    const { createDocdbTools } = await import("./tools/index.js");
+    return createDocdbTools(docdb, { defaultDb: db });
+  }
+  let definitions: Promise<Map<string, ToolDefinition>> | undefined;
+  const load = async (name: string): Promise<ToolDefinition> => {
+    definitions ??= import("./tools/index.js").then(
+      ({ docdbToolDefinitions }) => new Map(docdbToolDefinitions({ docdb, defaultDb: db }).map((tool) => [tool.name, tool])),
+    );
+    const tool = (await definitions).get(name);
+    if (!tool) throw new Error(`tool "${name}" is listed in the build's tool descriptors but not defined: rebuild docdb`);
+    return tool;
+  };
+  const registry = new ToolRegistry(docdb.logger);
+  for (const descriptor of descriptors.tools) registry.addDeferred(descriptor, () => load(descriptor.name));
+  return registry;
+}
+
+/**
  * Serves docdb's tools until the client goes away (stdio) or the process is told to stop
  * (SIGINT/SIGTERM), then closes the databases. Used by `docdb-mcp` and `docdb serve`.
  * Status lines go to stderr; in stdio mode stdout carries protocol messages only.
  */
 export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promise<void> {
   const resolved = resolveServeOptions(options);
-  const registry = createDocdbTools(docdb, { defaultDb: resolved.defaultDb });
+  const registry = await docdbTools(docdb, resolved.defaultDb, options.toolDescriptors);
   // Loaded here, not at start-up of every importer: it brings the SDK's McpServer module.
   const { DocdbResources } = await import("./resources.js");
   const resources = new DocdbResources(docdb, { defaultDb: resolved.defaultDb ?? DEFAULT_DB_NAME });

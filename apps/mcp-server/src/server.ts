@@ -6,6 +6,8 @@ import {
   type JSONRPCRequest,
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { ToolRegistry } from "./registry.js";
 import { invalidRequest, quote } from "./request-error.js";
 import type { DocdbResources } from "./resources.js";
@@ -39,6 +41,21 @@ export interface CreateServerOptions {
 }
 
 /**
+ * The SDK's JSON Schema validator (Ajv), made on first use: the server only needs it to check
+ * what a client answers to elicitation, which docdb does not ask for, and making it costs a
+ * few milliseconds of every start.
+ */
+function lazyValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator: (schema) => {
+      ajv ??= new AjvJsonSchemaValidator();
+      return ajv.getValidator(schema);
+    },
+  };
+}
+
+/**
  * One MCP server (one connection) offering the registry's tools. It is the SDK's Server;
  * only tools/list and tools/call are ours. They go through `fallbackRequestHandler`
  * rather than `setRequestHandler` because the SDK's typed handlers reject a malformed
@@ -58,6 +75,7 @@ export function createServer(registry: ToolRegistry, options: CreateServerOption
         ...(options.resources ? { resources: {}, prompts: {}, completions: {} } : {}),
       },
       instructions: options.instructions ?? INSTRUCTIONS,
+      jsonSchemaValidator: lazyValidator(),
     },
   );
   options.resources?.attach(server);

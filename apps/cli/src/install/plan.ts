@@ -1,5 +1,5 @@
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { DocDBError } from "@docdb/core";
 import type { EntryEditor } from "./editor.js";
 import { jsonEditor } from "./json-editor.js";
@@ -27,9 +27,9 @@ export function editorFor(client: ClientDef, file: string): EntryEditor {
   return jsonEditor(file, client.container, SERVER_NAME, client.format === "jsonc");
 }
 
-/** The docdb-mcp binary next to the mcp-server package this CLI uses. */
+/** The docdb-mcp binary (its launcher, dist/bin.js) of the mcp-server package this CLI uses. */
 export function mcpServerBin(): string {
-  return join(dirname(fileURLToPath(import.meta.resolve("@docdb/mcp-server"))), "bin.js");
+  return join(dirname(createRequire(import.meta.url).resolve("@docdb/mcp-server/package.json")), "dist", "bin.js");
 }
 
 /**

@@ -1,9 +1,7 @@
 import type { DocDB } from "@docdb/core";
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
-import { collectionToolName } from "./search-tool.js";
-
-export const LIST_COLLECTIONS_TOOL = "list_collections";
+import { collectionToolName, LIST_COLLECTIONS_TOOL } from "./names.js";
 
 /** `list_collections`: what collections exist, which search tool serves each, how full they are. */
 export function listCollectionsTool(docdb: DocDB, dbName: string) {

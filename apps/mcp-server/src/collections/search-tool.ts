@@ -3,13 +3,9 @@ import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
 import { plural } from "../tools/context.js";
 import { budgetArguments, budgetSchema } from "../tools/find-similar-documents.js";
+import { collectionToolName } from "./names.js";
 
-export const COLLECTION_TOOL_PREFIX = "search_";
 export const MAX_COLLECTION_TOP_K = 50;
-
-export function collectionToolName(collection: string): string {
-  return `${COLLECTION_TOOL_PREFIX}${collection}`;
-}
 
 const passageSchema = z.object({
   path: z.string().describe("File path relative to the collection's folder"),

@@ -1,7 +1,6 @@
 import { type CollectionInfo, DEFAULT_DB_NAME, type DocDB } from "@docdb/core";
 import type { ToolRegistry } from "../registry.js";
-import { LIST_COLLECTIONS_TOOL, listCollectionsTool } from "./list-tool.js";
-import { collectionSearchTool, collectionToolName } from "./search-tool.js";
+import { collectionToolName, LIST_COLLECTIONS_TOOL } from "./names.js";
 
 export interface CollectionToolsOptions {
   /** The database whose collections become tools. Default "vectors". */
@@ -63,8 +62,15 @@ export function attachCollectionTools(
     markReady = resolve;
   });
 
-  const sync = (list: CollectionInfo[]) => {
-    if (list.length > 0 && !registry.has(LIST_COLLECTIONS_TOOL)) registry.add(listCollectionsTool(docdb, db));
+  /** The tools' definitions, loaded when the first collection shows up. */
+  let definitions:
+    | {
+        listCollectionsTool: typeof import("./list-tool.js").listCollectionsTool;
+        collectionSearchTool: typeof import("./search-tool.js").collectionSearchTool;
+      }
+    | undefined;
+  const apply = (list: CollectionInfo[]) => {
+    if (list.length > 0 && !registry.has(LIST_COLLECTIONS_TOOL) && definitions) registry.add(definitions.listCollectionsTool(docdb, db));
     if (list.length === 0 && registry.has(LIST_COLLECTIONS_TOOL)) registry.remove(LIST_COLLECTIONS_TOOL);
     const wanted = new Map(list.filter((c) => c.enabled).map((c) => [c.name, c]));
     for (const name of [...registered.keys()]) {
@@ -73,14 +79,31 @@ export function attachCollectionTools(
       registered.delete(name);
     }
     for (const [name, collection] of wanted) {
-      if (registered.get(name) === collection.description) continue;
+      if (registered.get(name) === collection.description || !definitions) continue;
       if (!registered.has(name) && registry.has(collectionToolName(name))) {
         docdb.logger.warn({ collection: name }, `a tool named ${collectionToolName(name)} already exists; collection not exposed`);
         continue;
       }
-      registry.add(collectionSearchTool(docdb, db, collection), { replace: true });
+      registry.add(definitions.collectionSearchTool(docdb, db, collection), { replace: true });
       registered.set(name, collection.description);
     }
+  };
+  // One change at a time, in order: the first one with a collection waits for the definitions.
+  let queue = Promise.resolve();
+  const sync = (list: CollectionInfo[]): Promise<void> => {
+    queue = queue
+      .then(async () => {
+        if (list.length > 0 && !definitions) {
+          const [{ listCollectionsTool }, { collectionSearchTool }] = await Promise.all([
+            import("./list-tool.js"),
+            import("./search-tool.js"),
+          ]);
+          definitions = { listCollectionsTool, collectionSearchTool };
+        }
+        apply(list);
+      })
+      .catch((error: unknown) => docdb.logger.warn({ db, err: (error as Error).message }, "could not update the collections' tools"));
+    return queue;
   };
 
   const stopWaiting = whenDatabaseExists(
@@ -89,8 +112,8 @@ export function attachCollectionTools(
     pollMs,
     async () => {
       const collections = (await docdb.database(db)).collections;
-      sync(await collections.list());
-      unsubscribe = collections.onChange(sync, { intervalMs: pollMs });
+      await sync(await collections.list());
+      unsubscribe = collections.onChange((list) => void sync(list), { intervalMs: pollMs });
     },
     markReady,
   );

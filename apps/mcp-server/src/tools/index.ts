@@ -1,6 +1,7 @@
 import type { DocDB, Logger } from "@docdb/core";
 import { DEFAULT_DB_NAME, validateDbName } from "@docdb/core";
 import { ToolRegistry } from "../registry.js";
+import type { ToolDefinition } from "../tool.js";
 import type { ToolsContext } from "./context.js";
 import { createDatabaseTool } from "./create-database.js";
 import { deleteDocumentTool } from "./delete-document.js";
@@ -21,23 +22,30 @@ export interface DocdbToolsOptions {
   logger?: Logger;
 }
 
+/** docdb's own tools (documents, read-only SQL and agent memory), in the order `tools/list` gives them. */
+export function docdbToolDefinitions(context: ToolsContext): ToolDefinition[] {
+  const memory = memoryTools(context);
+  return [
+    createDatabaseTool(context),
+    listDatabasesTool(context),
+    insertDocumentTool(context),
+    findSimilarDocumentsTool(context),
+    getDocumentTool(context),
+    deleteDocumentTool(context),
+    statusTool(context),
+    querySqlTool(context),
+    memory.storeQa,
+    memory.queryQa,
+    memory.mergeKnowledge,
+    memory.storeKnowledge,
+    memory.listTopics,
+  ];
+}
+
 /** A registry holding docdb's tools (documents, read-only SQL and agent memory); add more (e.g. per-collection search) with `registry.add`. */
 export function createDocdbTools(docdb: DocDB, options: DocdbToolsOptions = {}): ToolRegistry {
   const context: ToolsContext = { docdb, defaultDb: validateDbName(options.defaultDb ?? DEFAULT_DB_NAME) };
   const registry = new ToolRegistry(options.logger ?? docdb.logger);
-  registry.add(createDatabaseTool(context));
-  registry.add(listDatabasesTool(context));
-  registry.add(insertDocumentTool(context));
-  registry.add(findSimilarDocumentsTool(context));
-  registry.add(getDocumentTool(context));
-  registry.add(deleteDocumentTool(context));
-  registry.add(statusTool(context));
-  registry.add(querySqlTool(context));
-  const memory = memoryTools(context);
-  registry.add(memory.storeQa);
-  registry.add(memory.queryQa);
-  registry.add(memory.mergeKnowledge);
-  registry.add(memory.storeKnowledge);
-  registry.add(memory.listTopics);
+  for (const tool of docdbToolDefinitions(context)) registry.add(tool);
   return registry;
 }
