@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { addNoise, copyFixture, NOISE_MARKERS, TS_PY_FILES } from "../../../test/support/collection-fixtures.js";
-import { CLI, runCli } from "./run-cli.js";
+import { CLI, cliAt, runCli } from "./run-cli.js";
 
 let dataDir: string;
 const children: ChildProcess[] = [];
@@ -20,13 +20,7 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const docdb = (...args: string[]) => runCli(["--data-dir", dataDir, ...args]);
-
-async function json<T>(...args: string[]): Promise<T> {
-  const result = await docdb(...args, "--json");
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
+const { docdb, json } = cliAt(() => dataDir);
 
 interface Summary {
   files: number;

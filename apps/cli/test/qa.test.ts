@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLI, runCli } from "./run-cli.js";
+import { CLI, cliAt, runCli } from "./run-cli.js";
 
 // `docdb qa …` through the built CLI, as a process, without an embedding model.
 let dataDir: string;
@@ -16,13 +16,7 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const docdb = (...args: string[]) => runCli(["--data-dir", dataDir, ...args]);
-
-async function json<T>(...args: string[]): Promise<T> {
-  const result = await docdb(...args, "--json");
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
+const { docdb, json } = cliAt(() => dataDir);
 
 interface Added {
   qa_id: string;

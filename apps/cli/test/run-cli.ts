@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 import { type ProcessResult, runNode } from "../../../test/support/node-process.js";
 
 export const CLI = fileURLToPath(new URL("../dist/index.js", import.meta.url));
@@ -15,4 +16,19 @@ export function runCli(
     env: { ...process.env, DOCDB_EMBEDDING: "none", OPENAI_API_KEY: "", DOCDB_LOG_LEVEL: "warn", ...options.env },
     input: options.input ?? "",
   });
+}
+
+/**
+ * `docdb --data-dir <dataDir()> …` as `docdb(...)`, and `json(...)`: the same with `--json`,
+ * parsed, failing the test on a non-zero exit. `dataDir` is read at each call (tests make a
+ * fresh folder per test).
+ */
+export function cliAt(dataDir: () => string) {
+  const docdb = (...args: string[]) => runCli(["--data-dir", dataDir(), ...args]);
+  async function json<T>(...args: string[]): Promise<T> {
+    const result = await docdb(...args, "--json");
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as T;
+  }
+  return { docdb, json };
 }

@@ -156,6 +156,8 @@ export class Database {
   readonly collections: Collections;
   /** Memory for agents: question–answer records by topic, merged into knowledge (see Memory). */
   readonly memory: Memory;
+  /** Agent memory has been seen in this database (see withoutMemory). */
+  private holdsMemory = false;
 
   /** @internal Opened by `DocDB.database`; not constructed directly. */
   constructor(
@@ -571,11 +573,15 @@ export class Database {
    * The condition that keeps agent memory out of find and list, or none when the database holds
    * no memory. Any filter makes an engine take its filtered vector path (at 100k chunks the
    * SQLite engine counts the matching chunks first, ~160 ms), and most databases never store
-   * memory; asking whether it has any is one indexed lookup.
+   * memory; asking whether it has any is one indexed lookup, made until the answer is yes.
    */
   private async withoutMemory(): Promise<Filter | undefined> {
-    const any = await this.call(() => this.store.listDocuments({ limit: 1, filter: ANY_MEMORY }));
-    return any.length > 0 ? WITHOUT_SYSTEM_COLLECTIONS : undefined;
+    // Once memory is seen the answer is kept: the filter stays right if memory is deleted later.
+    if (!this.holdsMemory) {
+      const any = await this.call(() => this.store.listDocuments({ limit: 1, filter: ANY_MEMORY }));
+      this.holdsMemory = any.length > 0;
+    }
+    return this.holdsMemory ? WITHOUT_SYSTEM_COLLECTIONS : undefined;
   }
 
   private async searchFilter(input: FindInput): Promise<Filter | undefined> {

@@ -221,6 +221,7 @@ export class SqliteStore implements Store {
           throw error;
         }
       },
+      changeToken: () => this.changeTokenNow(),
       fingerprint: () => {
         const info = this.embeddingInfo();
         if (!info || !this.hasVectorTable()) return undefined;

@@ -112,6 +112,8 @@ export interface VectorIndexHost {
   write<T>(work: () => T): Promise<T>;
   /** Runs `work` in a write transaction if the lock is free within a moment; false when it was not. */
   tryWrite(work: () => void): boolean;
+  /** Changes whenever the database does, from this connection or another one. */
+  changeToken(): string;
   /** "provider|model|dimensions|embedded_at", or undefined before the first vector. */
   fingerprint(): string | undefined;
   dimensions(): number | undefined;
@@ -299,9 +301,7 @@ export class VectorIndex {
 
   /** Embedded chunks, counted again only when something changed. */
   vectorCount(): number {
-    const version = this.host.db.pragma("data_version", { simple: true }) as number;
-    const own = (this.statement("SELECT total_changes() AS n").get() as { n: number }).n;
-    const token = `${version}:${own}`;
+    const token = this.host.changeToken();
     if (this.countCache?.token !== token) {
       const chunks = (this.statement("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
       const pending = (this.statement("SELECT count(*) AS n FROM chunks WHERE embedded = 0").get() as { n: number }).n;
