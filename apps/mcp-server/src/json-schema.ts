@@ -1,6 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod/v4";
-import { toolErrorSchema } from "./tool-result.js";
 
 type JsonSchemaObject = Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
 
@@ -8,6 +7,30 @@ type JsonSchemaObject = Record<string, unknown> & { properties?: Record<string, 
 function dropSafeIntegerBounds(jsonSchema: Record<string, unknown>): void {
   if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
   if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+}
+
+let failureSchema: JsonSchemaObject | undefined;
+
+/** The structured content of every failed tool call (see toolErrorResult), as JSON Schema; made once, when first needed. */
+function failureJsonSchema(): JsonSchemaObject {
+  failureSchema ??= z.toJSONSchema(
+    z.object({
+      error: z.object({
+        code: z
+          .string()
+          .describe(
+            "INVALID_REQUEST, NOT_FOUND, CONFLICT, EMBEDDING_UNAVAILABLE, MODEL_MISMATCH, DIMENSION_MISMATCH, RERANKER_UNAVAILABLE, STORE_UNAVAILABLE, SAMPLING_UNAVAILABLE or INTERNAL",
+          ),
+        message: z.string().describe("What went wrong and what to do about it"),
+        details: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe("Structured detail some errors carry, e.g. the candidate groups of SAMPLING_UNAVAILABLE"),
+      }),
+    }),
+    { target: "draft-7", io: "output" },
+  ) as JsonSchemaObject;
+  return failureSchema;
 }
 
 /** A tool's arguments as the JSON Schema (draft-07) clients show to models. */
@@ -36,7 +59,7 @@ export function outputJsonSchema(schema: z.ZodObject): NonNullable<Tool["outputS
       dropSafeIntegerBounds(jsonSchema);
     },
   }) as JsonSchemaObject;
-  const failure = z.toJSONSchema(toolErrorSchema, { target: "draft-7", io: "output" }) as JsonSchemaObject;
+  const failure = failureJsonSchema();
   const { required = [], ...rest } = success;
   return {
     ...rest,

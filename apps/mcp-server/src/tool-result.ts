@@ -1,22 +1,5 @@
 import { type Logger, toDocDBError } from "@docdb/core";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod/v4";
-
-/** The structured content of every failed tool call. */
-export const toolErrorSchema = z.object({
-  error: z.object({
-    code: z
-      .string()
-      .describe(
-        "INVALID_REQUEST, NOT_FOUND, CONFLICT, EMBEDDING_UNAVAILABLE, MODEL_MISMATCH, DIMENSION_MISMATCH, RERANKER_UNAVAILABLE, STORE_UNAVAILABLE, SAMPLING_UNAVAILABLE or INTERNAL",
-      ),
-    message: z.string().describe("What went wrong and what to do about it"),
-    details: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe("Structured detail some errors carry, e.g. the candidate groups of SAMPLING_UNAVAILABLE"),
-  }),
-});
 
 /**
  * A failed call as a tool result (not a JSON-RPC error), so the agent sees the code and the
