@@ -6,9 +6,11 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import type { Options } from "tsup";
 
-/** Never bundled: native addons, their loaders, and heavy optional libraries loaded on demand. */
+/**
+ * Never bundled: native addons, their loaders, and heavy optional libraries loaded on demand.
+ * (better-sqlite3's JavaScript is bundled: the SQLite engine hands it its addon's path.)
+ */
 export const BUNDLE_EXTERNAL = [
-  "better-sqlite3",
   "sqlite-vec",
   "onnxruntime-node",
   "onnxruntime-web",

@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { ANALYZER_VERSION, analyzeForIndex, type IndexTerms, indexTerms, type KeywordQuery } from "@docdb/analyzer";
 import type {
   ChunkHit,
@@ -29,7 +31,7 @@ import type {
   WriteResult,
 } from "@docdb/store";
 import { type Filter, StoreError } from "@docdb/store";
-import type Database from "better-sqlite3";
+import Database from "better-sqlite3";
 import { filterToSql } from "./filter-sql.js";
 import { keywordSearch } from "./keyword-search.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
@@ -142,18 +144,22 @@ export interface SqliteStoreOptions {
   vectorIndex?: Partial<VectorIndexSettings>;
 }
 
-let native: Promise<{ Database: typeof Database; sqliteVec: typeof import("sqlite-vec") }> | undefined;
+let native: Promise<{ nativeBinding: string | undefined; sqliteVec: typeof import("sqlite-vec") }> | undefined;
 
 /**
- * better-sqlite3 and sqlite-vec, loaded when the first database opens: a process that never
- * opens one (`docdb --version`) does not pay for them. Both are CommonJS packages, so they are
- * required: import() would start Node's ES module loader for them, which took longer than
- * loading them (~40 ms against ~16 ms, on the MCP server's path to its first answer).
+ * What the first database to open loads: sqlite-vec, and the path of better-sqlite3's compiled
+ * addon. better-sqlite3's JavaScript is an ordinary import (bundled into the programs, where it
+ * comes with their code cache); it loads its addon only when a database opens. Given the path
+ * (where better-sqlite3 builds and installs it, the way its documentation tells bundlers to),
+ * it skips the `bindings` package's search, which cannot work from inside a bundle. sqlite-vec
+ * stays a package of its own (it finds its platform's loadable library from where it is
+ * installed), required rather than imported: import() would start Node's ES module loader.
  */
 function loadNative() {
   native ??= new Promise((resolve) => {
     const load = createRequire(import.meta.url);
-    resolve({ Database: load("better-sqlite3") as typeof Database, sqliteVec: load("sqlite-vec") as typeof import("sqlite-vec") });
+    const addon = join(dirname(load.resolve("better-sqlite3/package.json")), "build", "Release", "better_sqlite3.node");
+    resolve({ nativeBinding: existsSync(addon) ? addon : undefined, sqliteVec: load("sqlite-vec") as typeof import("sqlite-vec") });
   });
   return native;
 }
@@ -238,8 +244,8 @@ export class SqliteStore implements Store {
 
   /** Opens (creating when needed) the file at `path`, loads sqlite-vec and brings the schema up to date. */
   static async open(name: string, path: string, options: SqliteStoreOptions): Promise<SqliteStore> {
-    const { Database, sqliteVec } = await loadNative();
-    const db = new Database(path);
+    const { nativeBinding, sqliteVec } = await loadNative();
+    const db = new Database(path, nativeBinding !== undefined ? { nativeBinding } : {});
     try {
       sqliteVec.load(db);
       db.pragma(`busy_timeout = ${BUSY_ATTEMPT_MS}`);
