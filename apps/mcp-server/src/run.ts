@@ -42,7 +42,14 @@ export async function docdbTools(docdb: DocDB, defaultDb: string | undefined, de
     definitions ??= import("./tools/index.js").then(
       ({ docdbToolDefinitions }) => new Map(docdbToolDefinitions({ docdb, defaultDb: db }).map((tool) => [tool.name, tool])),
     );
-    const tool = (await definitions).get(name);
+    let loaded: Map<string, ToolDefinition>;
+    try {
+      loaded = await definitions;
+    } catch (error) {
+      definitions = undefined; // tried again on the next call
+      throw error;
+    }
+    const tool = loaded.get(name);
     if (!tool) throw new Error(`tool "${name}" is listed in the build's tool descriptors but not defined: rebuild docdb`);
     return tool;
   };
