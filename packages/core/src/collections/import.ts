@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { promises as fs } from "node:fs";
 import { type ChunkOptions, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@docdb/chunker";
 import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
 import { type Analyse, analyseInThread } from "../analysis.js";
@@ -276,7 +276,7 @@ async function importFile(
   if (row && row.size === file.size && row.mtime === file.mtime && row.chunking === chunking) return { kind: "unchanged" };
   let bytes: Buffer;
   try {
-    bytes = await readFile(file.absolute);
+    bytes = await fs.readFile(file.absolute);
   } catch {
     return { kind: "skipped", reason: "unreadable" };
   }
