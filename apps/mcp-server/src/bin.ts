@@ -6,7 +6,7 @@ import { fromServeFlags, parseArgsOptions, serveFlagsHelp } from "./flags.js";
 import { withConfigFiles } from "./options.js";
 import { runServer } from "./run.js";
 import { SERVER_VERSION } from "./server.js";
-import { readToolDescriptors, TOOL_DESCRIPTORS_FILE } from "./tool-descriptors.js";
+import { toolDescriptorsBeside } from "./tool-descriptors.js";
 
 // zod compiles a fast path for each object schema with \`new Function\` on its first parse: code
 // the launcher's code cache cannot keep, compiled anew at every start for a few messages. The
@@ -46,8 +46,7 @@ async function main(): Promise<void> {
     embedding: explicitEmbeddingConfig(config),
     chunkOptions: { size: config.values.chunkSize, overlap: config.values.chunkOverlap },
   });
-  // Made by the build beside this program (import.meta is its launcher's, in the same folder).
-  const toolDescriptors = readToolDescriptors(new URL(TOOL_DESCRIPTORS_FILE, import.meta.url));
+  const toolDescriptors = toolDescriptorsBeside(import.meta.url);
   await runServer(
     docdb,
     withConfigFiles({ ...flags.serve, defaultDb: flags.serve.defaultDb ?? config.values.db, toolDescriptors }, config),

@@ -27,6 +27,6 @@ export { docdbTools, runServer } from "./run.js";
 export { type CreateServerOptions, createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
 export { type StdioHandle, type StdioOptions, serveStdio } from "./stdio.js";
 export { defineTool, type ToolContext, type ToolDefinition } from "./tool.js";
-export { readToolDescriptors, TOOL_DESCRIPTORS_FILE, type ToolDescriptors } from "./tool-descriptors.js";
+export { readToolDescriptors, TOOL_DESCRIPTORS_FILE, type ToolDescriptors, toolDescriptorsBeside } from "./tool-descriptors.js";
 export { toolErrorResult } from "./tool-result.js";
 export { createDocdbTools, type DocdbToolsOptions, docdbToolDefinitions, type ToolsContext } from "./tools/index.js";

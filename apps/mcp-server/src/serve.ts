@@ -4,4 +4,4 @@
 // it only for --http.
 export { type ServeOptions, withConfigFiles } from "./options.js";
 export { docdbTools, runServer } from "./run.js";
-export { readToolDescriptors, TOOL_DESCRIPTORS_FILE, type ToolDescriptors } from "./tool-descriptors.js";
+export { readToolDescriptors, TOOL_DESCRIPTORS_FILE, type ToolDescriptors, toolDescriptorsBeside } from "./tool-descriptors.js";

@@ -41,3 +41,11 @@ export function readToolDescriptors(file: string | URL): ToolDescriptors | undef
     return undefined;
   }
 }
+
+/**
+ * The descriptors a program's build wrote beside it. `programUrl` is the program's
+ * `import.meta.url`: in a bundle, its launcher's, which lives in the same folder.
+ */
+export function toolDescriptorsBeside(programUrl: string | URL): ToolDescriptors | undefined {
+  return readToolDescriptors(new URL(TOOL_DESCRIPTORS_FILE, programUrl));
+}

@@ -36,12 +36,11 @@ export function serveCommand(): Command {
           return SERVE_FLAGS.find((f) => f.name === name)?.global ? globals[key] : options[key];
         });
         // Loaded only here: every other command starts without the MCP SDK.
-        const { readToolDescriptors, runServer, TOOL_DESCRIPTORS_FILE, withConfigFiles } = await import("@docdb/mcp-server/serve");
+        const { runServer, toolDescriptorsBeside, withConfigFiles } = await import("@docdb/mcp-server/serve");
         // The server owns the DocDB from here and closes it when it stops.
         const docdb = openFromCommand(command);
         const config = configFromCommand(command);
-        // Made by the build beside the program (import.meta is its launcher's, in the same folder).
-        const toolDescriptors = readToolDescriptors(new URL(TOOL_DESCRIPTORS_FILE, import.meta.url));
+        const toolDescriptors = toolDescriptorsBeside(import.meta.url);
         await runServer(
           docdb,
           withConfigFiles({ ...flags.serve, defaultDb: flags.serve.defaultDb ?? config.values.db, toolDescriptors }, config),

@@ -63,12 +63,7 @@ export function attachCollectionTools(
   });
 
   /** The tools' definitions, loaded when the first collection shows up. */
-  let definitions:
-    | {
-        listCollectionsTool: typeof import("./list-tool.js").listCollectionsTool;
-        collectionSearchTool: typeof import("./search-tool.js").collectionSearchTool;
-      }
-    | undefined;
+  let definitions: (typeof import("./list-tool.js") & typeof import("./search-tool.js")) | undefined;
   const apply = (list: CollectionInfo[]) => {
     if (list.length > 0 && !registry.has(LIST_COLLECTIONS_TOOL) && definitions) registry.add(definitions.listCollectionsTool(docdb, db));
     if (list.length === 0 && registry.has(LIST_COLLECTIONS_TOOL)) registry.remove(LIST_COLLECTIONS_TOOL);
@@ -94,11 +89,8 @@ export function attachCollectionTools(
     queue = queue
       .then(async () => {
         if (list.length > 0 && !definitions) {
-          const [{ listCollectionsTool }, { collectionSearchTool }] = await Promise.all([
-            import("./list-tool.js"),
-            import("./search-tool.js"),
-          ]);
-          definitions = { listCollectionsTool, collectionSearchTool };
+          const [list, search] = await Promise.all([import("./list-tool.js"), import("./search-tool.js")]);
+          definitions = { ...list, ...search };
         }
         apply(list);
       })
