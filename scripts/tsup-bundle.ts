@@ -3,7 +3,9 @@
 // the ~250 a node_modules tree costs (issue 12). The workspace packages and the pure-JS
 // dependencies are bundled in; what is native, optional or heavy (and loaded lazily) stays
 // external and is resolved from the app's own dependencies at run time.
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import type { Options } from "tsup";
 
 /**
@@ -25,6 +27,19 @@ export const BUNDLE_EXTERNAL = [
   "@docdb/store-postgres",
   "pino-pretty",
 ];
+
+/**
+ * ulid's browser build, bundled instead of its Node build: they differ only in the Node build's
+ * `import "node:crypto"` (~5 ms at every start), there for ulid's own default randomness, which
+ * docdb never uses (core hands `monotonicFactory` its own source, drawn from node:crypto when
+ * the first id is made). The build stops if that file moves.
+ */
+function ulidWithoutNodeCrypto(): string {
+  const core = resolve("../../packages/core/package.json"); // from apps/<program>, like the paths below
+  const file = join(dirname(createRequire(core).resolve("ulid/package.json")), "dist/browser/index.js");
+  if (!existsSync(file)) throw new Error(`ulid's browser build is not at ${file}: update ulidWithoutNodeCrypto()`);
+  return file;
+}
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\/{}]/g, "\\$&");
 
@@ -75,9 +90,10 @@ export function escapeNonAscii(file: string): void {
  * The program `name` as two files: `<name>.cjs`, everything bundled into one CommonJS file
  * (CommonJS so that the launcher can compile it with a V8 code cache on Node 20), and
  * `<bin>.js`, the launcher (scripts/launcher.cjs) that runs it. Both are CommonJS: `dist/` gets
- * a package.json saying so (a library built into the same folder uses `.mjs`).
+ * a package.json saying so (a library built into the same folder uses `.mjs`). `alias` maps
+ * import specifiers to other files (esbuild's `alias`), for this program only.
  */
-export function bundleOptions(name: string, entry: string, bin: string): Options[] {
+export function bundleOptions(name: string, entry: string, bin: string, alias: Record<string, string> = {}): Options[] {
   return [
     {
       entry: { [name]: entry },
@@ -91,6 +107,9 @@ export function bundleOptions(name: string, entry: string, bin: string): Options
       sourcemap: true,
       // The launcher hands the bundle an `import.meta` of its own (same folder).
       define: { "import.meta": "__docdb_import_meta" },
+      esbuildOptions(options) {
+        options.alias = { ...options.alias, ulid: ulidWithoutNodeCrypto(), ...alias };
+      },
       onSuccess: async () => {
         routeDynamicImports(`dist/${name}.cjs`);
         escapeNonAscii(`dist/${name}.cjs`);

@@ -7,20 +7,14 @@ rmSync("dist", { recursive: true, force: true });
 
 // The `docdb` program: dist/index.js (CommonJS) runs the bundle dist/docdb.cjs (which holds the
 // MCP server `docdb serve` runs), SQL migrations beside it. The package exports nothing else.
-const [bundle, launcher] = bundleOptions("docdb", "src/index.ts", "index");
 // The MCP server from its sources, as docdb-mcp's own bundle has it: the library's split ES build
 // would load every tool module at `docdb serve`'s start, where one bundle loads them on first use.
-const MCP_SERVER_SOURCES = {
+const [bundle, launcher] = bundleOptions("docdb", "src/index.ts", "index", {
   "@docdb/mcp-server/flags": "../mcp-server/src/flags.ts",
   "@docdb/mcp-server/serve": "../mcp-server/src/serve.ts",
-};
+});
 export default defineConfig([
-  {
-    ...bundle!,
-    esbuildOptions(options) {
-      options.alias = { ...options.alias, ...MCP_SERVER_SOURCES };
-    },
-  },
+  bundle!,
   {
     ...launcher!,
     async onSuccess() {

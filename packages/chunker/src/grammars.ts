@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import v8 from "node:v8";
 import type { Language, Parser } from "web-tree-sitter";
 
 /**
@@ -23,6 +22,8 @@ let compiling = 0;
 async function baselineCompiled<T>(compile: () => Promise<T>): Promise<T> {
   // A process started with its own WebAssembly compiler flags is left alone.
   if (process.execArgv.some((a) => /liftoff|wasm/.test(a))) return compile();
+  // node:v8 is required here, not at import: a program that never chunks code starts without it.
+  const v8 = require("node:v8") as typeof import("node:v8");
   if (compiling++ === 0) v8.setFlagsFromString("--liftoff-only");
   try {
     return await compile();

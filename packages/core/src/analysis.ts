@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { ANALYZER_VERSION, analyzeForIndex, indexTerms } from "@docdb/analyzer";
 import type { DocumentWrite } from "@docdb/store";
 import type { AnalysisReply, AnalysisRequest, CodeFields } from "./analysis-protocol.js";
+import { nodeWorkerThreads } from "./builtins.js";
 import type { Logger } from "./logger.js";
 
 /**
@@ -125,7 +126,7 @@ export class AnalysisPool {
       return undefined;
     }
     this.workers = Array.from({ length: this.options.size }, () => {
-      const pool: PoolWorker = { worker: new Worker(script), pending: new Map() };
+      const pool: PoolWorker = { worker: new (nodeWorkerThreads().Worker)(script), pending: new Map() };
       pool.worker.unref();
       const failAll = (error: Error) => {
         for (const { reject } of pool.pending.values()) reject(error);

@@ -1,7 +1,7 @@
-import { createHash, getRandomValues } from "node:crypto";
 import type { Chunk } from "@docdb/chunker";
 import type { NewChunk } from "@docdb/store";
 import { monotonicFactory } from "ulid";
+import { nodeCrypto } from "./builtins.js";
 import { embeddingInput } from "./embedding-guard.js";
 import { lineIndex } from "./lines.js";
 
@@ -13,7 +13,7 @@ const pool = new Uint32Array(1024);
 let drawn = pool.length;
 function pooledRandom(): number {
   if (drawn === pool.length) {
-    getRandomValues(pool);
+    nodeCrypto().getRandomValues(pool);
     drawn = 0;
   }
   return (pool[drawn++] as number) / 2 ** 32;
@@ -23,7 +23,7 @@ function pooledRandom(): number {
 export const newId = monotonicFactory(pooledRandom);
 
 export function contentHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return nodeCrypto().createHash("sha256").update(text).digest("hex");
 }
 
 /**

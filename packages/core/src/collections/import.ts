@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { type ChunkOptions, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@docdb/chunker";
 import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
 import { type Analyse, analyseInThread } from "../analysis.js";
+import { nodeCrypto } from "../builtins.js";
 import { assertSameModel } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
 import { contentHash as hashText, newId, toStoredChunks } from "../stored-chunks.js";
@@ -282,7 +282,7 @@ async function importFile(
   }
   // The file may have grown between the walk and the read.
   if (bytes.length > settings.max_file_size) return { kind: "skipped", reason: "too_large" };
-  const contentHash = createHash("sha256").update(bytes).digest("hex");
+  const contentHash = nodeCrypto().createHash("sha256").update(bytes).digest("hex");
   if (row && row.contentHash === contentHash && row.chunking === chunking) {
     await store.touchFile(name, file.path, bytes.length, file.mtime);
     return { kind: "unchanged" };
