@@ -41,6 +41,28 @@ function ulidWithoutNodeCrypto(): string {
   return file;
 }
 
+/**
+ * The MCP SDK's types.js builds ~160 zod schemas when it loads, 35-45 ms of every start, and a
+ * server uses under half of them. Its top-level constructions are marked side-effect free
+ * (`@__PURE__`), so esbuild leaves out the schemas nothing in the program reaches. Only calls on
+ * `z` and on `...Schema` constants are marked: zod builds a schema without side effects (a
+ * `.describe()` records the text in zod's registry, which only a kept schema is ever looked up in).
+ */
+const SDK_TYPES = /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]types\.js$/;
+const sdkTypesPure: NonNullable<Options["esbuildPlugins"]>[number] = {
+  name: "docdb-sdk-types-pure",
+  setup(build) {
+    build.onLoad({ filter: SDK_TYPES }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      if (!source.startsWith("import * as z from 'zod/v4';")) {
+        throw new Error(`${args.path}: not the layout docdb's build expects (update sdkTypesPure in scripts/tsup-bundle.ts)`);
+      }
+      const contents = source.replace(/(?<![\w$.])((?:z|[A-Z][\w$]*Schema)\.[A-Za-z_$][\w$]*\()/g, "/* @__PURE__ */ $1");
+      return { contents, loader: "js" };
+    });
+  },
+};
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\/{}]/g, "\\$&");
 
 /** Bundled: every other import (workspace packages and pure-JS dependencies). */
@@ -106,9 +128,19 @@ export function bundleOptions(name: string, entry: string, bin: string, alias: R
       external: BUNDLE_EXTERNAL,
       sourcemap: true,
       // The launcher hands the bundle an `import.meta` of its own (same folder).
-      define: { "import.meta": "__docdb_import_meta" },
+      // `__DOCDB_IN_BUNDLE__` tells core's logger that its `require("pino")` is the bundled one.
+      define: { "import.meta": "__docdb_import_meta", __DOCDB_IN_BUNDLE__: "true" },
+      esbuildPlugins: [sdkTypesPure],
       esbuildOptions(options) {
-        options.alias = { ...options.alias, ulid: ulidWithoutNodeCrypto(), ...alias };
+        options.alias = {
+          ...options.alias,
+          // Core from its sources: its logger's require("pino") then becomes the bundled pino,
+          // loaded on the first log line (the library's ES build cannot say that).
+          "@docdb/core": resolve("../../packages/core/src/index.ts"),
+          ulid: ulidWithoutNodeCrypto(),
+          assert: resolve("../../scripts/lazy-assert.cjs"),
+          ...alias,
+        };
       },
       onSuccess: async () => {
         routeDynamicImports(`dist/${name}.cjs`);

@@ -1,27 +1,88 @@
 import { createRequire } from "node:module";
-import pino, { type Logger } from "pino";
+import type { LogFn, Logger as PinoLogger } from "pino";
+import { DocDBError } from "./errors.js";
 
-export type { Logger };
+/**
+ * What docdb logs through: pino's level methods. Any pino logger is one (pass your own to
+ * `openDocDB`); `createLogger` makes one that loads pino when it first writes a line.
+ */
+export interface Logger {
+  trace: LogFn;
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  fatal: LogFn;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+/** pino's levels. */
+const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Number.POSITIVE_INFINITY } as const;
+type LevelName = keyof typeof LEVELS;
+const METHODS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
+
+function levelNamed(level: string): LevelName {
+  if (Object.hasOwn(LEVELS, level)) return level as LevelName;
+  throw new DocDBError("INVALID_REQUEST", `unknown log level "${level}" (DOCDB_LOG_LEVEL): use one of ${Object.keys(LEVELS).join(", ")}`);
+}
+
+/** Defined (true) by the programs' bundle build (scripts/tsup-bundle.ts), undefined elsewhere. */
+declare const __DOCDB_IN_BUNDLE__: boolean | undefined;
+
+/**
+ * pino, loaded when the first line is written: pino, its stream and the built-ins they load
+ * (node:worker_threads) cost a server ~8 ms of start-up, and most starts log nothing before the
+ * first tools/list (issue 12). The programs' bundles compile core from these sources, and
+ * esbuild turns this `require` into the bundled pino, initialised here; the library (an ES
+ * module) and the tests require pino from this file's place instead.
+ */
+function loadPino(): typeof import("pino") {
+  if (typeof __DOCDB_IN_BUNDLE__ !== "undefined") return require("pino") as typeof import("pino");
+  return createRequire(import.meta.url)("pino") as typeof import("pino");
+}
+
+/** A logger whose pino is made by `make` on the first line at or above `level`. */
+function deferred(level: LevelName, make: () => PinoLogger): Logger {
+  let real: PinoLogger | undefined;
+  const get = () => {
+    real ??= make();
+    return real;
+  };
+  const logger = { child: (bindings: Record<string, unknown>): Logger => deferred(level, () => get().child(bindings)) } as Logger;
+  for (const method of METHODS) {
+    const enabled = LEVELS[method] >= LEVELS[level];
+    logger[method] = ((...args: Parameters<LogFn>) => {
+      if (enabled) get()[method](...args);
+    }) as LogFn;
+  }
+  return logger;
+}
 
 /**
  * JSON logs on stderr (stdout belongs to command output and to MCP's stdio protocol);
  * human-readable when stderr is a terminal. Level from `level`, else DOCDB_LOG_LEVEL, else info.
+ * An unknown level is an INVALID_REQUEST error here, not at the first line.
  */
 export function createLogger(options: { level?: string; name?: string; format?: "json" | "human" } = {}): Logger {
-  const level = options.level ?? process.env.DOCDB_LOG_LEVEL ?? "info";
-  const base = { name: options.name ?? "docdb", level };
-  if (options.format === "human" && !process.stderr.isTTY) return pino(base, { write: (line: string) => writeHuman(line) });
-  if (process.stderr.isTTY) {
-    // Loaded only for a terminal: pino-pretty costs start-up time that servers and scripts never need.
-    const pretty = createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
-    return pino(base, pretty({ destination: 2, sync: true, colorize: true, ignore: "pid,hostname" }));
-  }
-  return pino(base, pino.destination({ dest: 2, sync: true }));
+  const level = levelNamed(options.level ?? process.env.DOCDB_LOG_LEVEL ?? "info");
+  return deferred(level, () => {
+    const pino = loadPino();
+    const base = { name: options.name ?? "docdb", level };
+    if (options.format === "human" && !process.stderr.isTTY) return pino(base, { write: (line: string) => writeHuman(line) });
+    if (process.stderr.isTTY) {
+      // Loaded only for a terminal: pino-pretty costs start-up time that servers and scripts never need.
+      const pretty = createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
+      return pino(base, pretty({ destination: 2, sync: true, colorize: true, ignore: "pid,hostname" }));
+    }
+    return pino(base, pino.destination({ dest: 2, sync: true }));
+  });
 }
 
-/** A logger that writes nothing. */
+/** A logger that writes nothing (and never loads pino). */
 export function silentLogger(): Logger {
-  return pino({ level: "silent" });
+  return deferred("silent", () => {
+    throw new Error("a silent logger never writes");
+  });
 }
 
 const LEVEL_NAMES: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warning", 50: "error", 60: "fatal" };
