@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { addNoise, copyFixture, NOISE_MARKERS, TS_PY_FILES } from "../../../test/support/collection-fixtures.js";
-import { CLI, cliAt, runCli } from "./run-cli.js";
+import { CLI, cliAt } from "./run-cli.js";
 
 let dataDir: string;
 const children: ChildProcess[] = [];

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLI, cliAt, runCli } from "./run-cli.js";
+import { CLI, cliAt } from "./run-cli.js";
 
 // `docdb qa …` through the built CLI, as a process, without an embedding model.
 let dataDir: string;

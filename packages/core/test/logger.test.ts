@@ -17,7 +17,10 @@ import { createLogger, silentLogger } from ${JSON.stringify(CORE)};
 const cache = createRequire(import.meta.url).cache;
 const pinoLoaded = () => Object.keys(cache).some((file) => /[\\\\/]pino[\\\\/]pino\\.js$/.test(file));
 ${body}`;
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { env: { PATH: process.env.PATH ?? "" }, encoding: "utf8" });
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    env: { PATH: process.env.PATH ?? "" },
+    encoding: "utf8",
+  });
   if (child.status !== 0) throw new Error(`the script failed (${child.status}):\n${child.stderr}`);
   return { stdout: child.stdout, stderr: child.stderr.split("\n").filter((line) => line !== "") };
 }

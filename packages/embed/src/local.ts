@@ -36,13 +36,11 @@ export class LocalEmbeddingModel extends LocalOnnxModel<FeatureExtractionPipelin
   readonly supportsParallelCalls = false;
   readonly prefixes: Prefixes;
   readonly pooling: Pooling;
-  private readonly options: LocalEmbeddingOptions;
   private readonly passSize: number;
   private readonly passChars: number;
 
   constructor(options: LocalEmbeddingOptions = {}) {
     super(options, options.model, DEFAULT_LOCAL_MODEL, (wanted) => findKnownLocalModel(wanted)?.id ?? wanted);
-    this.options = options;
     const known = findKnownLocalModel(this.modelId);
     this.prefixes = options.prefixes ?? known?.prefixes ?? { query: "", document: "" };
     this.pooling = options.pooling ?? known?.pooling ?? "mean";
