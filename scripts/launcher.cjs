@@ -10,9 +10,9 @@
 // bundle pure ASCII, which is read here as Latin-1: a one-byte string, read in a third of the time
 // UTF-8 decoding takes.
 //
-// The cache is a file per Node version and bundle in $DOCDB_COMPILE_CACHE, else
-// $XDG_CACHE_HOME/docdb/compile-cache, else ~/.cache/docdb/compile-cache; DOCDB_COMPILE_CACHE=0
-// turns it off. It is written once, after start-up (2 s in, or at exit, whichever is first),
+// The cache is a file per Node version, bundle and kind of run (see role()) in
+// $DOCDB_COMPILE_CACHE, else $XDG_CACHE_HOME/docdb/compile-cache, else
+// ~/.cache/docdb/compile-cache; DOCDB_COMPILE_CACHE=0 turns it off. It is written once, after start-up (2 s in, or at exit, whichever is first),
 // and again whenever V8 rejects it; any failure to read or write it only costs the compile.
 // Writing one removes this bundle's caches that went unused for a week (older builds).
 "use strict";
@@ -38,6 +38,19 @@ function fnv(text) {
 
 const UNUSED_MS = 7 * 24 * 3600 * 1000;
 
+/**
+ * A cache holds the functions its first run compiled, so runs that execute different code keep
+ * different caches: an MCP server (`docdb serve`, `docdb-mcp --http`) would otherwise start
+ * with the cache of whatever ran first (often `docdb import`), without the MCP SDK's functions
+ * (25 ms slower to its first answer).
+ */
+function role() {
+  const args = process.argv.slice(2);
+  if (args.includes("serve")) return "serve-";
+  if (args.includes("--http")) return "http-";
+  return "";
+}
+
 function cacheFile() {
   const setting = process.env.DOCDB_COMPILE_CACHE?.trim();
   if (setting && /^(0|false|no|off)$/i.test(setting)) return undefined;
@@ -45,7 +58,7 @@ function cacheFile() {
     const dir = setting || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "docdb", "compile-cache");
     const { size, mtimeMs } = statSync(file);
     const key = [file, size, mtimeMs, process.version, process.versions.v8, process.arch].join("\0");
-    return join(dir, `${basename(file)}-${fnv(key)}.v8`);
+    return join(dir, `${basename(file)}-${role()}${fnv(key)}.v8`);
   } catch {
     return undefined;
   }

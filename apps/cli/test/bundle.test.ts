@@ -70,6 +70,23 @@ describe("the bundled docdb", () => {
     expect(off).toMatchObject({ code: 0, stdout: first.stdout });
   });
 
+  it("keeps the MCP server's cache apart from the other commands' (each holds what its first run compiled)", async () => {
+    const cache = join(root, "cache-roles");
+    const env = { DOCDB_COMPILE_CACHE: cache };
+    expect(await runCli(["--version"], { bin, env })).toMatchObject({ code: 0 });
+    const initialize = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bundle-test", version: "0" } };
+    const served = await runCli(["--data-dir", join(root, "data-roles"), "serve"], {
+      bin,
+      env,
+      input: `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initialize })}\n`,
+    });
+    expect(served.code).toBe(0);
+    expect(JSON.parse(served.stdout.split("\n")[0] ?? "")).toMatchObject({ id: 1, result: { serverInfo: { name: "docdb" } } });
+    const files = readdirSync(cache).filter((name) => name.endsWith(".v8"));
+    expect(files).toHaveLength(2);
+    expect(files.filter((name) => name.startsWith("docdb.cjs-serve-"))).toHaveLength(1);
+  });
+
   it("writing a cache removes this bundle's caches left unused for a week, and nothing else", async () => {
     const cache = join(root, "cache-prune");
     mkdirSync(cache);
