@@ -63,6 +63,23 @@ const sdkTypesPure: NonNullable<Options["esbuildPlugins"]>[number] = {
   },
 };
 
+/**
+ * Built-ins that bundled packages require when they load but use later (pino's streams:
+ * `assert`; commander: `child_process`), mapped with and without `node:` to stand-ins in
+ * scripts/lazy-builtins/ that load the real module on first use.
+ */
+function lazyBuiltins(names: string[]): Record<string, string> {
+  return Object.fromEntries(
+    names.flatMap((name) => {
+      const file = resolve(`../../scripts/lazy-builtins/${name}.cjs`);
+      return [
+        [name, file],
+        [`node:${name}`, file],
+      ];
+    }),
+  );
+}
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\/{}]/g, "\\$&");
 
 /** Bundled: every other import (workspace packages and pure-JS dependencies). */
@@ -131,6 +148,9 @@ export function bundleOptions(name: string, entry: string, bin: string, alias: R
       // `__DOCDB_IN_BUNDLE__` tells core's logger that its `require("pino")` is the bundled one.
       define: { "import.meta": "__docdb_import_meta", __DOCDB_IN_BUNDLE__: "true" },
       esbuildPlugins: [sdkTypesPure],
+      // `node:` imports are resolved by esbuild (built-ins stay external), not cut short by tsup's
+      // plugin, so that the aliases below apply to them too.
+      removeNodeProtocol: false,
       esbuildOptions(options) {
         options.alias = {
           ...options.alias,
@@ -138,7 +158,7 @@ export function bundleOptions(name: string, entry: string, bin: string, alias: R
           // loaded on the first log line (the library's ES build cannot say that).
           "@docdb/core": resolve("../../packages/core/src/index.ts"),
           ulid: ulidWithoutNodeCrypto(),
-          assert: resolve("../../scripts/lazy-assert.cjs"),
+          ...lazyBuiltins(["assert", "child_process"]),
           ...alias,
         };
       },

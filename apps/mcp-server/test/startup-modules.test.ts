@@ -8,7 +8,8 @@ import { assertBuilt, BIN, CLI, serverEnv, stopProcess, tempDataDir } from "./su
 // Issue 12: the server answers its first tools/list without loading what only later work needs.
 // These Node built-ins were all loaded at start before (1-5 ms each); each now loads on first use:
 // node:crypto for new ids and hashes, node:worker_threads for the analysis pool and pino's
-// streams, node:child_process for the SQL reader, node:v8 for tree-sitter, node:assert for pino.
+// streams, node:child_process for the SQL reader (and commander, in the CLI), node:v8 for
+// tree-sitter, node:assert for pino.
 const LATER = ["crypto", "worker_threads", "child_process", "v8", "assert"];
 
 const data = tempDataDir();
@@ -35,9 +36,9 @@ process.stdout.write = function (chunk, ...rest) {
 });
 afterAll(() => data.remove());
 
-/** Starts docdb-mcp with the recorder, asks initialize and tools/list; the built-ins loaded by then. */
-async function builtinsAtFirstList(): Promise<{ builtins: string[]; tools: string[] }> {
-  const child = spawn(process.execPath, [BIN, "--data-dir", data.dir], {
+/** Starts the server with the recorder, asks initialize and tools/list; the built-ins loaded by then. */
+async function builtinsAtFirstList(args: string[]): Promise<{ builtins: string[]; tools: string[] }> {
+  const child = spawn(process.execPath, args, {
     env: serverEnv({ NODE_OPTIONS: `--require ${preload}` }),
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -66,9 +67,12 @@ async function builtinsAtFirstList(): Promise<{ builtins: string[]; tools: strin
   }
 }
 
-describe("docdb-mcp start-up", () => {
-  it("answers the first tools/list without the built-ins only later work needs", async () => {
-    const { builtins, tools } = await builtinsAtFirstList();
+describe("MCP server start-up", () => {
+  it.each([
+    ["docdb-mcp", () => [BIN, "--data-dir", data.dir]],
+    ["docdb serve", () => [CLI, "--data-dir", data.dir, "serve"]],
+  ])("%s answers the first tools/list without the built-ins only later work needs", async (_name, args) => {
+    const { builtins, tools } = await builtinsAtFirstList(args());
     expect(tools).toContain("find_similar_documents");
     // The recorder saw the server's real list: what serving stdio needs is in it.
     expect(builtins).toEqual(expect.arrayContaining(["fs", "net", "stream"]));
