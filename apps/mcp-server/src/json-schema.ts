@@ -1,3 +1,4 @@
+import { ERROR_CODES } from "@docdb/core";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod/v4";
 
@@ -16,11 +17,7 @@ function failureJsonSchema(): JsonSchemaObject {
   failureSchema ??= z.toJSONSchema(
     z.object({
       error: z.object({
-        code: z
-          .string()
-          .describe(
-            "INVALID_REQUEST, NOT_FOUND, CONFLICT, EMBEDDING_UNAVAILABLE, MODEL_MISMATCH, DIMENSION_MISMATCH, RERANKER_UNAVAILABLE, STORE_UNAVAILABLE, SAMPLING_UNAVAILABLE or INTERNAL",
-          ),
+        code: z.string().describe(`${ERROR_CODES.slice(0, -1).join(", ")} or ${ERROR_CODES.at(-1)}`),
         message: z.string().describe("What went wrong and what to do about it"),
         details: z
           .record(z.string(), z.unknown())

@@ -85,7 +85,10 @@ export function silentLogger(): Logger {
   });
 }
 
-const LEVEL_NAMES: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warning", 50: "error", 60: "fatal" };
+/** Level numbers as a person reads them ("warning" for warn). */
+const LEVEL_NAMES: Record<number, string> = Object.fromEntries(
+  METHODS.map((method) => [LEVELS[method], method === "warn" ? "warning" : method]),
+);
 const HIDDEN_FIELDS = new Set(["level", "time", "pid", "hostname", "name", "msg", "v"]);
 
 function show(value: unknown): string {

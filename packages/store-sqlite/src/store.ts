@@ -144,7 +144,7 @@ export interface SqliteStoreOptions {
   vectorIndex?: Partial<VectorIndexSettings>;
 }
 
-let native: Promise<{ nativeBinding: string | undefined; sqliteVec: typeof import("sqlite-vec") }> | undefined;
+let native: { nativeBinding: string | undefined; sqliteVec: typeof import("sqlite-vec") } | undefined;
 
 /**
  * What the first database to open loads: sqlite-vec, and the path of better-sqlite3's compiled
@@ -156,11 +156,11 @@ let native: Promise<{ nativeBinding: string | undefined; sqliteVec: typeof impor
  * installed), required rather than imported: import() would start Node's ES module loader.
  */
 function loadNative() {
-  native ??= new Promise((resolve) => {
+  if (!native) {
     const load = createRequire(import.meta.url);
     const addon = join(dirname(load.resolve("better-sqlite3/package.json")), "build", "Release", "better_sqlite3.node");
-    resolve({ nativeBinding: existsSync(addon) ? addon : undefined, sqliteVec: load("sqlite-vec") as typeof import("sqlite-vec") });
-  });
+    native = { nativeBinding: existsSync(addon) ? addon : undefined, sqliteVec: load("sqlite-vec") as typeof import("sqlite-vec") };
+  }
   return native;
 }
 
@@ -244,7 +244,7 @@ export class SqliteStore implements Store {
 
   /** Opens (creating when needed) the file at `path`, loads sqlite-vec and brings the schema up to date. */
   static async open(name: string, path: string, options: SqliteStoreOptions): Promise<SqliteStore> {
-    const { nativeBinding, sqliteVec } = await loadNative();
+    const { nativeBinding, sqliteVec } = loadNative();
     const db = new Database(path, nativeBinding !== undefined ? { nativeBinding } : {});
     try {
       sqliteVec.load(db);
