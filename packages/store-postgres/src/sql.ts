@@ -1,3 +1,5 @@
+// Read-only SQL (`Store.querySql`): one checked query run in a READ ONLY transaction, capped in
+// rows (a cursor) and time (statement_timeout), its cells converted as SQLite's reader gives them.
 import { type SqlQueryOptions, type SqlQueryResult, StoreError } from "@docdb/store";
 import type pg from "pg";
 import Cursor from "pg-cursor";
