@@ -1,6 +1,7 @@
-import { cpSync } from "node:fs";
 import { defineConfig } from "tsup";
 
+// The SQL migrations ship beside dist/, in the package's own migrations/ folder ("files" in
+// package.json), where src/migrate.ts finds them from both src/ and dist/index.js.
 export default defineConfig({
   entry: ["src/index.ts"],
   format: ["esm"],
@@ -9,8 +10,4 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   tsconfig: "tsconfig.build.json",
-  // The SQL migrations ship inside the package: dist/migrations.
-  onSuccess: async () => {
-    cpSync("../../migrations/postgres", "dist/migrations", { recursive: true });
-  },
 });

@@ -225,3 +225,29 @@ export class Database {
     await this.pool.end();
   }
 }
+
+/** Quotes an identifier for SQL. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** What the server offers, read once per engine. */
+export interface ServerInfo {
+  /** Schema of the pgvector extension (its type and operators are qualified with it). */
+  vectorSchema: string;
+  /** pgvector version as [major, minor, patch]. */
+  vectorVersion: number[];
+}
+
+export function atLeast(version: number[], wanted: number[]): boolean {
+  for (let i = 0; i < wanted.length; i++) {
+    const a = version[i] ?? 0;
+    const b = wanted[i] ?? 0;
+    if (a !== b) return a > b;
+  }
+  return true;
+}

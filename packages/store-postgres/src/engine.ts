@@ -1,10 +1,19 @@
+// The PostgreSQL StoreEngine: each docdb database is a schema of one server database; lists,
+// opens (migrating first, see migrate.ts), creates and drops them.
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type EngineCapabilities, type Store, type StoreEngine, StoreError } from "@docdb/store";
 import type pg from "pg";
-import { Database, type Queryable } from "./db.js";
+import { Database, quoteIdent, type ServerInfo } from "./db.js";
+import {
+  findMigrationsDir,
+  LOCK_CLASS,
+  loadMigrations,
+  loadServerInfo,
+  type Migration,
+  migrateSchema,
+  SCHEMA_COMMENT,
+  schemaExists,
+} from "./migrate.js";
 import { refreshKeywordIndex } from "./reindex.js";
 import { PostgresStore } from "./store.js";
 
@@ -31,14 +40,6 @@ export interface PostgresEngineOptions {
 const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** PostgreSQL identifiers are at most 63 bytes. */
 const MAX_IDENTIFIER = 63;
-/** First key of the advisory locks docdb takes (the second is the schema's hash): "docd". */
-const LOCK_CLASS = 0x646f6364;
-const SCHEMA_COMMENT = "docdb database: ";
-
-/** Quotes an identifier for SQL. */
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
 
 /**
  * The schema of a docdb database: the prefix and the lower-cased name (names are
@@ -51,43 +52,6 @@ export function schemaNameFor(name: string, prefix = "docdb_"): string {
   if (Buffer.byteLength(plain) <= MAX_IDENTIFIER) return plain;
   const hash = createHash("sha256").update(lower).digest("hex").slice(0, 16);
   return `${prefix}${lower.slice(0, MAX_IDENTIFIER - prefix.length - hash.length - 1)}_${hash}`;
-}
-
-/** The migrations ship in `dist/migrations`; from source they are the repository's `migrations/postgres`. */
-export function findMigrationsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, "migrations"), join(here, "..", "migrations"), join(here, "..", "..", "..", "migrations", "postgres")];
-  for (const candidate of candidates) if (existsSync(join(candidate, "0001_init.sql"))) return candidate;
-  throw new StoreError("INTERNAL", `docdb PostgreSQL migrations not found (looked in ${candidates.join(", ")})`);
-}
-
-interface Migration {
-  version: string;
-  sql: string;
-}
-
-function loadMigrations(dir: string): Migration[] {
-  return readdirSync(dir)
-    .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
-    .sort()
-    .map((file) => ({ version: file.replace(/\.sql$/, ""), sql: readFileSync(join(dir, file), "utf8") }));
-}
-
-/** What the server offers, read once per engine. */
-export interface ServerInfo {
-  /** Schema of the pgvector extension (its type and operators are qualified with it). */
-  vectorSchema: string;
-  /** pgvector version as [major, minor, patch]. */
-  vectorVersion: number[];
-}
-
-export function atLeast(version: number[], wanted: number[]): boolean {
-  for (let i = 0; i < wanted.length; i++) {
-    const a = version[i] ?? 0;
-    const b = wanted[i] ?? 0;
-    if (a !== b) return a > b;
-  }
-  return true;
 }
 
 export class PostgresEngine implements StoreEngine {
@@ -134,40 +98,11 @@ export class PostgresEngine implements StoreEngine {
 
   /** The pgvector extension (created when missing, under an advisory lock), read once. */
   info(): Promise<ServerInfo> {
-    this.serverInfo ??= this.loadServerInfo().catch((error: unknown) => {
+    this.serverInfo ??= loadServerInfo(this.db).catch((error: unknown) => {
       this.serverInfo = undefined;
       throw error;
     });
     return this.serverInfo;
-  }
-
-  private async loadServerInfo(): Promise<ServerInfo> {
-    const find = async (client: Queryable) => {
-      const { rows } = await client.query<{ schema: string; version: string }>(
-        `SELECT n.nspname AS schema, e.extversion AS version FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`,
-      );
-      return rows[0];
-    };
-    const row = await this.db.transaction(async (client) => {
-      const found = await find(client);
-      if (found) return found;
-      await client.query("SELECT pg_advisory_xact_lock($1, 0)", [LOCK_CLASS]);
-      try {
-        await client.query("CREATE EXTENSION IF NOT EXISTS vector");
-      } catch (error) {
-        throw new StoreError(
-          "UNAVAILABLE",
-          `PostgreSQL at ${this.db.where} has no pgvector extension and it could not be created (install pgvector 0.5 or later, or run CREATE EXTENSION vector as a superuser): ${(error as Error).message}`,
-        );
-      }
-      return find(client);
-    });
-    if (!row) throw new StoreError("UNAVAILABLE", `pgvector is not available on PostgreSQL at ${this.db.where}`);
-    const vectorVersion = row.version.split(".").map((p) => Number.parseInt(p, 10) || 0);
-    if (!atLeast(vectorVersion, [0, 5, 0])) {
-      throw new StoreError("UNAVAILABLE", `PostgreSQL at ${this.db.where} has pgvector ${row.version}; docdb needs 0.5 or later`);
-    }
-    return { vectorSchema: row.schema, vectorVersion };
   }
 
   private loadedMigrations(): Migration[] {
@@ -189,15 +124,6 @@ export class PostgresEngine implements StoreEngine {
     return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
-  private async schemaExists(client: Queryable, schema: string): Promise<boolean> {
-    const { rows } = await client.query(
-      `SELECT 1 FROM pg_namespace n WHERE n.nspname = $1
-         AND EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = n.oid AND c.relname = 'schema_migrations')`,
-      [schema],
-    );
-    return rows.length > 0;
-  }
-
   async databaseExists(name: string): Promise<boolean> {
     this.checkOpen();
     this.checkName(name);
@@ -217,35 +143,13 @@ export class PostgresEngine implements StoreEngine {
     const schema = schemaNameFor(name, this.prefix);
     const migrations = this.loadedMigrations();
     const q = quoteIdent(schema);
-    await this.db.transaction(async (client) => {
-      // Quick path: everything applied already (no lock needed to read).
-      const exists = await this.schemaExists(client, schema);
-      if (exists) {
-        const { rows } = await client.query<{ version: string }>(`SELECT version FROM ${q}.schema_migrations`);
-        const applied = new Set(rows.map((r) => r.version));
-        if (migrations.every((m) => applied.has(m.version))) return;
-      } else if (!options.create) {
-        throw new StoreError("NOT_FOUND", `no database named ${JSON.stringify(name)} at ${this.location}`);
-      }
-      // Two processes opening together: the second waits here, then sees what the first did.
-      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS, schema]);
-      if (!(await this.schemaExists(client, schema))) {
-        if (!options.create) throw new StoreError("NOT_FOUND", `no database named ${JSON.stringify(name)} at ${this.location}`);
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${q}`);
-        await client.query(`COMMENT ON SCHEMA ${q} IS ${quoteLiteral(SCHEMA_COMMENT + name)}`);
-        await client.query(`CREATE TABLE ${q}.schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`);
-      }
-      const { rows } = await client.query<{ version: string }>(`SELECT version FROM ${q}.schema_migrations`);
-      const applied = new Set(rows.map((r) => r.version));
-      await client.query(`SELECT set_config('search_path', $1, true)`, [`${q}, ${quoteIdent(info.vectorSchema)}`]);
-      for (const migration of migrations) {
-        if (applied.has(migration.version)) continue;
-        await client.query(migration.sql);
-        await client.query(`INSERT INTO ${q}.schema_migrations (version, applied_at) VALUES ($1, $2)`, [
-          migration.version,
-          new Date().toISOString(),
-        ]);
-      }
+    await migrateSchema(this.db, {
+      name,
+      schema,
+      info,
+      migrations,
+      create: options.create,
+      notFound: () => new StoreError("NOT_FOUND", `no database named ${JSON.stringify(name)} at ${this.location}`),
     });
     await refreshKeywordIndex(this.db, q);
     const store = new PostgresStore(this, name, schema, info, () => this.stores.delete(store));
@@ -259,7 +163,7 @@ export class PostgresEngine implements StoreEngine {
     const schema = schemaNameFor(name, this.prefix);
     return this.db.transaction(async (client) => {
       await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS, schema]);
-      if (!(await this.schemaExists(client, schema))) return false;
+      if (!(await schemaExists(client, schema))) return false;
       await client.query(`DROP SCHEMA ${quoteIdent(schema)} CASCADE`);
       return true;
     });
@@ -271,10 +175,6 @@ export class PostgresEngine implements StoreEngine {
     for (const store of [...this.stores]) await store.close();
     await this.db.end();
   }
-}
-
-export function quoteLiteral(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }
 
 /** A StoreEngine keeping docdb databases as schemas of one PostgreSQL database (pgvector required). */

@@ -1,5 +1,6 @@
 import { ANALYZER_VERSION, type IndexedChunk, type IndexTerms, indexTerms, type KeywordQuery, splitTerms } from "@docdb/analyzer";
-import type { Filter } from "@docdb/store";
+import type { Filter, KeywordHit, SearchOptions } from "@docdb/store";
+import type { StoreContext } from "./context.js";
 import { filterToSql, Params } from "./filter.js";
 
 /**
@@ -179,4 +180,11 @@ export function keywordSearchSql(
       ORDER BY 2 DESC, t.rank LIMIT ${params.add(limit)}`,
     params: params.values,
   };
+}
+
+export async function keywordSearch(ctx: StoreContext, query: KeywordQuery, options: SearchOptions): Promise<KeywordHit[]> {
+  const statement = keywordSearchSql(ctx.s, query, Math.floor(options.limit), options.filter);
+  if (!statement) return [];
+  const rows = await ctx.read<{ id: string; score: number }>(statement.sql, statement.params);
+  return rows.map((r) => ({ chunkId: r.id, score: Number(r.score) }));
 }

@@ -22,7 +22,7 @@ import { parse } from "libpg-query";
  *   (random, clock_timestamp, gen_random_uuid …), see VOLATILE_ALLOWED.
  *
  * The read-only transaction, the statement timeout and (when configured) a reader role are the
- * layers under these checks; see sql-query.ts.
+ * layers under these checks; see sql.ts.
  */
 
 /** Function names refused outright (lower case). */

@@ -1,7 +1,7 @@
 import { type DocumentWrite, StoreError } from "@docdb/store";
 import { cosineDistance } from "@docdb/store/contract-suite";
 import { expect, it } from "vitest";
-import { quoteIdent } from "../src/engine.js";
+import { quoteIdent } from "../src/db.js";
 import type { PostgresEngine, PostgresStore } from "../src/index.js";
 import { annSearchSql, exactSearchSql } from "../src/vector.js";
 import { describeServers, uniqueName } from "./support/servers.js";

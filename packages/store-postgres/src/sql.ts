@@ -1,7 +1,9 @@
+// Read-only SQL (`Store.querySql`): one checked query run in a READ ONLY transaction, capped in
+// rows (a cursor) and time (statement_timeout), its cells converted as SQLite's reader gives them.
 import { type SqlQueryOptions, type SqlQueryResult, StoreError } from "@docdb/store";
 import type pg from "pg";
 import Cursor from "pg-cursor";
-import { type Database, errorText, isConnectionError, pgCode } from "./db.js";
+import { type Database, errorText, isConnectionError, pgCode, quoteIdent } from "./db.js";
 import { checkReadOnlySql, VOLATILE_ALLOWED } from "./sql-guard.js";
 
 /**
@@ -138,10 +140,6 @@ export async function runReadOnlySql(target: ReadOnlySqlTarget, sql: string, opt
   } finally {
     clearTimeout(timer);
   }
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** A statement's failure in the words SQLite's reader uses: time cap, refusal, or "SQL error: …". */
