@@ -32,11 +32,11 @@ import type {
 } from "@docdb/store";
 import { type Filter, StoreError } from "@docdb/store";
 import Database from "better-sqlite3";
-import { filterToSql } from "./filter-sql.js";
-import { keywordSearch } from "./keyword-search.js";
+import { filterToSql } from "./filter.js";
+import { keywordSearch } from "./keyword.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
 import { addReusedVectors, reusedVectors } from "./reuse-counter.js";
-import { SqlReader } from "./sql-reader.js";
+import { SqlReader } from "./sql.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS, type SeqHit, VectorIndex } from "./vector-index.js";
 import { BUSY_ATTEMPT_MS, waitForLock, writeTransaction } from "./write-lock.js";
 
@@ -290,7 +290,7 @@ export class SqliteStore implements Store {
 
   /**
    * Read-only SQL in a separate process with a read-only `query_only` connection (see
-   * sql-reader-child.mjs): one SELECT/WITH/VALUES statement, capped in rows and time.
+   * sql-child.mjs): one SELECT/WITH/VALUES statement, capped in rows and time.
    */
   async querySql(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult> {
     return this.reader.query(sql, options);

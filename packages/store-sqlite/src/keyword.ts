@@ -1,7 +1,7 @@
 import type { KeywordQuery } from "@docdb/analyzer";
 import type { Filter } from "@docdb/store";
 import type Database from "better-sqlite3";
-import { filterToSql } from "./filter-sql.js";
+import { filterToSql } from "./filter.js";
 
 /**
  * BM25 column weights, title : body. The title column holds the document title and the
