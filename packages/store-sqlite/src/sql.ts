@@ -1,3 +1,5 @@
+// Read-only querySql: one statement at a time in a child process (sql-child.mjs) holding a
+// read-only connection, capped in rows and time.
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
