@@ -13,7 +13,7 @@ export type { SeqHit, VectorIndexHost } from "./log.js";
 
 /*
  * SQLite stays the truth. Every change to which chunk has which vector appends the chunk's
- * `seq` to `vector_log` (triggers on `chunks`, in the writing transaction: migration 0004), so
+ * `seq` to `vector_log` (triggers on `chunks`, in the writing transaction: migration 0005), so
  * the log's ids follow commit order. The index records the last log id it has applied (its
  * high-water mark); before every query it applies the entries after it — looking at each
  * touched chunk's current vector in `chunks_vec`, so replaying is idempotent — which catches up
