@@ -87,14 +87,18 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\/{}]/g, "\\$
 /** Bundled: every other import (workspace packages and pure-JS dependencies). */
 export const BUNDLE_NO_EXTERNAL = [new RegExp(`^(?!(?:${BUNDLE_EXTERNAL.map(escapeRegExp).join("|")})(?:/|$))`)];
 
+/** Where the bundle's SQLite engine finds its migrations, from the bundle (`findMigrationsDir()`). */
+const SQLITE_MIGRATIONS = "./migrations/sqlite";
+
 /**
- * Copies the SQL migrations next to the bundle, where `findMigrationsDir()` looks first, the
- * SQLite engine's read-only SQL child script, which it starts from beside itself, and core's
- * analysis worker thread (self-contained, built by @docdb/core), which core starts from there.
+ * Copies the SQLite engine's migrations (its package's `migrations/`) next to the bundle, where
+ * `SQLITE_MIGRATIONS` tells it to look, the engine's read-only SQL child script, which it starts
+ * from beside itself, and core's analysis worker thread (self-contained, built by @docdb/core),
+ * which core starts from there.
  */
 export function copyMigrations(outDir = "dist"): void {
-  cpSync("../../migrations/sqlite", `${outDir}/migrations/sqlite`, { recursive: true });
-  cpSync("../../packages/store-sqlite/src/sql-reader-child.mjs", `${outDir}/sql-reader-child.mjs`);
+  cpSync("../../packages/store-sqlite/migrations", `${outDir}/${SQLITE_MIGRATIONS}`, { recursive: true });
+  cpSync("../../packages/store-sqlite/src/sql-child.mjs", `${outDir}/sql-child.mjs`);
   cpSync("../../packages/core/dist/analysis-worker.mjs", `${outDir}/analysis-worker.mjs`);
 }
 
@@ -148,7 +152,12 @@ export function bundleOptions(name: string, entry: string, bin: string, alias: R
       sourcemap: true,
       // The launcher hands the bundle an `import.meta` of its own (same folder).
       // `__DOCDB_IN_BUNDLE__` tells core's logger that its `require("pino")` is the bundled one.
-      define: { "import.meta": "__docdb_import_meta", __DOCDB_IN_BUNDLE__: "true" },
+      // `__DOCDB_SQLITE_MIGRATIONS__`: the SQLite migrations beside the bundle (copyMigrations).
+      define: {
+        "import.meta": "__docdb_import_meta",
+        __DOCDB_IN_BUNDLE__: "true",
+        __DOCDB_SQLITE_MIGRATIONS__: JSON.stringify(SQLITE_MIGRATIONS),
+      },
       esbuildPlugins: [sdkTypesPure],
       // `node:` imports are resolved by esbuild (built-ins stay external), not cut short by tsup's
       // plugin, so that the aliases below apply to them too.

@@ -9,9 +9,8 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   async onSuccess() {
-    // The runner reads SQL files next to the bundle, so the package works outside the repo.
-    cpSync("../../migrations/sqlite", "dist/migrations/sqlite", { recursive: true });
     // The read-only SQL reader runs as its own process, from a plain script next to the bundle.
-    cpSync("src/sql-reader-child.mjs", "dist/sql-reader-child.mjs");
+    // (The SQL migrations are read from the package's own migrations/ folder, beside dist/.)
+    cpSync("src/sql-child.mjs", "dist/sql-child.mjs");
   },
 });

@@ -9,7 +9,7 @@ const SQL_MAX_LENGTH = 100_000;
 
 /**
  * The documented read-only views and their columns, the same on every engine: documents,
- * chunks, collections and files (migrations/sqlite/0004_views.sql, packages/store-postgres/migrations/0005_views.sql,
+ * chunks, collections and files (packages/store-sqlite/migrations/0004_views.sql, packages/store-postgres/migrations/0005_views.sql,
  * code fields from 0007_code_symbols.sql of each engine), and agent memory's topics, QA and
  * knowledge records (0006_memory_views.sql of each engine).
  */

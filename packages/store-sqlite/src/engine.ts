@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Store, type StoreEngine, StoreError, type VectorIndexSettings } from "@docdb/store";
-import { SQLITE_CAPABILITIES, SqliteStore } from "./store.js";
+import { SQLITE_CAPABILITIES } from "./meta.js";
+import { SqliteStore } from "./store.js";
 import { DEFAULT_BUSY_TIMEOUT_MS } from "./write-lock.js";
 
 export interface SqliteEngineOptions {

@@ -1,5 +1,6 @@
 export { createSqliteEngine, SqliteEngine, type SqliteEngineOptions } from "./engine.js";
+export { DEFAULT_VECTOR_INDEX_SETTINGS, USEARCH_VERSION } from "./hnsw/settings.js";
+export { SQLITE_CAPABILITIES } from "./meta.js";
 export { findMigrationsDir } from "./migrate.js";
-export { SQLITE_CAPABILITIES, SqliteStore } from "./store.js";
-export { DEFAULT_VECTOR_INDEX_SETTINGS, USEARCH_VERSION } from "./vector-index.js";
+export { SqliteStore } from "./store.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, processesHolding } from "./write-lock.js";

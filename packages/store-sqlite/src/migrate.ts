@@ -1,23 +1,24 @@
+// The migrations runner: applies the package's `migrations/NNNN_name.sql` files in order and
+// records them in `schema_migrations`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
 
+/** Set by the programs' bundles (scripts/tsup-bundle.ts): where they put the migrations, from the bundle. */
+declare const __DOCDB_SQLITE_MIGRATIONS__: string | undefined;
+
 /**
- * The SQLite migrations ship inside the built package (`dist/migrations/sqlite`) and beside
- * each bundled program (`apps/cli/dist/migrations/sqlite`, `apps/mcp-server/dist/…`: there
- * `import.meta.url` is the program's launcher, so the first candidate is the one found); from
- * source they are read from the repository's `migrations/sqlite/` folder.
+ * The SQLite migrations ship in the package's own `migrations/` folder, one level up from this
+ * module both in `src/` and in the built `dist/index.js`. Bundled into a program (`docdb`,
+ * `docdb-mcp`: `import.meta.url` is then the program's launcher in its `dist/`), the build copies
+ * them beside the bundle and says where (`dist/migrations/sqlite`).
  */
 export function findMigrationsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [
-    join(here, "migrations", "sqlite"),
-    join(here, "..", "..", "..", "migrations", "sqlite"),
-    join(here, "..", "..", "..", "..", "migrations", "sqlite"),
-  ];
-  for (const candidate of candidates) if (existsSync(join(candidate, "0001_init.sql"))) return candidate;
-  throw new Error(`docdb migrations not found (looked in ${candidates.join(", ")})`);
+  const relative = typeof __DOCDB_SQLITE_MIGRATIONS__ === "string" ? __DOCDB_SQLITE_MIGRATIONS__ : "../migrations";
+  const dir = fileURLToPath(new URL(relative, import.meta.url));
+  if (existsSync(join(dir, "0001_init.sql"))) return dir;
+  throw new Error(`docdb migrations not found (looked in ${dir})`);
 }
 
 export interface AppliedMigration {

@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteEngine } from "../src/index.js";
 
-const migrationsDir = fileURLToPath(new URL("../../../migrations/sqlite", import.meta.url));
+const migrationsDir = fileURLToPath(new URL("../migrations", import.meta.url));
 
 let dir: string;
 beforeEach(() => {

@@ -9,8 +9,8 @@ import { cosineDistance, makeDocument, random, randomUnit } from "@docdb/store/c
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { autoSearchWidth } from "../src/hnsw/settings.js";
 import { createSqliteEngine } from "../src/index.js";
-import { autoSearchWidth } from "../src/vector-index.js";
 
 // The approximate index runs from the first vector here (threshold 1), so small data takes the
 // HNSW path; the default threshold is tested in the contract suite's own run.

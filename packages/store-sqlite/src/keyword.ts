@@ -1,7 +1,17 @@
-import type { KeywordQuery } from "@docdb/analyzer";
-import type { Filter } from "@docdb/store";
+// Keyword search over the FTS5 index `chunks_fts` (BM25 with a word-order bonus), and the
+// index's refill from chunk text when the analyser version changes.
+import { ANALYZER_VERSION, indexTerms, type KeywordQuery } from "@docdb/analyzer";
+import type { CodeSymbol, Filter, NewChunk } from "@docdb/store";
 import type Database from "better-sqlite3";
-import { filterToSql } from "./filter-sql.js";
+import type { Connection } from "./connection.js";
+import { filterToSql } from "./filter.js";
+import { metaValue, setMetaValue } from "./meta.js";
+
+/** Chunks re-indexed per transaction when the keyword index is rebuilt. */
+const REINDEX_BATCH = 2000;
+
+/** What the keyword index reads of a chunk besides its text. */
+type IndexedChunk = Pick<NewChunk, "heading" | "symbol" | "symbols" | "doc" | "language">;
 
 /**
  * BM25 column weights, title : body. The title column holds the document title and the
@@ -74,4 +84,42 @@ export function keywordSearch(
     .map((h) => ({ seq: h.seq, score: h.score + PROXIMITY_WEIGHT * (phraseScores.get(h.seq) ?? 0) }))
     .sort((a, b) => b.score - a.score)
     .slice(0, limit);
+}
+
+/**
+ * The keyword index is derived from the chunk text: when it was built by another analyzer
+ * version (or never), it is refilled in batches. Interrupted, it starts over on the next open.
+ */
+export async function refreshKeywordIndex(conn: Connection): Promise<void> {
+  if (metaValue(conn, "analyzer_version") === String(ANALYZER_VERSION)) return;
+  const chunks = (conn.statement("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
+  if (chunks === 0) {
+    await conn.write(() => setMetaValue(conn, "analyzer_version", String(ANALYZER_VERSION)));
+    return;
+  }
+  await conn.write(() => conn.db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')"));
+  let after = 0;
+  for (;;) {
+    const rows = conn
+      .statement(
+        `SELECT c.seq, c.text, c.heading, c.symbol, c.symbols, c.doc, c.language, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+         WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
+      )
+      .all(after, REINDEX_BATCH) as ({ seq: number; text: string; title: string | null; symbols: string | null } & Omit<
+      IndexedChunk,
+      "symbols"
+    >)[];
+    if (rows.length === 0) break;
+    // Analysed before the transaction, which then holds the write lock only to insert.
+    const indexed = rows.map((r) => ({
+      seq: r.seq,
+      terms: indexTerms(r.title, { ...r, symbols: r.symbols ? (JSON.parse(r.symbols) as CodeSymbol[]) : null }, r.text),
+    }));
+    await conn.write(() => {
+      const insert = conn.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)");
+      for (const { seq, terms } of indexed) insert.run(seq, terms.title, terms.body);
+    });
+    after = (rows[rows.length - 1] as { seq: number }).seq;
+  }
+  await conn.write(() => setMetaValue(conn, "analyzer_version", String(ANALYZER_VERSION)));
 }

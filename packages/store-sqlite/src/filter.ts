@@ -1,3 +1,4 @@
+// Filter → SQL: a contract Filter as a WHERE clause over chunks `c` and documents `d`, with its parameters.
 import {
   type BuiltinField,
   type ChunkField,

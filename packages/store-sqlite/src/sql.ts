@@ -1,3 +1,5 @@
+// Read-only querySql: one statement at a time in a child process (sql-child.mjs) holding a
+// read-only connection, capped in rows and time.
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -15,13 +17,13 @@ type Answer =
 
 function childScript(): string {
   // Next to the bundle (dist/) or next to this file (src/, in tests); both hold the .mjs.
-  const path = fileURLToPath(new URL("./sql-reader-child.mjs", import.meta.url));
+  const path = fileURLToPath(new URL("./sql-child.mjs", import.meta.url));
   if (!existsSync(path)) throw new StoreError("INTERNAL", `docdb's SQL reader script is missing (${path})`);
   return path;
 }
 
 /**
- * Read-only SQL over one database file, run in a child process (sql-reader-child.mjs) that holds
+ * Read-only SQL over one database file, run in a child process (sql-child.mjs) that holds
  * a read-only `query_only` connection. Queries run one at a time. A query past its time cap is
  * stopped by killing that process (the next query starts a new one), so nothing a query does can
  * hold up or crash the caller.

@@ -1,0 +1,72 @@
+// The open SQLite connection the rooms share: statements prepared once per SQL text, write
+// transactions that wait for other processes, and the native parts loaded on the first open.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type Database from "better-sqlite3";
+import { writeTransaction } from "./write-lock.js";
+
+let native: { nativeBinding: string | undefined; sqliteVec: typeof import("sqlite-vec") } | undefined;
+
+/**
+ * What the first database to open loads: sqlite-vec, and the path of better-sqlite3's compiled
+ * addon. better-sqlite3's JavaScript is an ordinary import (bundled into the programs, where it
+ * comes with their code cache); it loads its addon only when a database opens. Given the path
+ * (where better-sqlite3 builds and installs it, the way its documentation tells bundlers to),
+ * it skips the `bindings` package's search, which cannot work from inside a bundle. sqlite-vec
+ * stays a package of its own (it finds its platform's loadable library from where it is
+ * installed), required rather than imported: import() would start Node's ES module loader.
+ */
+export function loadNative() {
+  if (!native) {
+    const load = createRequire(import.meta.url);
+    const addon = join(dirname(load.resolve("better-sqlite3/package.json")), "build", "Release", "better_sqlite3.node");
+    native = { nativeBinding: existsSync(addon) ? addon : undefined, sqliteVec: load("sqlite-vec") as typeof import("sqlite-vec") };
+  }
+  return native;
+}
+
+/** One database file's connection, as every room of the store reads and writes it. */
+export class Connection {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(
+    readonly db: Database.Database,
+    /** The database file. */
+    readonly location: string,
+    /** Total time a write waits for another process's write lock before CONFLICT. */
+    private readonly busyTimeoutMs: number,
+  ) {}
+
+  /** Prepared once per SQL text and connection. */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Forgets every prepared statement (a table they read was dropped and created again). */
+  clearStatements(): void {
+    this.statements.clear();
+  }
+
+  /** Runs `work` in a write transaction, waiting (with backoff) for other writers. */
+  write<T>(work: () => T): Promise<T> {
+    return writeTransaction(this.db, this.location, this.busyTimeoutMs, work);
+  }
+
+  /** Runs `work` in a write transaction if the lock is free within a moment; false when it was not. */
+  tryWrite(work: () => void): boolean {
+    try {
+      this.db.transaction(work).immediate();
+      return true;
+    } catch (error) {
+      const code = (error as { code?: unknown })?.code;
+      if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) return false;
+      throw error;
+    }
+  }
+}

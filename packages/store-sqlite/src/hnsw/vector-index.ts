@@ -1,0 +1,306 @@
+// The approximate vector index of a SQLite database: an HNSW graph (usearch) in a file beside the
+// database, loaded or built on first use, caught up from the vector log before every query.
+import { existsSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type { VectorIndexProgress, VectorIndexSettings, VectorIndexStatus } from "@docdb/store";
+import { ExactMatrix } from "./exact.js";
+import { IndexFile, type LoadedIndex, newIndex } from "./file.js";
+import { IndexLog, type SeqHit, type VectorIndexHost } from "./log.js";
+import { checkSettings, LIBRARY, loadUsearch, readSettings, searchWidth, storeSettings } from "./settings.js";
+
+export type { SeqHit, VectorIndexHost } from "./log.js";
+
+/*
+ * SQLite stays the truth. Every change to which chunk has which vector appends the chunk's
+ * `seq` to `vector_log` (triggers on `chunks`, in the writing transaction: migration 0005), so
+ * the log's ids follow commit order. The index records the last log id it has applied (its
+ * high-water mark); before every query it applies the entries after it — looking at each
+ * touched chunk's current vector in `chunks_vec`, so replaying is idempotent — which catches up
+ * with other processes' writes and with writes a crash kept out of the file. Every hit is then
+ * checked against `chunks_vec` and its distance computed again from the stored vector, so a
+ * chunk deleted by anyone is never returned, whatever the index still holds.
+ *
+ * The file is rebuilt when it is missing, unreadable, inconsistent with its description, built
+ * for another model (the fingerprint includes the time of the last re-embed), dimension or
+ * graph parameters, or older than the oldest log entry kept (`vector_log_floor`).
+ */
+
+/** Vectors added per native call while building; the event loop runs between batches. */
+const BUILD_BATCH = 8192;
+/** A file is written again when this many changes were applied since it was read or written. */
+const SAVE_AFTER_CHANGES = 1000;
+/** More log entries than this (and than the index holds) behind: the index is built again. */
+const REBUILD_BACKLOG = 50_000;
+
+export class VectorIndex {
+  private readonly log: IndexLog;
+  private readonly files: IndexFile;
+  private loaded: LoadedIndex | undefined;
+  private exact: ExactMatrix | undefined;
+  private opening: Promise<LoadedIndex> | undefined;
+
+  constructor(private readonly host: VectorIndexHost) {
+    this.log = new IndexLog(host);
+    this.files = new IndexFile(host, this.log);
+  }
+
+  get file(): string {
+    return this.files.file;
+  }
+
+  get headerFile(): string {
+    return this.files.headerFile;
+  }
+
+  /** The vector table was dropped and created again (a re-embed): its statements are stale. */
+  resetStatements(): void {
+    this.log.resetStatements();
+  }
+
+  /** How many candidates a query explores when the database leaves ef_search to docdb (see settings.ts). */
+  searchWidth(size: number): number {
+    return searchWidth(this.log, this.host.defaults, size);
+  }
+
+  settings(): VectorIndexSettings {
+    return readSettings(this.log, this.host.defaults);
+  }
+
+  /** Keeps settings for this database (inside the caller's write transaction). */
+  storeSettings(settings: Partial<VectorIndexSettings>): void {
+    storeSettings(this.log, settings);
+  }
+
+  /** Embedded chunks, counted again only when something changed. */
+  vectorCount(): number {
+    return this.log.vectorCount();
+  }
+
+  /** Whether unfiltered approximate queries go to the index (enough vectors). */
+  active(): boolean {
+    return this.vectorCount() >= Math.max(1, this.settings().threshold);
+  }
+
+  /** Removes the stored index (after a re-embed, or when the database is dropped). */
+  removeFiles(): void {
+    this.loaded = undefined;
+    this.exact = undefined;
+    this.files.remove();
+  }
+
+  private async build(
+    fingerprint: string,
+    dimensions: number,
+    settings: VectorIndexSettings,
+    onProgress?: (p: VectorIndexProgress) => void,
+  ): Promise<LoadedIndex> {
+    const usearch = await loadUsearch();
+    const { keys, matrix, highWater } = this.log.readAll(onProgress);
+    const index = newIndex(usearch, dimensions, settings);
+    const threads = availableParallelism();
+    const total = keys.length;
+    for (let start = 0; start < total; start += BUILD_BATCH) {
+      const end = Math.min(total, start + BUILD_BATCH);
+      // A fresh copy per batch: the native side ignores a view's byteOffset.
+      index.add(keys.slice(start, end), matrix.slice(start * dimensions, end * dimensions), threads);
+      onProgress?.({ phase: "build", done: end, total });
+      await yieldToEventLoop();
+    }
+    onProgress?.({ phase: "build", done: total, total });
+    const loaded: LoadedIndex = { index, fingerprint, dimensions, settings, highWater, unsaved: total };
+    return loaded;
+  }
+
+  /** The in-memory index for the current model and settings: loaded from the file, or built. */
+  private async ensure(): Promise<LoadedIndex | undefined> {
+    const fingerprint = this.host.fingerprint();
+    const dimensions = this.host.dimensions();
+    if (fingerprint === undefined || dimensions === undefined) return undefined;
+    const settings = this.settings();
+    const current = this.loaded;
+    if (
+      current &&
+      current.fingerprint === fingerprint &&
+      current.settings.quantization === settings.quantization &&
+      current.settings.connectivity === settings.connectivity &&
+      current.settings.expansionAdd === settings.expansionAdd &&
+      current.settings.expansionSearch === settings.expansionSearch &&
+      current.highWater >= this.log.floor()
+    ) {
+      return current;
+    }
+    this.opening ??= (async () => {
+      try {
+        const loaded = await this.files.load(fingerprint, dimensions, settings);
+        if (!loaded) return await this.rebuildNow(fingerprint, dimensions, { wait: false });
+        this.loaded = loaded;
+        return loaded;
+      } finally {
+        this.opening = undefined;
+      }
+    })();
+    return this.opening;
+  }
+
+  private async rebuildNow(
+    fingerprint: string,
+    dimensions: number,
+    options: { wait: boolean; onProgress?: (p: VectorIndexProgress) => void },
+  ): Promise<LoadedIndex> {
+    try {
+      const loaded = await this.build(fingerprint, dimensions, this.settings(), options.onProgress);
+      this.loaded = loaded;
+      await this.files.save(loaded, options);
+      this.loaded = loaded;
+      return loaded;
+    } finally {
+      this.opening = undefined;
+    }
+  }
+
+  private catchUpIndex(loaded: LoadedIndex): void {
+    const index = loaded.index;
+    const adds: { key: bigint; vector: Float32Array }[] = [];
+    const applied = this.log.catchUp(loaded, (seq, vector) => {
+      const key = BigInt(seq);
+      if (index.contains(key)) index.remove(key);
+      if (vector) adds.push({ key, vector });
+    });
+    if (adds.length > 0) {
+      const dims = loaded.dimensions;
+      const matrix = new Float32Array(adds.length * dims);
+      for (const [i, a] of adds.entries()) matrix.set(a.vector, i * dims);
+      index.add(
+        BigUint64Array.from(adds, (a) => a.key),
+        matrix,
+        adds.length > 64 ? availableParallelism() : 1,
+      );
+    }
+    loaded.unsaved += applied;
+  }
+
+  /**
+   * The `k` approximate nearest neighbours from the graph (built or caught up first), best
+   * first, with the index's distances (computed on its f16 or f32 copy of the vectors);
+   * unchecked: pass them through `verify`. Undefined when there is no model.
+   */
+  async candidates(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
+    let loaded = await this.ensure();
+    if (!loaded) return undefined;
+    // Far behind (a big import elsewhere): building again is faster than replaying one by one.
+    if (this.log.backlog(loaded) > Math.max(REBUILD_BACKLOG, loaded.index.size())) {
+      if (this.loaded === loaded) this.loaded = undefined;
+      this.opening ??= this.rebuildNow(loaded.fingerprint, loaded.dimensions, { wait: false });
+      loaded = await this.opening;
+    }
+    this.catchUpIndex(loaded);
+    const size = loaded.index.size();
+    if (size === 0) return [];
+    // usearch explores max(ef_search, wanted) candidates: asking for more widens the search.
+    const wanted = Math.min(Math.max(k, this.searchWidth(size)), size);
+    const matches = loaded.index.search(query.slice(), wanted, 1);
+    const hits: SeqHit[] = [];
+    for (let i = 0; i < Math.min(k, matches.keys.length); i++) {
+      hits.push({ seq: Number(matches.keys[i]), distance: Math.max(0, matches.distances[i] as number) });
+    }
+    return hits;
+  }
+
+  /** Approximate nearest chunks, checked against SQLite. */
+  async search(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
+    const hits = await this.candidates(query, k);
+    return hits && this.verify(hits);
+  }
+
+  /**
+   * The hits whose chunk still has a vector in SQLite, in order: whatever the index still
+   * holds, a chunk deleted by anyone is never returned.
+   */
+  verify(hits: SeqHit[]): SeqHit[] {
+    return this.log.verify(hits);
+  }
+
+  /** Exact nearest chunks over the vectors held in memory (SIMD); loads them on first use. */
+  async exactSearch(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
+    const fingerprint = this.host.fingerprint();
+    const dimensions = this.host.dimensions();
+    if (fingerprint === undefined || dimensions === undefined) return undefined;
+    const usearch = await loadUsearch();
+    if (!this.exact || this.exact.fingerprint !== fingerprint || this.exact.highWater < this.log.floor()) {
+      const { keys, matrix, highWater } = this.log.readAll();
+      const exact = new ExactMatrix(dimensions, fingerprint, keys.length);
+      for (let i = 0; i < keys.length; i++) exact.set(Number(keys[i]), matrix.subarray(i * dimensions, (i + 1) * dimensions));
+      exact.highWater = highWater;
+      this.exact = exact;
+    }
+    const exact = this.exact;
+    this.log.catchUp(exact, (seq, vector) => (vector ? exact.set(seq, vector) : exact.remove(seq)));
+    return exact.search(usearch, query.slice(), k);
+  }
+
+  /** Writes the file when many changes were applied since it was read (on close). */
+  async flush(): Promise<void> {
+    const loaded = this.loaded;
+    if (loaded && loaded.unsaved >= SAVE_AFTER_CHANGES) {
+      try {
+        this.catchUpIndex(loaded);
+        await this.files.save(loaded, { wait: false });
+      } catch {
+        // The database is the truth: an index not written is caught up or rebuilt next time.
+      }
+    }
+  }
+
+  async status(): Promise<VectorIndexStatus> {
+    const settings = this.settings();
+    const vectors = this.vectorCount();
+    const header = this.files.readHeader();
+    const fingerprint = this.host.fingerprint();
+    const dimensions = this.host.dimensions();
+    const usable =
+      header !== undefined &&
+      fingerprint !== undefined &&
+      dimensions !== undefined &&
+      existsSync(this.file) &&
+      this.files.matches(header, fingerprint, dimensions, settings) &&
+      header.highWater >= this.log.floor() &&
+      statSync(this.file).size === header.bytes;
+    const behind = usable ? this.log.behind(header.highWater) : 0;
+    const state: VectorIndexStatus["state"] =
+      vectors < Math.max(1, settings.threshold) && !usable ? "exact" : !usable ? "missing" : behind > 0 ? "behind" : "ready";
+    const width = state === "exact" ? 0 : this.searchWidth(vectors);
+    return {
+      state,
+      library: LIBRARY,
+      location: this.file,
+      vectors,
+      indexed: usable ? header.count : 0,
+      behind,
+      bytes: usable ? header.bytes : 0,
+      savedAt: usable ? header.savedAt : null,
+      settings,
+      ...(width > settings.expansionSearch ? { searchWidth: width } : {}),
+    };
+  }
+
+  async rebuild(options: {
+    settings?: Partial<VectorIndexSettings>;
+    onProgress?: (p: VectorIndexProgress) => void;
+  }): Promise<VectorIndexStatus> {
+    if (options.settings && Object.values(options.settings).some((v) => v !== undefined)) {
+      checkSettings(options.settings);
+      const settings = options.settings;
+      await this.host.write(() => this.storeSettings(settings));
+    }
+    const fingerprint = this.host.fingerprint();
+    const dimensions = this.host.dimensions();
+    this.loaded = undefined;
+    if (fingerprint === undefined || dimensions === undefined) {
+      this.removeFiles();
+      return this.status();
+    }
+    await this.rebuildNow(fingerprint, dimensions, { wait: true, onProgress: options.onProgress });
+    return this.status();
+  }
+}

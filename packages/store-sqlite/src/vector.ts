@@ -1,0 +1,204 @@
+// Vectors: writing them, the chunks still waiting for one, and vector search — sqlite-vec below
+// the index threshold, the HNSW index (./hnsw/) above it, exact scans for selective filters.
+import { type PendingChunk, type SearchOptions, StoreError, type VectorIndexSettings } from "@docdb/store";
+import type { Connection } from "./connection.js";
+import { filterToSql } from "./filter.js";
+import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
+import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
+import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
+
+/** Filtered vector search computes exact distances when at most this many chunks match. */
+const EXACT_FILTER_LIMIT = 5000;
+/**
+ * Filtered approximate search scans exactly when fewer than this share of the vectors match:
+ * the graph would have to be walked too far to find `limit` of them.
+ */
+const MIN_FILTER_SHARE = 0.02;
+/** The most candidates a filtered approximate search asks the graph for before scanning exactly. */
+const MAX_OVERFETCH = 8192;
+/** Distinct filters whose match counts are kept between writes. */
+const MATCHING_CACHE_SIZE = 64;
+
+export function toVectorBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+export function checkVector(vector: Float32Array, dimensions: number, what: string): void {
+  if (!(vector instanceof Float32Array) || vector.length !== dimensions) {
+    throw new StoreError("INVALID_REQUEST", `vector for ${what} has ${vector?.length} dimensions, the database holds ${dimensions}`);
+  }
+}
+
+/** The vectors of one database: writes, pending chunks, search, and the HNSW index beside the file. */
+export class Vectors {
+  private matching: { token: string; counts: Map<string, number> } = { token: "", counts: new Map() };
+  /** The approximate index beside the database file. */
+  readonly ann: VectorIndex;
+
+  constructor(
+    private readonly conn: Connection,
+    defaults: Partial<VectorIndexSettings> | undefined,
+  ) {
+    this.ann = new VectorIndex({
+      db: conn.db,
+      path: conn.location,
+      write: (work) => conn.write(work),
+      tryWrite: (work) => conn.tryWrite(work),
+      changeToken: () => changeToken(conn),
+      fingerprint: () => {
+        const info = embeddingInfo(conn);
+        if (!info || !hasVectorTable(conn)) return undefined;
+        return `${info.provider}|${info.model}|${info.dimensions}|${metaValue(conn, "embedded_at") ?? ""}`;
+      },
+      dimensions: () => embeddingInfo(conn)?.dimensions,
+      defaults: { ...DEFAULT_VECTOR_INDEX_SETTINGS, ...defaults },
+    });
+  }
+
+  async write(items: { chunkId: string; vector: Float32Array }[]): Promise<number> {
+    if (items.length === 0) return 0;
+    const conn = this.conn;
+    return conn.write(() => {
+      const info = embeddingInfo(conn);
+      if (!info || !hasVectorTable(conn)) {
+        throw new StoreError("INVALID_REQUEST", "no embedding model recorded: call setEmbeddingInfo before writing vectors");
+      }
+      let written = 0;
+      for (const { chunkId, vector } of items) {
+        checkVector(vector, info.dimensions, `chunk ${chunkId}`);
+        const seq = conn.statement("SELECT seq FROM chunks WHERE id = ?").pluck().get(chunkId) as number | undefined;
+        // A chunk deleted while its batch was being embedded is skipped, not resurrected.
+        if (seq === undefined) continue;
+        conn.statement("DELETE FROM chunks_vec WHERE rowid = ?").run(BigInt(seq));
+        conn.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)").run(BigInt(seq), toVectorBlob(vector));
+        conn.statement("UPDATE chunks SET embedded = 1 WHERE seq = ?").run(seq);
+        written++;
+      }
+      return written;
+    });
+  }
+
+  pending(limit: number, afterChunkId: string): PendingChunk[] {
+    const rows = this.conn
+      .statement(
+        `SELECT c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+       WHERE c.embedded = 0 AND c.id > ? ORDER BY c.id LIMIT ?`,
+      )
+      .all(afterChunkId, limit) as { id: string; text: string; heading: string | null; title: string | null }[];
+    return rows.map((r) => ({ chunkId: r.id, text: r.text, heading: r.heading, title: r.title }));
+  }
+
+  /** The nearest chunks (by seq) to `vector`; none before a model is recorded. */
+  async search(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<SeqHit[]> {
+    const info = embeddingInfo(this.conn);
+    if (!info || !hasVectorTable(this.conn)) return [];
+    checkVector(vector, info.dimensions, "the query");
+    return this.nearestChunks(vector, options);
+  }
+
+  /**
+   * Below the index threshold: sqlite-vec scans (usearch is never loaded). Above it: the HNSW
+   * index, or with `exact` an in-memory SIMD scan. Filtered: exact when the filter is selective,
+   * otherwise the index with an over-fetch sized by the filter's share, growing until enough pass.
+   */
+  private async nearestChunks(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<SeqHit[]> {
+    const { limit } = options;
+    const blob = toVectorBlob(vector);
+    if (limit < 1) return [];
+    if (!this.ann.active()) return this.nearest(blob, options);
+    const { sql, params } = filterToSql(options.filter);
+    if (sql === "1") {
+      if (options.exact) return (await this.ann.exactSearch(vector, limit)) ?? this.nearest(blob, options);
+      const total = this.ann.vectorCount();
+      for (let k = limit; ; k *= 2) {
+        const candidates = await this.ann.candidates(vector, k);
+        if (!candidates) return this.nearest(blob, options);
+        // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
+        const hits = this.ann.verify(candidates);
+        if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
+      }
+    }
+    const matching = this.countMatching(sql, params);
+    const total = this.ann.vectorCount();
+    if (matching === 0) return [];
+    if (matching <= EXACT_FILTER_LIMIT || matching < total * MIN_FILTER_SHARE) return this.nearest(blob, options, matching);
+    const allowed = this.conn.db.prepare(
+      `SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id
+       WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1 AND ${sql}`,
+    );
+    // The filter query also checks that each chunk still has its vector.
+    const passing = (candidates: SeqHit[]) => {
+      const pass = new Set(allowed.pluck().all(JSON.stringify(candidates.map((c) => c.seq)), ...params) as number[]);
+      return candidates.filter((c) => pass.has(c.seq));
+    };
+    const first = Math.ceil((limit * total * 2) / matching) + limit;
+    if (options.exact) {
+      // The in-memory scan, over-fetched until enough pass: exact, since it ends at every vector.
+      for (let k = first; ; k *= 4) {
+        const candidates = await this.ann.exactSearch(vector, Math.min(k, total));
+        if (!candidates) return this.nearest(blob, options, matching);
+        const hits = passing(candidates);
+        if (hits.length >= limit || k >= total) return hits.slice(0, limit);
+      }
+    }
+    for (let k = first; ; k *= 4) {
+      const candidates = await this.ann.candidates(vector, Math.min(k, MAX_OVERFETCH));
+      if (!candidates) return this.nearest(blob, options, matching);
+      const hits = passing(candidates);
+      if (hits.length >= limit) return hits.slice(0, limit);
+      if (k >= MAX_OVERFETCH || candidates.length < Math.min(k, MAX_OVERFETCH)) return this.nearest(blob, options, matching);
+    }
+  }
+
+  /**
+   * How many embedded chunks pass a filter: a join over every chunk (~160 ms at 100k), so it is
+   * kept until anyone writes to the database (an agent repeating a filter pays it once).
+   */
+  private countMatching(sql: string, params: unknown[]): number {
+    const token = changeToken(this.conn);
+    if (token !== this.matching.token) this.matching = { token, counts: new Map() };
+    const key = `${sql}\u0000${JSON.stringify(params)}`;
+    let n = this.matching.counts.get(key);
+    if (n === undefined) {
+      n = (
+        this.conn.db
+          .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
+          .get(...params) as { n: number }
+      ).n;
+      if (this.matching.counts.size >= MATCHING_CACHE_SIZE) this.matching.counts.clear();
+      this.matching.counts.set(key, n);
+    }
+    return n;
+  }
+
+  /**
+   * Unfiltered: sqlite-vec KNN (an exact scan). Filtered: exact distances over the matching
+   * chunks when they are few, otherwise KNN with a growing over-fetch until enough pass.
+   */
+  private nearest(blob: Buffer, options: SearchOptions, matching?: number): SeqHit[] {
+    const { limit } = options;
+    const { conn } = this;
+    const knn = conn.statement("SELECT rowid AS seq, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance");
+    const { sql, params } = filterToSql(options.filter);
+    if (sql === "1") return knn.all(blob, limit) as SeqHit[];
+
+    const candidates = matching ?? this.countMatching(sql, params);
+    if (candidates === 0) return [];
+    if (candidates <= EXACT_FILTER_LIMIT) {
+      return conn.db
+        .prepare(
+          `SELECT c.seq AS seq, vec_distance_cosine(v.embedding, ?) AS distance
+           FROM chunks c JOIN documents d ON d.id = c.doc_id JOIN chunks_vec v ON v.rowid = c.seq
+           WHERE c.embedded = 1 AND ${sql} ORDER BY distance LIMIT ?`,
+        )
+        .all(blob, ...params, limit) as SeqHit[];
+    }
+    const total = (conn.statement("SELECT count(*) AS n FROM chunks_vec").get() as { n: number }).n;
+    const allowed = conn.db.prepare(`SELECT 1 FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq = ? AND ${sql}`);
+    for (let k = Math.max(limit * 4, 64); ; k *= 4) {
+      const hits = knn.all(blob, Math.min(k, total)) as SeqHit[];
+      const kept = hits.filter((h) => allowed.get(h.seq, ...params) !== undefined);
+      if (kept.length >= limit || k >= total) return kept.slice(0, limit);
+    }
+  }
+}
