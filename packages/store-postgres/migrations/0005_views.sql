@@ -1,6 +1,6 @@
 -- docdb schema for PostgreSQL, version 5: the documented read-only views behind `docdb sql` and
 -- the MCP tool query_sql, with the same names, columns and values as SQLite's
--- (migrations/sqlite/0004_views.sql). They are the stable interface for people and agents (the
+-- (packages/store-sqlite/migrations/0004_views.sql). They are the stable interface for people and agents (the
 -- tables under them may change between versions). (Numbered 0005, not 0002: the numbers between
 -- are kept free for migrations that mirror SQLite's.)
 --

@@ -1,5 +1,5 @@
 -- docdb schema for PostgreSQL, version 6: the documented read-only views over agent memory, with
--- the same names, columns and values as SQLite's (migrations/sqlite/0006_memory_views.sql).
+-- the same names, columns and values as SQLite's (packages/store-sqlite/migrations/0006_memory_views.sql).
 -- Memory is stored as documents of the reserved collections _memory_topics, _memory_qa and
 -- _memory_knowledge, its fields in their metadata; these views give those fields columns.
 -- Views only, so no data is touched. As in 0005_views.sql, booleans are the integers 1 and 0 and
