@@ -35,7 +35,7 @@ export async function listDocuments(
   const limit = params.add(Math.max(0, Math.floor(options.limit)));
   const offset = params.add(Math.max(0, Math.floor(options.offset ?? 0)));
   const rows = await ctx.read(
-    `SELECT d.id, d.key, d.source, d.title, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at, d.content_length,
+    `SELECT d.id, d.key, d.source, d.title, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at, d.content_length AS length,
        (SELECT count(*) FROM ${s}.chunks c WHERE c.doc_id = d.id) AS chunk_count
      FROM ${s}.documents d ${where} ORDER BY d.created_at, d.id LIMIT ${limit} OFFSET ${offset}`,
     params.values,

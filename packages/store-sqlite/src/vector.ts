@@ -6,6 +6,7 @@ import { filterToSql } from "./filter.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
+import { type Row, toPendingChunk } from "./rows.js";
 
 /** Filtered vector search computes exact distances when at most this many chunks match. */
 const EXACT_FILTER_LIMIT = 5000;
@@ -84,8 +85,8 @@ export class Vectors {
         `SELECT c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
        WHERE c.embedded = 0 AND c.id > ? ORDER BY c.id LIMIT ?`,
       )
-      .all(afterChunkId, limit) as { id: string; text: string; heading: string | null; title: string | null }[];
-    return rows.map((r) => ({ chunkId: r.id, text: r.text, heading: r.heading, title: r.title }));
+      .all(afterChunkId, limit) as Row[];
+    return rows.map(toPendingChunk);
   }
 
   /** The nearest chunks (by seq) to `vector`; none before a model is recorded. */

@@ -14,6 +14,7 @@ export {
   matchesFilter,
   type Scalar,
 } from "./filter.js";
+export { type Row, type RowCodec, type RowDecoding, rowCodec } from "./rows.js";
 export type {
   ChunkHit,
   CodeSymbol,
