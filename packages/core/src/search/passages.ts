@@ -1,3 +1,5 @@
+// Passages from ranked chunk hits: neighbouring chunks of one document merged, text cut to the
+// character budget of an answer.
 import type { ChunkHit } from "@docdb/store";
 import { DocDBError } from "../errors.js";
 import type { FindBudget, SearchResult } from "../types.js";
