@@ -5,7 +5,7 @@ import type { StoreEngine } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { AnalysisPool } from "./analysis.js";
 import { type CopyOptions, type CopyResult, copyStore } from "./copy.js";
-import { Database } from "./database.js";
+import { Database } from "./database/database.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { type HealerOptions, PendingHealer } from "./healer.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -136,7 +136,7 @@ export class DocDB {
 
   constructor(options: OpenDocDBOptions = {}) {
     this.options = options;
-    this.memoryOptions = resolveMemoryOptions(options.memory);
+    this.memoryOptions = resolveMemoryOptions(options.memory, process.env);
     this.logger = options.logger ?? createLogger();
     let embedding: EmbeddingModel | null = null;
     let problem: string | undefined;

@@ -21,7 +21,7 @@ export {
 } from "./collections/index.js";
 export * from "./config.js";
 export { COPY_BATCH, type CopyOptions, type CopyProgress, type CopyResult, copyStore } from "./copy.js";
-export { Database } from "./database.js";
+export { Database } from "./database/database.js";
 export { DEFAULT_EMBED_DEADLINE_MS, DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
 export {
@@ -39,7 +39,6 @@ export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.
 export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
 export * from "./memory/index.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
-export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./passages.js";
 export {
   createEmbeddingModel,
   type EmbeddingConfig,
@@ -60,6 +59,7 @@ export {
   rerankerConfigFromEnv,
   rerankerProviderOf,
 } from "./reranker.js";
+export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./search/passages.js";
 export { describeSqlViews, SQL_DEFAULT_MAX_ROWS, SQL_DEFAULT_TIMEOUT_MS, SQL_MAX_ROWS_LIMIT, SQL_VIEWS } from "./sql.js";
 export type {
   DatabaseStatus,

@@ -1,43 +1,18 @@
+// The collections of one database: named document sets imported from folders, their status,
+// imports one at a time per collection, watching, and change notification.
 import { statSync } from "node:fs";
-import type { ChunkOptions } from "@docdb/chunker";
-import type { EmbeddingModel } from "@docdb/embed";
-import type { CollectionRecord, Store } from "@docdb/store";
-import type { Analyse } from "../analysis.js";
-import { DocDBError, fromStoreError } from "../errors.js";
-import type { Logger } from "../logger.js";
-import type { DatabaseStatus, EmbedOptions, EmbedResult, SearchResult } from "../types.js";
+import type { DatabaseContext } from "../database/context.js";
+import { storedModel } from "../database/maintenance.js";
+import { DocDBError } from "../errors.js";
+import type { SearchResult } from "../types.js";
 import { importCollection } from "./import.js";
+import { findCollection, getCollection, listCollections } from "./lookup.js";
 import { markStale } from "./stale.js";
-import type { CollectionFileStatus, CollectionInfo, CollectionStatus, ImportOptions, ImportSettings, ImportSummary } from "./types.js";
+import type { CollectionFileStatus, CollectionInfo, CollectionStatus, CollectionsListener, ImportOptions, ImportSummary } from "./types.js";
 import { validateCollectionName, validateDescription, validateSourcePath } from "./validate.js";
 import { CollectionWatcher, type WatchOptions } from "./watch.js";
 
-/** What collections need from their database. */
-export interface CollectionsContext {
-  logger: Logger;
-  chunkOptions: ChunkOptions;
-  embedding: EmbeddingModel | null;
-  embedPending: (options: EmbedOptions) => Promise<EmbedResult>;
-  pendingCount: () => Promise<number>;
-  model: () => Promise<DatabaseStatus["model"]>;
-  /** Analyses the words of the documents an import writes, before each write (see analysis.ts). */
-  analyse?: Analyse;
-}
-
-export type CollectionsListener = (collections: CollectionInfo[]) => void;
-
-function toInfo(row: CollectionRecord): CollectionInfo {
-  return {
-    name: row.name,
-    description: row.description,
-    source: row.source,
-    enabled: row.enabled,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-    last_import_at: row.lastImportAt,
-    settings: row.settings as ImportSettings,
-  };
-}
+export type { CollectionsListener } from "./types.js";
 
 function requireFolder(source: string): void {
   let isDirectory: boolean;
@@ -62,44 +37,22 @@ export class Collections {
   /** Imports of one collection run one after another, whoever asks (CLI, watcher, MCP). */
   private readonly running = new Map<string, Promise<unknown>>();
 
-  /** @internal Created by its Database. */
-  constructor(
-    private readonly databaseName: string,
-    private readonly store: Store,
-    private readonly context: CollectionsContext,
-  ) {}
-
-  private async call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw fromStoreError(error);
-    }
-  }
+  /** @internal Created by its Database, over the database's context. */
+  constructor(private readonly ctx: DatabaseContext) {}
 
   /** All collections, or only the enabled ones (`{ all: false }`). Sorted by name. */
   async list(options: { all?: boolean } = { all: true }): Promise<CollectionInfo[]> {
-    const rows = await this.call(() => this.store.listCollections());
-    return rows.filter((c) => options.all !== false || c.enabled).map(toInfo);
+    return listCollections(this.ctx, options);
   }
 
   /** A collection by name, or undefined. */
   async find(name: string): Promise<CollectionInfo | undefined> {
-    const valid = validateCollectionName(name);
-    const row = await this.call(() => this.store.getCollection(valid));
-    return row ? toInfo(row) : undefined;
+    return findCollection(this.ctx, name);
   }
 
   /** A collection by name; NOT_FOUND (listing the known ones) when there is none. */
   async get(name: string): Promise<CollectionInfo> {
-    const found = await this.find(name);
-    if (!found) {
-      const names = (await this.list()).map((c) => c.name);
-      const known =
-        names.length > 0 ? `; collections: ${names.join(", ")}` : "; create one with `docdb collection add -n NAME -d DESCRIPTION -s DIR`";
-      throw new DocDBError("NOT_FOUND", `no collection "${name}" in database "${this.databaseName}"${known}`);
-    }
-    return found;
+    return getCollection(this.ctx, name);
   }
 
   /** Adds a collection over an existing folder; CONFLICT when the name is taken. */
@@ -112,15 +65,14 @@ export class Collections {
       throw new DocDBError("CONFLICT", `collection "${name}" already exists: change it with \`docdb collection update -n ${name}\``);
     }
     try {
-      await this.store.createCollection({ name, description, source, enabled: input.enabled ?? true });
+      await this.ctx.store.createCollection({ name, description, source, enabled: input.enabled ?? true });
     } catch (error) {
-      const converted = fromStoreError(error);
-      if (DocDBError.isInstance(converted) && converted.code === "CONFLICT") {
+      if (DocDBError.isInstance(error) && error.code === "CONFLICT") {
         throw new DocDBError("CONFLICT", `collection "${name}" already exists: change it with \`docdb collection update -n ${name}\``);
       }
-      throw converted;
+      throw error;
     }
-    this.context.logger.info({ db: this.databaseName, collection: name, source }, "collection added");
+    this.ctx.logger.info({ db: this.ctx.name, collection: name, source }, "collection added");
     return this.changed(name);
   }
 
@@ -133,33 +85,33 @@ export class Collections {
     if (description === undefined && source === undefined) {
       throw new DocDBError("INVALID_REQUEST", "nothing to update: give a new description (-d) or source folder (-s)");
     }
-    await this.call(() => this.store.updateCollection(name, { description, source }));
+    await this.ctx.store.updateCollection(name, { description, source });
     return this.changed(name);
   }
 
   /** Enables or disables a collection (a disabled one is not searched and not watched). */
   async setEnabled(name: string, enabled: boolean): Promise<CollectionInfo> {
     await this.get(name);
-    await this.call(() => this.store.updateCollection(name, { enabled }));
+    await this.ctx.store.updateCollection(name, { enabled });
     return this.changed(name);
   }
 
   /** Deletes the collection and every document in it. */
   async delete(name: string): Promise<{ documents: number; chunks: number }> {
     await this.get(name);
-    const removed = await this.call(() => this.store.deleteCollection(name));
-    this.context.logger.info({ db: this.databaseName, collection: name, ...removed }, "collection deleted");
+    const removed = await this.ctx.store.deleteCollection(name);
+    this.ctx.logger.info({ db: this.ctx.name, collection: name, ...removed }, "collection deleted");
     await this.notify();
     return removed;
   }
 
   /** Counts per collection (one, or all). */
   async status(name?: string): Promise<CollectionStatus[]> {
-    const model = await this.context.model();
+    const model = await storedModel(this.ctx);
     const collections = name !== undefined ? [await this.get(name)] : await this.list();
     const statuses: CollectionStatus[] = [];
     for (const c of collections) {
-      const counts = await this.call(() => this.store.collectionCounts(c.name));
+      const counts = await this.ctx.store.collectionCounts(c.name);
       statuses.push({
         ...c,
         documents: counts.documents,
@@ -177,7 +129,7 @@ export class Collections {
   /** The files imported into a collection. */
   async files(name: string): Promise<CollectionFileStatus[]> {
     await this.get(name);
-    const files = await this.call(() => this.store.listFiles(name));
+    const files = await this.ctx.store.listFiles(name);
     return files.map((f) => ({ path: f.path, size: f.size, chunks: f.chunkCount, doc_id: f.docId, imported_at: f.importedAt }));
   }
 
@@ -188,17 +140,11 @@ export class Collections {
     const run = previous
       .catch(() => undefined)
       .then(async () =>
-        importCollection(
-          { databaseName: this.databaseName, store: this.store, context: this.context, settingsDefaults: this.context.chunkOptions },
-          await this.get(name),
-          options,
-        ),
+        importCollection({ ctx: this.ctx, settingsDefaults: this.ctx.services.chunkOptions }, await this.get(name), options),
       );
     this.running.set(collection.name, run);
     try {
       return await run;
-    } catch (error) {
-      throw fromStoreError(error);
     } finally {
       if (this.running.get(collection.name) === run) this.running.delete(collection.name);
     }
@@ -206,7 +152,7 @@ export class Collections {
 
   /** Flags results from files changed or deleted since they were imported. */
   async markStale(results: SearchResult[]): Promise<SearchResult[]> {
-    return markStale(this.store, results);
+    return markStale(this.ctx.store, results);
   }
 
   /** Re-imports changed files of enabled collections as they change; see CollectionWatcher. */
@@ -245,10 +191,10 @@ export class Collections {
 
   private async prime(): Promise<void> {
     try {
-      this.lastToken = await this.store.changeToken();
+      this.lastToken = await this.ctx.store.changeToken();
       this.lastFingerprint = await this.fingerprint();
     } catch (error) {
-      this.context.logger.warn({ err: (error as Error).message }, "could not read collections");
+      this.ctx.logger.warn({ err: (error as Error).message }, "could not read collections");
     }
   }
 
@@ -259,13 +205,13 @@ export class Collections {
   private async checkExternal(): Promise<void> {
     if (this.closed) return;
     try {
-      const token = await this.store.changeToken();
+      const token = await this.ctx.store.changeToken();
       if (token === this.lastToken) return;
       this.lastToken = token;
       await this.notify();
     } catch (error) {
       if (this.closed) return;
-      this.context.logger.warn({ err: (error as Error).message }, "could not check collections for changes");
+      this.ctx.logger.warn({ err: (error as Error).message }, "could not check collections for changes");
     }
   }
 
@@ -278,7 +224,7 @@ export class Collections {
       try {
         listener(list);
       } catch (error) {
-        this.context.logger.warn({ err: (error as Error).message }, "collections listener failed");
+        this.ctx.logger.warn({ err: (error as Error).message }, "collections listener failed");
       }
     }
   }

@@ -3,11 +3,12 @@ import { type ChunkOptions, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@d
 import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
 import { type Analyse, analyseInThread } from "../analysis.js";
 import { nodeCrypto } from "../builtins.js";
+import type { DatabaseContext } from "../database/context.js";
+import { embedPending } from "../database/embedding.js";
 import { assertSameModel } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
 import { contentHash as hashText, newId, toStoredChunks } from "../stored-chunks.js";
 import { chunkFile, chunkingKey } from "./chunk-file.js";
-import type { CollectionsContext } from "./collections.js";
 import { decodeText, fileKind } from "./file-kind.js";
 import {
   type CollectionInfo,
@@ -22,11 +23,9 @@ import {
 import { validatePositiveInteger } from "./validate.js";
 import { type WalkedFile, walkFolder } from "./walk.js";
 
-/** What an import works on: one database's store and the collection context. */
+/** What an import works on: one database's context and the chunking defaults. */
 export interface ImportTarget {
-  databaseName: string;
-  store: Store;
-  context: CollectionsContext;
+  ctx: DatabaseContext;
   settingsDefaults: ChunkOptions;
 }
 
@@ -77,9 +76,10 @@ export async function importCollection(target: ImportTarget, collection: Collect
     throw new DocDBError("INVALID_REQUEST", `mode must be one of ${IMPORT_MODES.join(", ")}, got "${String(mode)}"`);
   }
   const settings = resolveSettings(target, collection, options);
-  const { store, context, databaseName } = target;
+  const { ctx } = target;
+  const { store, name: databaseName } = ctx;
   const name = collection.name;
-  const model = options.embed === false ? null : context.embedding;
+  const model = options.embed === false ? null : ctx.embedding;
   if (model) assertSameModel(await store.getEmbeddingInfo(), model, databaseName);
 
   if (mode === "new") {
@@ -145,7 +145,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
   progress.files_total = walked.files.length;
   report();
   let lastReport = 0;
-  const batch = new WriteBatch(store, context.analyse ?? (async (writes) => analyseInThread(writes)));
+  const batch = new WriteBatch(store, ctx.services.analyse ?? (async (writes) => analyseInThread(writes)));
   for (const file of walked.files) {
     interrupted(options.signal);
     const outcome = await importFile(store, batch, name, file, existing.get(file.path), chunking, settings);
@@ -185,10 +185,10 @@ export async function importCollection(target: ImportTarget, collection: Collect
 
   if (model) {
     progress.phase = "embed";
-    progress.embed_total = await context.pendingCount();
+    progress.embed_total = (await store.counts()).pending;
     report();
     try {
-      const result = await context.embedPending({
+      const result = await embedPending(ctx, {
         signal: options.signal,
         onProgress: ({ done, total }) => {
           progress.embedded = done;
@@ -214,7 +214,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
     );
   }
   summary.seconds = Math.round((performance.now() - started) / 10) / 100;
-  context.logger.info(
+  ctx.logger.info(
     {
       db: databaseName,
       collection: name,

@@ -97,3 +97,13 @@ export interface ImportSummary {
   /** Paths written (added or updated) and removed by this run. */
   changed: { added: string[]; updated: string[]; removed: string[] };
 }
+
+/** Called with the full list of collections whenever one is added, changed, enabled, disabled or deleted. */
+export type CollectionsListener = (collections: CollectionInfo[]) => void;
+
+/** What a CollectionWatcher needs of a database's collections (Collections provides it). */
+export interface WatchedCollections {
+  list(): Promise<CollectionInfo[]>;
+  import(name: string, options: ImportOptions): Promise<ImportSummary>;
+  onChange(listener: CollectionsListener, options: { intervalMs?: number }): () => void;
+}

@@ -1,8 +1,7 @@
 import { type FSWatcher, watch } from "node:fs";
 import { DocDBError, toDocDBError } from "../errors.js";
-import type { Collections } from "./collections.js";
 import { isBinaryName, isNoiseName } from "./file-kind.js";
-import type { CollectionInfo, ImportSummary } from "./types.js";
+import type { CollectionInfo, ImportSummary, WatchedCollections } from "./types.js";
 import { inExcludedDirectory } from "./walk.js";
 
 export interface WatchOptions {
@@ -52,7 +51,7 @@ export class CollectionWatcher {
   private readonly debounceMs: number;
 
   constructor(
-    private readonly collections: Collections,
+    private readonly collections: WatchedCollections,
     private readonly options: WatchOptions = {},
   ) {
     this.debounceMs = options.debounceMs ?? 2000;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
 import type { EmbeddingModel, Reranker } from "@docdb/embed";
-import type { Database } from "../database.js";
+import type { Database } from "../database/database.js";
 import { type DocDB, openDocDB } from "../docdb.js";
 import { DocDBError } from "../errors.js";
 import { type Logger, silentLogger } from "../logger.js";

@@ -1,4 +1,4 @@
-export { DEFAULT_MEMORY_OPTIONS, Memory, resolveMemoryOptions } from "./memory.js";
+export { Memory } from "./memory.js";
 export {
   isSystemCollection,
   MAX_ANSWER_LENGTH,
@@ -11,4 +11,5 @@ export {
   MEMORY_COLLECTIONS,
   normalizeTopicName,
 } from "./names.js";
+export { DEFAULT_MEMORY_OPTIONS, resolveMemoryOptions } from "./options.js";
 export type * from "./types.js";

@@ -1,7 +1,9 @@
+// Passages from ranked chunk hits: neighbouring chunks of one document merged, text cut to the
+// character budget of an answer.
 import type { ChunkHit } from "@docdb/store";
+import { DocDBError } from "../errors.js";
+import type { FindBudget, SearchResult } from "../types.js";
 import { definedSymbol } from "./definitions.js";
-import { DocDBError } from "./errors.js";
-import type { FindBudget, SearchResult } from "./types.js";
 
 /** Default total characters of passage text in one answer: a few pages, small beside an agent's context. */
 export const DEFAULT_MAX_CHARS = 6_000;

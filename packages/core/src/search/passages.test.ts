@@ -1,7 +1,7 @@
 import type { ChunkHit } from "@docdb/store";
 import { describe, expect, it } from "vitest";
+import type { SearchResult } from "../types.js";
 import { describeBudget, fitBudget, groupPassages, toPassage } from "./passages.js";
-import type { SearchResult } from "./types.js";
 
 const TEXT = "aaaa bbbb cccc dddd eeee ffff gggg hhhh";
 

@@ -1,3 +1,4 @@
+// Definitions first: finding the chunks that define the symbol a one-identifier query names.
 import type { ChunkHit, CodeSymbol } from "@docdb/store";
 
 /**

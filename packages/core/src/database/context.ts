@@ -1,0 +1,139 @@
+// The one path from a database's code to its storage and models: the Store with its errors
+// translated once, the services DocDB opened it with, and the embedding calls they share.
+import type { ChunkOptions } from "@docdb/chunker";
+import { type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
+import type { Store } from "@docdb/store";
+import type { Analyse } from "../analysis.js";
+import { DocDBError, fromStoreError } from "../errors.js";
+import type { HealingStatus } from "../healer.js";
+import type { Logger } from "../logger.js";
+import type { ResolvedMemoryOptions } from "../memory/types.js";
+
+/** What a database needs from the DocDB that opened it. */
+export interface DatabaseServices {
+  embedding: EmbeddingModel | null;
+  /** Why `embedding` is null, when it is (shown in warnings). */
+  embeddingProblem?: string;
+  /** The reranker for `rerank: true`; null when there is none. */
+  reranker?: Reranker | null;
+  /** Why `reranker` is null, when it is. */
+  rerankerProblem?: string;
+  logger: Logger;
+  maxTextLength: number;
+  chunkOptions: ChunkOptions;
+  /** Engine kind for status ("sqlite", "postgres"). */
+  engine: string;
+  /** Deadline of the provider calls of one insert or query, retries included, in ms. */
+  embedDeadlineMs: number;
+  /** Called when an insert leaves chunks pending (a running server's healer embeds them). */
+  onPending?: () => void;
+  /** The background embedder's state, when one runs. */
+  healing?: () => HealingStatus | undefined;
+  /** Analyses the words of bulk inserts (worker threads when they pay); default in this thread. */
+  analyse?: Analyse;
+  /** Agent memory thresholds (default: the environment's, else docdb's defaults). */
+  memory?: ResolvedMemoryOptions;
+}
+
+/** Options of one embedding call. */
+export interface EmbedCallOptions {
+  signal?: AbortSignal;
+  retries?: number;
+  deadlineMs?: number;
+}
+
+/**
+ * A view of `target` whose methods throw DocDBErrors instead of the engine's StoreErrors (other
+ * errors pass unchanged). The `vectorIndex` control is wrapped the same way.
+ */
+function translateErrors<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property, object);
+      if (property === "vectorIndex" && typeof value === "object" && value !== null) return translateErrors(value);
+      if (typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await value.apply(object, args);
+        } catch (error) {
+          throw fromStoreError(error);
+        }
+      };
+    },
+  });
+}
+
+/**
+ * Why embedding failed, in words to put after a colon: the provider's message, or a
+ * DocDBError's own. Callers that wrap it in an EMBEDDING_UNAVAILABLE error must not add the
+ * code again (the CLI prints it in front already).
+ */
+export function describeEmbeddingFailure(error: unknown): string {
+  if (DocDBError.isInstance(error)) return error.code === "EMBEDDING_UNAVAILABLE" ? error.message : `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Everything the rooms of one database (ingest, documents, maintenance, search, collections,
+ * memory) share. Built once by `Database`; none of them holds the raw Store.
+ */
+export class DatabaseContext {
+  /** The database's storage; every method throws DocDBErrors (engine errors translated here, once). */
+  readonly store: Store;
+  /** Agent memory has been seen in this database (see search/filters.ts withoutMemory). */
+  holdsMemory = false;
+
+  constructor(
+    readonly name: string,
+    store: Store,
+    readonly services: DatabaseServices,
+  ) {
+    this.store = translateErrors(store);
+  }
+
+  get logger(): Logger {
+    return this.services.logger;
+  }
+
+  /** The configured embedding model, or null. */
+  get embedding(): EmbeddingModel | null {
+    return this.services.embedding;
+  }
+
+  /** The embedding model; EMBEDDING_UNAVAILABLE (saying why and how to configure one) when there is none. */
+  requireModel(): EmbeddingModel {
+    const model = this.services.embedding;
+    if (!model) {
+      const why = this.services.embeddingProblem ?? "no embedding provider is configured";
+      throw new DocDBError(
+        "EMBEDDING_UNAVAILABLE",
+        `cannot embed: ${why}. Configure a provider (DOCDB_EMBEDDING=local, openai or ollama; \`docdb models\` lists local models) and run again`,
+      );
+    }
+    return model;
+  }
+
+  /** Vectors for texts from the provider, with its calls and retries logged. */
+  async embed(model: EmbeddingModel, texts: string[], kind: "query" | "document", options: EmbedCallOptions = {}): Promise<Float32Array[]> {
+    const logger = this.services.logger;
+    return embedMany(model, texts, {
+      kind,
+      signal: options.signal,
+      maxRetries: options.retries,
+      deadlineMs: options.deadlineMs,
+      onBatch: ({ size, ms }) =>
+        logger.debug({ provider: model.provider, model: model.modelId, size, ms: Math.round(ms) }, "embedding call"),
+      onRetry: ({ attempt, delayMs, error }) =>
+        logger.warn(
+          { provider: model.provider, attempt, delay_ms: Math.round(delayMs), err: error.message },
+          "embedding call failed; retrying",
+        ),
+    });
+  }
+
+  /** The model is recorded with its first vectors, so a model that never embedded anything binds nothing. */
+  async recordModel(model: EmbeddingModel): Promise<void> {
+    if (await this.store.getEmbeddingInfo()) return;
+    await this.store.setEmbeddingInfo({ provider: model.provider, model: model.modelId, dimensions: model.dimensions });
+  }
+}

@@ -1,0 +1,107 @@
+// Candidates for a query: keyword search (definitions of a named symbol first) and vector
+// search over what the filter allows, fused by mode; and reading the chunks of candidates.
+import { buildKeywordQuery } from "@docdb/analyzer";
+import { allOf, type ChunkHit, type Filter, type VectorHit } from "@docdb/store";
+import { type DatabaseContext, describeEmbeddingFailure } from "../database/context.js";
+import { assertSameModel } from "../embedding-guard.js";
+import { DocDBError } from "../errors.js";
+import type { SearchMode } from "../types.js";
+import { DEFINITION_CANDIDATES, definedSymbol, definitionsFirst, namedSymbol } from "./definitions.js";
+import { type Candidate, rank } from "./fusion.js";
+
+/** What to retrieve: the mode, how many candidates, over what, and whether approximation is allowed. */
+export interface RetrieveOptions {
+  mode: SearchMode;
+  fetch: number;
+  filter?: Filter;
+  exact?: boolean;
+}
+
+/** The best keyword hits among chunks of code whose own symbol is `name` (see definitions.ts). */
+async function definitions(
+  ctx: DatabaseContext,
+  query: NonNullable<ReturnType<typeof buildKeywordQuery>>,
+  name: string,
+  filter: Filter | undefined,
+): Promise<{ chunkId: string; score: number }[]> {
+  const withSymbol = allOf([filter, { op: "exists", field: { chunk: "symbol" }, value: true }]);
+  const hits = await ctx.store.keywordSearch(query, { limit: DEFINITION_CANDIDATES, filter: withSymbol });
+  if (hits.length === 0) return [];
+  const defining = new Set((await ctx.store.chunkHits(hits.map((h) => h.chunkId))).filter((c) => definedSymbol(c, name)).map((c) => c.id));
+  return hits.filter((h) => defining.has(h.chunkId));
+}
+
+/**
+ * Candidates for a query, best first with 0–1 scores: keyword and vector search over what
+ * `filter` allows, fused by mode. Warnings (keyword-only fallbacks) are added to `warnings`.
+ * In vector mode every hit is a candidate, so an engine that can read the chunks with the
+ * search does, into `prefetched` (one round trip less on PostgreSQL).
+ */
+export async function retrieve(
+  ctx: DatabaseContext,
+  query: string,
+  options: RetrieveOptions,
+  warnings: string[],
+  prefetched?: Map<string, ChunkHit>,
+): Promise<Candidate[]> {
+  const { mode, filter } = options;
+  const { store } = ctx;
+  let keyword: { chunkId: string; score: number }[] = [];
+  let vector: VectorHit[] = [];
+  if (mode !== "vector") {
+    const keywordQuery = buildKeywordQuery(query);
+    keyword = keywordQuery ? await store.keywordSearch(keywordQuery, { limit: options.fetch, filter }) : [];
+    // A query that is one identifier puts the chunks defining it first (definitions.ts).
+    const name = namedSymbol(query);
+    if (keywordQuery && name !== undefined) keyword = definitionsFirst(keyword, await definitions(ctx, keywordQuery, name, filter));
+  }
+  if (mode !== "keyword") {
+    const model = ctx.embedding;
+    const info = await store.getEmbeddingInfo();
+    if (!model) {
+      const why = ctx.services.embeddingProblem ?? "no embedding provider is configured";
+      if (mode === "vector") {
+        throw new DocDBError(
+          "EMBEDDING_UNAVAILABLE",
+          `vector search needs an embedding model (${why}): configure one, or use --mode keyword`,
+        );
+      }
+      warnings.push(`keyword results only: ${why}`);
+    } else if (!info) {
+      warnings.push(`database "${ctx.name}" has no vectors yet; ${mode === "hybrid" ? "keyword results only" : "nothing to compare with"}`);
+    } else {
+      assertSameModel(info, model, ctx.name);
+      let queryVector: Float32Array | undefined;
+      try {
+        [queryVector] = await ctx.embed(model, [query], "query", { deadlineMs: ctx.services.embedDeadlineMs });
+      } catch (error) {
+        if (mode === "vector" || DocDBError.isInstance(error)) {
+          throw DocDBError.isInstance(error)
+            ? error
+            : new DocDBError("EMBEDDING_UNAVAILABLE", `could not embed the query: ${describeEmbeddingFailure(error)}`, { cause: error });
+        }
+        warnings.push(`keyword results only: could not embed the query (${describeEmbeddingFailure(error)})`);
+      }
+      if (queryVector) {
+        const withChunks = mode === "vector" && prefetched !== undefined;
+        vector = await store.vectorSearch(queryVector, { limit: options.fetch, filter, exact: options.exact, withChunks });
+        if (withChunks) for (const hit of vector) if (hit.chunk) prefetched.set(hit.chunkId, hit.chunk);
+      }
+    }
+  }
+
+  return rank(mode, keyword, vector);
+}
+
+/** The chunks of `ids` (unknown ids left out): those `prefetched` with the search, the others read now. */
+export async function chunkHitsOf(ctx: DatabaseContext, ids: string[], prefetched: Map<string, ChunkHit>): Promise<Map<string, ChunkHit>> {
+  const hits = new Map<string, ChunkHit>();
+  const missing: string[] = [];
+  for (const id of ids) {
+    const hit = prefetched.get(id);
+    if (hit) hits.set(id, hit);
+    else missing.push(id);
+  }
+  if (missing.length > 0) for (const hit of await ctx.store.chunkHits(missing)) hits.set(hit.id, hit);
+  return hits;
+}
