@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -32,6 +32,8 @@ describe("dependencies point one way", () => {
     const manifest = JSON.parse(readFileSync(join(root, "packages/core/package.json"), "utf8")) as { dependencies: Record<string, string> };
     expect(Object.keys(manifest.dependencies)).not.toContain("better-sqlite3");
     expect(Object.keys(manifest.dependencies)).not.toContain("sqlite-vec");
+    // PostgreSQL is an optional peer, loaded when a postgres:// location asks for it (engines.ts).
+    expect(Object.keys(manifest.dependencies)).not.toContain("@docdb/store-postgres");
   });
 
   it("the contract and the analyzer know nothing of engines; apps know nothing of storage", () => {
@@ -42,5 +44,23 @@ describe("dependencies point one way", () => {
         expect(text, file).not.toMatch(/from\s+["']@docdb\/store-(sqlite|postgres)["']/);
       }
     }
+  });
+});
+
+// One settings layer: the environment is read by core's settings module and by the programs;
+// every other module is handed its settings.
+describe("settings are read in one place", () => {
+  it("process.env appears in packages/*/src only inside packages/core/src/settings/", () => {
+    const settingsDir = join(root, "packages/core/src/settings/");
+    const readers: string[] = [];
+    for (const pkg of readdirSync(join(root, "packages"))) {
+      const dir = join(root, "packages", pkg, "src");
+      if (!existsSync(dir)) continue;
+      for (const file of sources(dir)) {
+        if (/process\.env\b/.test(readFileSync(file, "utf8")) && !file.startsWith(settingsDir)) readers.push(file.slice(root.length));
+      }
+    }
+    expect(readers).toEqual([]);
+    expect(sources(settingsDir).some((file) => /process\.env\b/.test(readFileSync(file, "utf8")))).toBe(true);
   });
 });

@@ -8,8 +8,10 @@ import {
   loadConfig,
   openDocDB,
   parseProviderName,
+  settingsFromEnv,
   toDocDBError,
 } from "@docdb/core";
+import { CONFIG_FLAGS } from "@docdb/mcp-server/flags";
 import type { Command } from "commander";
 
 export interface GlobalOptions {
@@ -37,6 +39,8 @@ export function embeddingFromFlags(command: Command): EmbeddingConfig {
  */
 export function configFromCommand(command: Command): LoadedConfig {
   const config = loadConfig({
+    env: process.env,
+    flagNames: CONFIG_FLAGS,
     flags: {
       dataDir: command.optsWithGlobals<GlobalOptions>().dataDir,
       store: command.optsWithGlobals<GlobalOptions>().store,
@@ -60,6 +64,7 @@ export function openFromCommand(command: Command): DocDB {
   const level = globals.verbose ? "debug" : (process.env.DOCDB_LOG_LEVEL ?? "warn");
   const config = configFromCommand(command);
   return openDocDB({
+    settings: settingsFromEnv(process.env),
     store: config.values.store,
     dataDir: config.values.dataDir,
     // Plain lines on a pipe or file too: a person reads the CLI's warnings (servers keep JSON logs).

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { createLogger, DocDBError, explicitEmbeddingConfig, loadConfig, openDocDB, toDocDBError } from "@docdb/core";
+import { createLogger, DocDBError, explicitEmbeddingConfig, loadConfig, openDocDB, settingsFromEnv, toDocDBError } from "@docdb/core";
 import { config as zodConfig } from "zod/v4";
-import { fromServeFlags, parseArgsOptions, serveFlagsHelp } from "./flags.js";
+import { CONFIG_FLAGS, fromServeFlags, parseArgsOptions, serveFlagsHelp } from "./flags.js";
 import { withConfigFiles } from "./options.js";
 import { runServer } from "./run.js";
 import { SERVER_VERSION } from "./server.js";
@@ -38,11 +38,13 @@ async function main(): Promise<void> {
   if (values.version) return void process.stdout.write(`${SERVER_VERSION}\n`);
   const flags = fromServeFlags((name) => (values as Record<string, unknown>)[name]);
   // Flags > docdb.config.json (project, then user) > environment > defaults.
-  const config = loadConfig({ flags: flags.config });
+  const config = loadConfig({ env: process.env, flags: flags.config, flagNames: CONFIG_FLAGS });
+  const settings = settingsFromEnv(process.env);
   const docdb = openDocDB({
+    settings,
     store: config.values.store,
     dataDir: config.values.dataDir,
-    logger: createLogger({ name: "docdb-mcp" }),
+    logger: createLogger({ name: "docdb-mcp", level: settings.logLevel ?? "info" }),
     embedding: explicitEmbeddingConfig(config),
     chunkOptions: { size: config.values.chunkSize, overlap: config.values.chunkOverlap },
   });

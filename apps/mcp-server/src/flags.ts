@@ -1,4 +1,4 @@
-import { type ConfigInput, DocDBError, parseProviderName } from "@docdb/core";
+import { type ConfigInput, type ConfigKey, DocDBError, parseProviderName } from "@docdb/core";
 import type { ServeOptions } from "./options.js";
 
 /**
@@ -56,6 +56,22 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { name: "watch", description: "re-import changed files of enabled collections while serving" },
   { name: "debounce", value: "ms", description: "with --watch: quiet time before a re-import", default: "2000" },
 ];
+
+/** The flag that sets each configuration key, in both programs (for loadConfig's messages and `docdb config`). */
+export const CONFIG_FLAGS: Record<ConfigKey, string> = {
+  dataDir: "--data-dir",
+  store: "--store",
+  db: "--db",
+  "embedding.provider": "--embedding",
+  "embedding.model": "--embedding-model",
+  "embedding.modelDir": "--model-dir",
+  chunkSize: "--chunk-size",
+  chunkOverlap: "--chunk-overlap",
+  topK: "--top-k",
+  "http.host": "--host",
+  "http.port": "--port",
+  "http.token": "--token",
+};
 
 /** The flags' help lines, aligned, for a usage text. */
 export function serveFlagsHelp(flags: readonly ServeFlag[] = SERVE_FLAGS): string {

@@ -8,7 +8,7 @@ export {
   listCollectionsTool,
   startCollectionWatcher,
 } from "./collections/index.js";
-export { fromServeFlags, parseArgsOptions, SERVE_FLAGS, type ServeFlag, serveFlagsHelp } from "./flags.js";
+export { CONFIG_FLAGS, fromServeFlags, parseArgsOptions, SERVE_FLAGS, type ServeFlag, serveFlagsHelp } from "./flags.js";
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, type HttpHandle, type HttpOptions, serveHttp } from "./http.js";
 export { isLoopbackHost } from "./http-guard.js";
 export { KNOWLEDGE_TEMPLATE, KnowledgeResources, knowledgeUri } from "./memory/resources.js";

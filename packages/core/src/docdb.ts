@@ -2,17 +2,19 @@ import { basename, dirname, resolve } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
 import { type EmbeddingModel, LocalEmbeddingModel, type Reranker } from "@docdb/embed";
 import type { StoreEngine } from "@docdb/store";
-import { createSqliteEngine } from "@docdb/store-sqlite";
 import { AnalysisPool } from "./analysis.js";
 import { type CopyOptions, type CopyResult, copyStore } from "./copy.js";
 import { Database } from "./database/database.js";
+import { definedOnly, embeddingFrom, isReranker, rerankerFrom } from "./docdb-models.js";
+import { createEngine, isPostgresUrl } from "./engines.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { type HealerOptions, PendingHealer } from "./healer.js";
 import { createLogger, type Logger } from "./logger.js";
 import { resolveMemoryOptions } from "./memory/memory.js";
 import type { MemoryOptions, ResolvedMemoryOptions } from "./memory/types.js";
-import { createEmbeddingModel, type EmbeddingConfig, resolveEmbeddingConfig } from "./provider.js";
-import { createReranker, type RerankerConfig, rerankerConfigFromEnv } from "./reranker.js";
+import type { EmbeddingConfig } from "./provider.js";
+import type { RerankerConfig } from "./reranker.js";
+import { environmentSettings, type Settings } from "./settings/index.js";
 import type { DatabaseStatus } from "./types.js";
 import { DEFAULT_DB_NAME, DEFAULT_MAX_TEXT_LENGTH, validateDbName } from "./validate.js";
 
@@ -55,67 +57,21 @@ export interface OpenDocDBOptions {
    * one per core (at most 4). The terms are the same either way.
    */
   analysisWorkers?: number;
+  /**
+   * What the environment says (the `DOCDB_*` variables and their kin): the defaults of the
+   * options above. Default: this process's environment (see `environmentSettings`).
+   */
+  settings?: Settings;
 }
 
-/** Default deadline of one insert's or query's provider calls. */
-export const DEFAULT_EMBED_DEADLINE_MS = 15_000;
-
-function deadlineFromEnv(): number {
-  const raw = process.env.DOCDB_EMBED_DEADLINE_MS;
-  if (raw === undefined || raw.trim() === "") return DEFAULT_EMBED_DEADLINE_MS;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 1) {
-    throw new DocDBError("INVALID_REQUEST", `DOCDB_EMBED_DEADLINE_MS="${raw}" must be a positive whole number of milliseconds`);
-  }
-  return ms;
-}
+export { DEFAULT_EMBED_DEADLINE_MS } from "./settings/index.js";
+export { isPostgresUrl };
 
 /** A batch is analysed in worker threads from this many chunks on (starting workers costs ~0.1 s; small batches stay in the main thread). */
 const ANALYSIS_POOL_MIN_CHUNKS = 256;
 
-function workersFromEnv(): number | undefined {
-  const raw = process.env.DOCDB_ANALYSIS_WORKERS;
-  if (raw === undefined || raw.trim() === "") return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 64) {
-    throw new DocDBError("INVALID_REQUEST", `DOCDB_ANALYSIS_WORKERS="${raw}" must be a whole number from 0 to 64`);
-  }
-  return n;
-}
-
-function isModel(value: unknown): value is EmbeddingModel {
-  return typeof value === "object" && value !== null && typeof (value as EmbeddingModel).embed === "function";
-}
-
-function isReranker(value: unknown): value is Reranker {
-  return typeof value === "object" && value !== null && typeof (value as Reranker).rerank === "function";
-}
-
 function isEngine(value: unknown): value is StoreEngine {
   return typeof value === "object" && value !== null && typeof (value as StoreEngine).openDatabase === "function";
-}
-
-/** True for a PostgreSQL connection URL. */
-export function isPostgresUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(value);
-}
-
-async function createEngine(store: string | undefined, dataDir: string): Promise<StoreEngine> {
-  if (store !== undefined && isPostgresUrl(store)) {
-    // Loaded only when asked for, so SQLite users never load the PostgreSQL driver.
-    let module: { createPostgresEngine: (options: { url: string; sqlRole?: string }) => StoreEngine };
-    try {
-      module = (await import("@docdb/store-postgres" as string)) as typeof module;
-    } catch (error) {
-      throw new DocDBError("INTERNAL", `the PostgreSQL engine (@docdb/store-postgres) is not installed: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    // Read-only SQL (`docdb sql`, query_sql) runs as this role when set: see README "SQL".
-    const sqlRole = process.env.DOCDB_POSTGRES_SQL_ROLE?.trim() || undefined;
-    return module.createPostgresEngine({ url: store, sqlRole });
-  }
-  return createSqliteEngine({ dataDir: store ?? dataDir });
 }
 
 /** The entry point: named databases in one store, sharing one embedding model. */
@@ -128,6 +84,7 @@ export class DocDB {
   private readonly rerankerProblem: string | undefined;
   private readonly memoryOptions: ResolvedMemoryOptions;
   private readonly options: OpenDocDBOptions;
+  private readonly settings: Settings;
   private readonly open = new Map<string, Promise<Database>>();
   private enginePromise: Promise<StoreEngine> | undefined;
   private healer: PendingHealer | undefined;
@@ -136,43 +93,18 @@ export class DocDB {
 
   constructor(options: OpenDocDBOptions = {}) {
     this.options = options;
-    this.memoryOptions = resolveMemoryOptions(options.memory, process.env);
-    this.logger = options.logger ?? createLogger();
-    let embedding: EmbeddingModel | null = null;
-    let problem: string | undefined;
-    if (isModel(options.embedding)) embedding = options.embedding;
-    else if (options.embedding !== null) {
-      try {
-        embedding = createEmbeddingModel(resolveEmbeddingConfig(options.embedding ?? {}));
-      } catch (error) {
-        if (!DocDBError.isInstance(error) || error.code !== "EMBEDDING_UNAVAILABLE") throw error;
-        problem = error.message;
-      }
-    }
-    this.embedding = embedding;
-    this.embeddingProblem = problem;
-    let reranker: Reranker | null = null;
-    let rerankerProblem: string | undefined;
-    if (isReranker(options.reranker)) reranker = options.reranker;
-    else if (options.reranker === null) rerankerProblem = "reranking is turned off";
-    else {
-      try {
-        const config = { ...rerankerConfigFromEnv(), ...definedOnly(options.reranker ?? {}) };
-        reranker = createReranker(config);
-        if (!reranker) rerankerProblem = "reranking is turned off (DOCDB_RERANKER=none)";
-      } catch (error) {
-        if (!DocDBError.isInstance(error) || (error.code !== "RERANKER_UNAVAILABLE" && error.code !== "INVALID_REQUEST")) throw error;
-        rerankerProblem = error.message;
-      }
-    }
-    this.reranker = reranker;
-    this.rerankerProblem = rerankerProblem;
+    const settings = options.settings ?? environmentSettings();
+    this.settings = settings;
+    this.memoryOptions = resolveMemoryOptions({ ...settings.memory, ...definedOnly(options.memory ?? {}) });
+    this.logger = options.logger ?? createLogger({ level: settings.logLevel ?? "info" });
+    ({ embedding: this.embedding, problem: this.embeddingProblem } = embeddingFrom(options.embedding, settings));
+    ({ reranker: this.reranker, problem: this.rerankerProblem } = rerankerFrom(options.reranker, settings));
     this.analysis = new AnalysisPool({
-      size: options.analysisWorkers ?? workersFromEnv() ?? AnalysisPool.defaultSize(),
+      size: options.analysisWorkers ?? settings.analysisWorkers ?? AnalysisPool.defaultSize(),
       minChunks: ANALYSIS_POOL_MIN_CHUNKS,
       logger: this.logger,
     });
-    this.embedDeadlineMs = options.embedDeadlineMs ?? deadlineFromEnv();
+    this.embedDeadlineMs = options.embedDeadlineMs ?? settings.embedDeadlineMs;
   }
 
   /**
@@ -207,7 +139,12 @@ export class DocDB {
         },
         embedPending: async (name, embedOptions) => (await this.database(name)).embedPending(embedOptions),
       },
-      { deadlineMs: this.embedDeadlineMs, ...options },
+      {
+        deadlineMs: this.embedDeadlineMs,
+        ...options,
+        minDelayMs: options.minDelayMs ?? this.settings.heal.minDelayMs,
+        maxDelayMs: options.maxDelayMs ?? this.settings.heal.maxDelayMs,
+      },
     );
     return this.healer;
   }
@@ -217,13 +154,13 @@ export class DocDB {
     this.enginePromise ??= (async () => {
       const { store } = this.options;
       if (isEngine(store)) return store;
-      const dataDir = this.options.dataDir ?? process.env.DOCDB_DATA_DIR ?? "data";
+      const dataDir = this.options.dataDir ?? this.settings.dataDir ?? "data";
       if (typeof dataDir !== "string" || dataDir.trim() === "") {
         throw new DocDBError("INVALID_REQUEST", "the data folder is empty: give a folder (--data-dir ./data) or leave it unset for ./data");
       }
-      const location = store ?? (process.env.DOCDB_STORE_URL || undefined);
+      const location = store ?? this.settings.store;
       try {
-        return await createEngine(location, resolve(dataDir));
+        return await createEngine(location ?? resolve(dataDir), { sqlRole: this.settings.postgresSqlRole });
       } catch (error) {
         throw fromStoreError(error);
       }
@@ -380,7 +317,7 @@ export class DocDB {
   private async resolveAddress(address: string, opened: StoreEngine[]): Promise<{ engine: StoreEngine; name: string }> {
     const open = async (store: string): Promise<StoreEngine> => {
       try {
-        const engine = await createEngine(store, store);
+        const engine = await createEngine(store, { sqlRole: this.settings.postgresSqlRole });
         opened.push(engine);
         return engine;
       } catch (error) {
@@ -398,7 +335,7 @@ export class DocDB {
         const file = resolve(rest);
         return { engine: await open(dirname(file)), name: validateDbName(basename(file).replace(/\.db$/, "")) };
       }
-      const dataDir = resolve(this.options.dataDir ?? process.env.DOCDB_DATA_DIR ?? "data");
+      const dataDir = resolve(this.options.dataDir ?? this.settings.dataDir ?? "data");
       return { engine: await open(dataDir), name: validateDbName(rest) };
     }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(address)) {
@@ -428,10 +365,6 @@ export class DocDB {
     if (!isReranker(this.options.reranker)) await this.reranker?.close?.();
     await this.analysis.close();
   }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Opens docdb (nothing is read until the first call that needs storage). */

@@ -1,5 +1,4 @@
 import type { Logger } from "./logger.js";
-import type { EmbedOptions, EmbedResult } from "./types.js";
 
 /** What the background embedder is doing (shown by `status`). */
 export interface HealingStatus {
@@ -17,9 +16,9 @@ export interface HealingStatus {
 }
 
 export interface HealerOptions {
-  /** First wait after a failure, in ms; doubles per failure. Default 2,000 (env DOCDB_HEAL_MIN_MS). */
+  /** First wait after a failure, in ms; doubles per failure. Default 2,000 (a DocDB passes env DOCDB_HEAL_MIN_MS). */
   minDelayMs?: number;
-  /** Longest wait between attempts, in ms. Default 300,000 (env DOCDB_HEAL_MAX_MS). */
+  /** Longest wait between attempts, in ms. Default 300,000 (a DocDB passes env DOCDB_HEAL_MAX_MS). */
   maxDelayMs?: number;
   /** How often to look for pending chunks when all is well (other processes add some). Default 60,000. */
   idleCheckMs?: number;
@@ -33,12 +32,11 @@ export interface HealerHost {
   hasModel(): boolean;
   databaseNames(): Promise<string[]>;
   pending(name: string): Promise<number>;
-  embedPending(name: string, options: EmbedOptions): Promise<EmbedResult>;
-}
-
-function envMs(name: string): number | undefined {
-  const value = Number(process.env[name]);
-  return process.env[name] && Number.isFinite(value) && value >= 0 ? value : undefined;
+  /** A database's `embedPending` (its options and result, as far as the healer uses them). */
+  embedPending(
+    name: string,
+    options: { signal: AbortSignal; retries: number; deadline_ms?: number },
+  ): Promise<{ embedded: number; remaining: number }>;
 }
 
 /**
@@ -65,8 +63,8 @@ export class PendingHealer {
     private readonly host: HealerHost,
     private readonly options: HealerOptions = {},
   ) {
-    this.minDelay = options.minDelayMs ?? envMs("DOCDB_HEAL_MIN_MS") ?? 2_000;
-    this.maxDelay = Math.max(this.minDelay, options.maxDelayMs ?? envMs("DOCDB_HEAL_MAX_MS") ?? 300_000);
+    this.minDelay = options.minDelayMs ?? 2_000;
+    this.maxDelay = Math.max(this.minDelay, options.maxDelayMs ?? 300_000);
     this.idleCheck = options.idleCheckMs ?? 60_000;
     this.delay = this.minDelay;
     if (!host.hasModel()) this.state = "off";

@@ -19,10 +19,10 @@ export {
   type WatchEvent,
   type WatchOptions,
 } from "./collections/index.js";
-export * from "./config.js";
 export { COPY_BATCH, type CopyOptions, type CopyProgress, type CopyResult, copyStore } from "./copy.js";
 export { Database } from "./database/database.js";
-export { DEFAULT_EMBED_DEADLINE_MS, DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
+export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
+export { createEngine, ENGINES, type EngineEntry, type EngineFactory, type EngineSettings } from "./engines.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
 export {
   type EvalMetrics,
@@ -39,27 +39,10 @@ export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.
 export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
 export * from "./memory/index.js";
 export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
-export {
-  createEmbeddingModel,
-  type EmbeddingConfig,
-  embeddingConfigFromEnv,
-  PROVIDER_NAMES,
-  type ProviderName,
-  parseProviderName,
-  providerOf,
-  resolveEmbeddingConfig,
-} from "./provider.js";
-export {
-  createReranker,
-  parseRerankerName,
-  RERANK_CANDIDATES,
-  RERANKER_NAMES,
-  type RerankerConfig,
-  type RerankerName,
-  rerankerConfigFromEnv,
-  rerankerProviderOf,
-} from "./reranker.js";
+export { createEmbeddingModel, environmentFolders, type ModelFolders } from "./provider.js";
+export { createReranker, RERANK_CANDIDATES, rerankerProviderOf } from "./reranker.js";
 export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./search/passages.js";
+export * from "./settings/index.js";
 export { describeSqlViews, SQL_DEFAULT_MAX_ROWS, SQL_DEFAULT_TIMEOUT_MS, SQL_MAX_ROWS_LIMIT, SQL_VIEWS } from "./sql.js";
 export type {
   DatabaseStatus,

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { LogFn, Logger as PinoLogger } from "pino";
 import { DocDBError } from "./errors.js";
+import { environmentSettings } from "./settings/environment.js";
 
 /**
  * What docdb logs through: pino's level methods. Any pino logger is one (pass your own to
@@ -64,7 +65,7 @@ function deferred(level: LevelName, make: () => PinoLogger): Logger {
  * An unknown level is an INVALID_REQUEST error here, not at the first line.
  */
 export function createLogger(options: { level?: string; name?: string; format?: "json" | "human" } = {}): Logger {
-  const level = levelNamed(options.level ?? process.env.DOCDB_LOG_LEVEL ?? "info");
+  const level = levelNamed(options.level ?? environmentSettings().logLevel ?? "info");
   return deferred(level, () => {
     const pino = loadPino();
     const base = { name: options.name ?? "docdb", level };

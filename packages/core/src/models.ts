@@ -1,15 +1,13 @@
 import {
   DEFAULT_LOCAL_MODEL,
-  defaultModelCacheDir,
   findKnownLocalModel,
-  huggingFaceHubCacheDir,
   isSingleModelFolder,
   KNOWN_LOCAL_MODELS,
   LocalEmbeddingModel,
   locateModel,
   type ModelLocation,
 } from "@docdb/embed";
-import { type EmbeddingConfig, providerOf, resolveEmbeddingConfig } from "./provider.js";
+import { type EmbeddingConfig, environmentFolders, type ModelFolders, providerOf, resolveEmbeddingConfig } from "./provider.js";
 
 export interface LocalModelStatus {
   id: string;
@@ -40,9 +38,12 @@ export interface LocalModelsReport {
  * cache, Hugging Face cache), plus the configured folder's own model when it is not a known
  * one. Reads the file system only.
  */
-export function listLocalModels(config: EmbeddingConfig = resolveEmbeddingConfig()): LocalModelsReport {
-  const cacheDir = config.modelCacheDir ?? defaultModelCacheDir();
-  const where = { modelDir: config.modelDir, cacheDir, hubCacheDir: huggingFaceHubCacheDir() };
+export function listLocalModels(
+  config: EmbeddingConfig = resolveEmbeddingConfig(),
+  folders: ModelFolders = environmentFolders(),
+): LocalModelsReport {
+  const cacheDir = config.modelCacheDir ?? folders.cacheDir;
+  const where = { modelDir: config.modelDir, cacheDir, hubCacheDir: folders.hubCacheDir };
   let current: LocalEmbeddingModel | undefined;
   if (providerOf(config) === "local") {
     try {

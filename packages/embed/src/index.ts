@@ -15,6 +15,7 @@ export { DEFAULT_LOCAL_RERANKER, LocalReranker, type LocalRerankerOptions } from
 export type { EmbeddingKind, EmbeddingModel, EmbedOptions } from "./model.js";
 export {
   defaultModelCacheDir,
+  type EnvValues,
   huggingFaceHubCacheDir,
   isSingleModelFolder,
   locateModel,

@@ -76,9 +76,9 @@ export function downloadProgressCallback(modelId: string, report: (progress: Dow
 export interface LocalModelSourceOptions {
   /** A folder holding the model's files, or a folder of `<org>/<name>/` model folders. */
   modelDir?: string;
-  /** Where downloads go (and are found again). Default `defaultModelCacheDir()`. */
+  /** Where downloads go (and are found again). Default `defaultModelCacheDir()` (no environment: the caller passes the configured folder). */
   cacheDir?: string;
-  /** Also look in the Hugging Face hub cache (read only). Default `huggingFaceHubCacheDir()`; `false` to skip. */
+  /** Also look in the Hugging Face hub cache (read only). Default `huggingFaceHubCacheDir()` (no environment: the caller passes it); `false` to skip. */
   hubCacheDir?: string | false;
   /** Download from the hub when no local copy exists and no `modelDir` was given. Default true. */
   allowDownload?: boolean;

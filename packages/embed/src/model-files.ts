@@ -16,18 +16,21 @@ export interface ModelLocation {
   dtype: "q8" | "fp32";
 }
 
+/** Environment variables by name, as the caller read them (this package reads no environment). */
+export type EnvValues = Record<string, string | undefined>;
+
 /**
  * docdb's download cache: `DOCDB_MODEL_CACHE`, else `$XDG_CACHE_HOME/docdb/models`, else
  * `~/.cache/docdb/models`. Laid out like a model folder root: `<cache>/<org>/<name>/…`.
  */
-export function defaultModelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultModelCacheDir(env: EnvValues = {}): string {
   if (env.DOCDB_MODEL_CACHE) return resolve(env.DOCDB_MODEL_CACHE);
   const base = env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), ".cache");
   return join(base, "docdb", "models");
 }
 
 /** The Hugging Face hub cache (`HF_HUB_CACHE`, `HF_HOME/hub`, `~/.cache/huggingface/hub`), read but never written. */
-export function huggingFaceHubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+export function huggingFaceHubCacheDir(env: EnvValues = {}): string {
   if (env.HF_HUB_CACHE) return resolve(env.HF_HUB_CACHE);
   if (env.HF_HOME) return join(resolve(env.HF_HOME), "hub");
   return join(homedir(), ".cache", "huggingface", "hub");

@@ -4,7 +4,7 @@ import type { EmbeddingModel, EmbedOptions } from "./model.js";
 
 export interface OpenAIEmbeddingOptions {
   apiKey?: string;
-  /** For OpenAI-compatible servers. Default `OPENAI_BASE_URL` or OpenAI's own. */
+  /** For OpenAI-compatible servers. Default: the SDK's (`OPENAI_BASE_URL`, else OpenAI's own). */
   baseURL?: string;
   /** Default `text-embedding-3-small`. */
   model?: string;
@@ -46,8 +46,8 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
     this.requestDimensions = options.dimensions !== undefined && this.modelId.startsWith("text-embedding-3") ? dimensions : undefined;
     this.maxBatchSize = Math.min(100, options.maxBatchSize ?? 100);
     this.clientOptions = {
-      apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "",
-      baseURL: options.baseURL ?? process.env.OPENAI_BASE_URL ?? undefined,
+      apiKey: options.apiKey ?? "",
+      baseURL: options.baseURL,
       maxRetries: 0,
       timeout: options.timeoutMs ?? 60_000,
     };

@@ -1,4 +1,5 @@
 import { DocDBError, loadConfig, validateDbName } from "@docdb/core";
+import { CONFIG_FLAGS } from "@docdb/mcp-server/flags";
 import { Command } from "commander";
 import { type GlobalOptions, printJson, reportError } from "../context.js";
 import { CLIENTS, findClient } from "../install/clients.js";
@@ -69,7 +70,7 @@ function run(uninstall: boolean) {
           }
           spec = httpSpec(options.http, options.token);
         } else {
-          const config = loadConfig({ env: ctx.env, flags: { dataDir: globals.dataDir } });
+          const config = loadConfig({ env: ctx.env, flags: { dataDir: globals.dataDir }, flagNames: CONFIG_FLAGS });
           db =
             options.db !== undefined ? validateDbName(options.db) : config.settings.db.source !== "default" ? config.values.db : undefined;
           spec = stdioSpec({ dataDir: config.values.dataDir, db, command: options.serverCommand });

@@ -49,7 +49,7 @@ export class Database {
   ) {
     this.ctx = new DatabaseContext(name, store, services);
     this.collections = new Collections(this.ctx);
-    this.memory = new Memory(this.ctx, services.memory ?? resolveMemoryOptions({}, process.env));
+    this.memory = new Memory(this.ctx, services.memory ?? resolveMemoryOptions({}));
   }
 
   /** Where the database lives (a file path, or host/database/schema; never a password). */

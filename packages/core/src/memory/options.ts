@@ -18,7 +18,7 @@ const ENV_NAMES: Record<keyof MemoryOptions, string> = {
 };
 
 /** Memory thresholds: explicit options over `DOCDB_MEMORY_*` environment variables over defaults; each 0–1. */
-export function resolveMemoryOptions(options: MemoryOptions = {}, env: NodeJS.ProcessEnv): ResolvedMemoryOptions {
+export function resolveMemoryOptions(options: MemoryOptions = {}, env: Record<string, string | undefined> = {}): ResolvedMemoryOptions {
   const resolved = { ...DEFAULT_MEMORY_OPTIONS };
   for (const key of Object.keys(ENV_NAMES) as (keyof MemoryOptions)[]) {
     const raw = env[ENV_NAMES[key]];

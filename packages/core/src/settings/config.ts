@@ -1,72 +1,15 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+// The effective configuration, key by key: flags > project file > user file > environment >
+// defaults, with where each value came from (for `docdb config`). Everything here is a function
+// of its arguments (plus the files it reads): no process globals are read when cwd, home and env
+// are given.
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
-import { z } from "zod";
-import { DocDBError } from "./errors.js";
-import { type EmbeddingConfig, PROVIDER_NAMES, type ProviderName, parseProviderName } from "./provider.js";
-import { DB_NAME_PATTERN, DEFAULT_DB_NAME, MAX_TOP_K } from "./validate.js";
-
-/**
- * docdb's configuration: `docdb.config.json` found from the current folder upwards (the
- * project file), `$XDG_CONFIG_HOME/docdb/config.json` or `~/.config/docdb/config.json` (the
- * user file), the environment and defaults. Precedence, key by key: flags > project file >
- * user file > environment > defaults. Relative paths in a file are relative to its folder.
- * Everything here is a function of its arguments (plus the files it reads): no process globals
- * are read when cwd, home and env are given.
- */
-
-export const CONFIG_FILE_NAME = "docdb.config.json";
-
-const positiveInt = (what: string, min = 1, max = Number.MAX_SAFE_INTEGER) =>
-  z
-    .number({ invalid_type_error: `must be a whole number (${what}), not a string or other type` })
-    .int(`must be a whole number (${what})`)
-    .min(min, `must be at least ${min} (${what})`)
-    .max(max, `must be at most ${max} (${what})`);
-
-const nonBlank = (what: string) =>
-  z
-    .string({ invalid_type_error: `must be a string (${what})` })
-    .trim()
-    .min(1, `must not be empty (${what})`);
-
-const fileSchema = z
-  .object({
-    $schema: z.string().optional(),
-    dataDir: nonBlank("a folder").optional(),
-    store: nonBlank("a folder or a postgres:// URL").optional(),
-    db: z
-      .string({ invalid_type_error: "must be a string (a database name)" })
-      .regex(DB_NAME_PATTERN, 'must be 1-64 letters, digits, "_" or "-" (a database name)')
-      .optional(),
-    embedding: z
-      .object({
-        provider: z.enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
-          errorMap: () => ({ message: `must be one of ${PROVIDER_NAMES.join(", ")}` }),
-        }),
-        model: nonBlank("a model id"),
-        modelDir: nonBlank("a folder"),
-      })
-      .partial()
-      .strict()
-      .optional(),
-    chunkSize: positiveInt("characters per chunk", 10).optional(),
-    chunkOverlap: positiveInt("characters shared by neighbouring chunks", 0).optional(),
-    topK: positiveInt("results per search", 1, MAX_TOP_K).optional(),
-    http: z
-      .object({
-        host: nonBlank("a host name or address"),
-        port: positiveInt("a port", 0, 65535),
-        token: nonBlank("a bearer token"),
-      })
-      .partial()
-      .strict()
-      .optional(),
-  })
-  .strict();
-
-/** What a config file (or the flags) may set; every key optional. */
-export type ConfigInput = Omit<z.infer<typeof fileSchema>, "$schema">;
+import { resolve } from "node:path";
+import { DocDBError } from "../errors.js";
+import { DEFAULT_DB_NAME } from "../validate.js";
+import { type ConfigInput, findProjectConfig, readConfigFile, URL_PATTERN, userConfigPath } from "./config-file.js";
+import { type EmbeddingConfig, type ProviderName, parseProviderName } from "./embedding.js";
+import { type Env, nonEmpty } from "./values.js";
 
 /** The effective settings. Paths are absolute; `store` is carried through as given (a resolved folder or a URL). */
 export interface DocdbConfig {
@@ -119,26 +62,15 @@ export interface LoadConfigOptions {
   /** Home folder for the user file. Default env DOCDB_HOME, else os.homedir(). */
   home?: string;
   /** Default process.env. */
-  env?: Record<string, string | undefined>;
+  env?: Env;
   /** Values given as flags (already parsed); they win over everything. */
   flags?: ConfigInput;
+  /**
+   * The flag that sets each key in the program reading the flags (for messages and `docdb
+   * config`); a key without one is named by its key.
+   */
+  flagNames?: Partial<Record<ConfigKey, string>>;
 }
-
-/** The CLI flag that sets each key (for messages and `docdb config`). */
-export const CONFIG_FLAGS: Record<ConfigKey, string> = {
-  dataDir: "--data-dir",
-  store: "--store",
-  db: "--db",
-  "embedding.provider": "--embedding",
-  "embedding.model": "--embedding-model",
-  "embedding.modelDir": "--model-dir",
-  chunkSize: "--chunk-size",
-  chunkOverlap: "--chunk-overlap",
-  topK: "--top-k",
-  "http.host": "--host",
-  "http.port": "--port",
-  "http.token": "--token",
-};
 
 /** The environment variable read for each key, where there is one. */
 export const CONFIG_ENV: Partial<Record<ConfigKey, string>> = {
@@ -153,86 +85,6 @@ export const CONFIG_ENV: Partial<Record<ConfigKey, string>> = {
 };
 
 const PATH_KEYS: ReadonlySet<ConfigKey> = new Set(["dataDir", "embedding.modelDir"]);
-const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\//i;
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value !== undefined && value.trim() !== "" ? value : undefined;
-}
-
-/** The user-level file: `$XDG_CONFIG_HOME/docdb/config.json`, else `<home>/.config/docdb/config.json`. */
-export function userConfigPath(home: string, env: Record<string, string | undefined> = {}): string {
-  const xdg = nonEmpty(env.XDG_CONFIG_HOME);
-  return xdg && isAbsolute(xdg) ? join(xdg, "docdb", "config.json") : join(home, ".config", "docdb", "config.json");
-}
-
-/** The nearest `docdb.config.json` in `cwd` or a folder above it. */
-export function findProjectConfig(cwd: string): string | undefined {
-  let dir = resolve(cwd);
-  for (;;) {
-    const candidate = join(dir, CONFIG_FILE_NAME);
-    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
-function invalid(file: string, problems: string[]): DocDBError {
-  return new DocDBError("INVALID_REQUEST", `invalid config file ${file}: ${problems.join("; ")}`);
-}
-
-/**
- * Validates a config file's text. Relative paths become absolute against the file's folder.
- * Errors are INVALID_REQUEST naming the file, each key and its problem.
- */
-export function parseConfigFile(file: string, text: string): ConfigInput {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw invalid(file, [`not valid JSON (${(error as Error).message})`]);
-  }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    throw invalid(file, ['must be a JSON object like {"dataDir": "data"}']);
-  const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      if (issue.code === "unrecognized_keys") {
-        return issue.keys.map((k) => `key "${[...issue.path, k].join(".")}": unknown key (known: ${knownKeys(issue.path)})`).join("; ");
-      }
-      const key = issue.path.join(".") || "(top level)";
-      return `key "${key}": ${issue.message}`;
-    });
-    throw invalid(file, problems);
-  }
-  const { $schema: _schema, ...input } = parsed.data;
-  const base = dirname(file);
-  if (input.dataDir !== undefined) input.dataDir = resolve(base, input.dataDir);
-  if (input.store !== undefined && !URL_PATTERN.test(input.store)) input.store = resolve(base, input.store);
-  if (input.embedding?.modelDir !== undefined) input.embedding = { ...input.embedding, modelDir: resolve(base, input.embedding.modelDir) };
-  if (input.chunkSize !== undefined && input.chunkOverlap !== undefined && input.chunkOverlap >= input.chunkSize / 2) {
-    throw invalid(file, [`key "chunkOverlap": must be less than half of chunkSize (${input.chunkSize})`]);
-  }
-  return input;
-}
-
-function knownKeys(path: (string | number)[]): string {
-  const top = ["dataDir", "store", "db", "embedding", "chunkSize", "chunkOverlap", "topK", "http"];
-  if (path[0] === "embedding") return "provider, model, modelDir";
-  if (path[0] === "http") return "host, port, token";
-  return top.join(", ");
-}
-
-function readConfigFile(file: string): ConfigInput {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw invalid(file, [`cannot read it (${(error as Error).message})`]);
-  }
-  return parseConfigFile(file, text);
-}
-
 function get(input: ConfigInput | undefined, key: ConfigKey): string | number | undefined {
   if (!input) return undefined;
   const [head, tail] = key.split(".") as [string, string | undefined];
@@ -241,7 +93,7 @@ function get(input: ConfigInput | undefined, key: ConfigKey): string | number | 
   return (value as Record<string, unknown> | undefined)?.[tail] as string | number | undefined;
 }
 
-function fromEnv(key: ConfigKey, env: Record<string, string | undefined>, cwd: string): string | number | undefined {
+function fromEnv(key: ConfigKey, env: Env, cwd: string): string | number | undefined {
   const name = CONFIG_ENV[key];
   const raw = name ? nonEmpty(env[name]) : undefined;
   if (raw === undefined || name === undefined) return undefined;
@@ -257,7 +109,7 @@ function fromEnv(key: ConfigKey, env: Record<string, string | undefined>, cwd: s
   return raw.trim();
 }
 
-function defaultFor(key: ConfigKey, cwd: string, env: Record<string, string | undefined>): ConfigSetting {
+function defaultFor(key: ConfigKey, cwd: string, env: Env): ConfigSetting {
   switch (key) {
     case "dataDir":
       return { value: resolve(cwd, "data"), source: "default" };
@@ -295,6 +147,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const userExists = existsSync(userFile) && userFile !== projectFile;
   const user = userExists ? readConfigFile(userFile) : undefined;
   const flags = options.flags;
+  const flagName = (key: ConfigKey) => options.flagNames?.[key] ?? key;
 
   const settings = {} as Record<ConfigKey, ConfigSetting>;
   for (const key of CONFIG_KEYS) {
@@ -303,13 +156,13 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
       // An empty --data-dir would otherwise mean the current folder.
       throw new DocDBError(
         "INVALID_REQUEST",
-        `${CONFIG_FLAGS[key]} is empty: give a value${key === "dataDir" ? " (a folder, e.g. --data-dir ./data)" : ""}, or leave the flag out`,
+        `${flagName(key)} is empty: give a value${key === "dataDir" ? ` (a folder, e.g. ${flagName(key)} ./data)` : ""}, or leave the flag out`,
       );
     }
     if (typeof flag === "string" && (PATH_KEYS.has(key) || (key === "store" && !URL_PATTERN.test(flag)))) flag = resolve(cwd, flag);
     const envValue = fromEnv(key, env, cwd);
     const candidates: [string | number | undefined, ConfigSetting][] = [
-      [flag, { value: flag, source: "flag", from: CONFIG_FLAGS[key] }],
+      [flag, { value: flag, source: "flag", from: flagName(key) }],
       [get(project, key), { value: get(project, key), source: "file", from: projectFile }],
       [get(user, key), { value: get(user, key), source: "file", from: userFile }],
       [envValue, { value: envValue, source: "env", from: CONFIG_ENV[key] }],

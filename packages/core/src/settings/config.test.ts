@@ -2,8 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findProjectConfig, loadConfig, parseConfigFile, userConfigPath } from "./config.js";
-import { DocDBError } from "./errors.js";
+import { DocDBError } from "../errors.js";
+import { loadConfig } from "./config.js";
+import { findProjectConfig, parseConfigFile, userConfigPath } from "./config-file.js";
 
 let root: string;
 let home: string;
@@ -20,7 +21,8 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const write = (file: string, value: unknown) => writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value));
-const load = (env: Record<string, string> = {}, flags = {}) => loadConfig({ cwd: nested, home, env, flags });
+const load = (env: Record<string, string> = {}, flags = {}) =>
+  loadConfig({ cwd: nested, home, env, flags, flagNames: { dataDir: "--data-dir" } });
 
 describe("loadConfig", () => {
   it("defaults only, each marked default, paths absolute", () => {
