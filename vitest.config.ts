@@ -15,6 +15,7 @@ export default defineConfig({
       "@docdb/store-sqlite": src("./packages/store-sqlite/src/index.ts"),
       "@docdb/store-postgres": src("./packages/store-postgres/src/index.ts"),
       "@docdb/core": src("./packages/core/src/index.ts"),
+      "@docdb/eval": src("./packages/eval/src/index.ts"),
     },
   },
   test: {

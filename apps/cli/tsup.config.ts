@@ -9,7 +9,9 @@ rmSync("dist", { recursive: true, force: true });
 // MCP server `docdb serve` runs), SQL migrations beside it. The package exports nothing else.
 // The MCP server from its sources, as docdb-mcp's own bundle has it: the library's split ES build
 // would load every tool module at `docdb serve`'s start, where one bundle loads them on first use.
+// `docdb eval`'s package from its sources too, like core (the bundle aliases "@docdb/core").
 const [bundle, launcher] = bundleOptions("docdb", "src/index.ts", "index", {
+  "@docdb/eval": "../../packages/eval/src/index.ts",
   "@docdb/mcp-server/flags": "../mcp-server/src/flags.ts",
   "@docdb/mcp-server/serve": "../mcp-server/src/serve.ts",
 });

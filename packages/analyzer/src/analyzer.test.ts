@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzeForIndex, buildKeywordQuery, terms, words } from "./analyzer.js";
+import { analyzeForIndex, buildKeywordQuery, terms, words } from "./index.js";
 
 const texts = (text: string) => terms(text).map((t) => (t.added ? `+${t.text}` : t.text));
 const matchTerms = (query: string) => (buildKeywordQuery(query)?.any ?? []).map((sequence) => sequence.join(" "));

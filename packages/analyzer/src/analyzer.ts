@@ -1,7 +1,6 @@
 import { stemmer } from "stemmer";
 import { reservedWords } from "./reserved-words.js";
 import { forEachWord } from "./segment.js";
-import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from "./stopwords.js";
 
 /**
  * Text analysis for the keyword index: turns text into the terms every storage engine indexes,
@@ -47,7 +46,6 @@ import { ENGLISH_STOP_WORDS, JAPANESE_QUESTION_WORDS, JAPANESE_STOP_WORDS } from
  */
 
 const KATAKANA_WORD = /^[\u30a1-\u30fa\u30fc-\u30ff]+$/u; // katakana letters and ー, not the middle dot ・
-const HIRAGANA_ONLY = /^[\u3040-\u309f\u30fc]+$/u;
 const KANJI_THEN_HIRAGANA = /^([\p{Script=Han}々〆〇]+)\p{Script=Hiragana}+$/u;
 const CASE_HUMP = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/;
 const HUMP_BOUNDARY = /(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/;
@@ -56,19 +54,12 @@ const HYPHENATED = /[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff]+(?:-[0-9A-Za-z\u00c0-\
 const HAS_LETTER = /\p{L}/u;
 // English possessive (Crohn's, patient’s, animals'): the word alone is what passages contain.
 const POSSESSIVE = /(?<=\p{L})['’](?:s)?$/u;
-const HAS_WORD_CHARACTER = /[\p{L}\p{N}]/u;
 const ASCII = /^[\x00-\x7f]*$/;
 /** Names joined by `.` or `:` into one word by the segmenter (UAX #29 joins letters across them). */
 const MEMBER_PATH = /\p{L}[.:]\p{L}/u;
 const PATH_SEPARATOR = /(?<=\p{L})[.:](?=\p{L})/u;
 /** Katakana words shorter than this keep their final ー (ツリー is not ツリ). */
 const MIN_KATAKANA_STEM_LENGTH = 4;
-/**
- * Hiragana-only words shorter than this are particles and inflection endings (は, の, した, ます)
- * that match nearly every Japanese passage; longer ones may be content (さくら, どんぐり), and
- * their IDF decides their weight. Dropping the short ones from queries also cuts latency tenfold.
- */
-const MIN_HIRAGANA_QUERY_WORD = 3;
 
 export interface Term {
   /** The indexed word. */
@@ -109,7 +100,7 @@ function stem(word: string): string {
 }
 
 /** Accents off Latin letters (not off kana: が stays が), then Porter for plain English words. */
-function finalTerm(text: string): string {
+export function finalTerm(text: string): string {
   const folded = LATIN_WITH_MARKS.test(text)
     ? text
         .normalize("NFD")
@@ -295,139 +286,4 @@ export function analyzeForIndex(text: string, language?: string | null): string 
   // Joined from a list: a string grown term by term is a rope of hundreds of pieces that every
   // later reader (the SQLite driver) must flatten first, which measured 10-15% slower ingest.
   return words(text, language).join(" ");
-}
-
-/**
- * What a chunk contributes to the keyword index, analysed once wherever is convenient (a worker
- * thread, outside a write transaction) and handed to any engine. Terms never hold whitespace, so
- * each field is its terms joined by single spaces (cheap to pass between threads, and what an
- * engine that tokenizes on spaces stores as it is); `splitTerms` gives the list back.
- */
-export interface IndexTerms {
-  /** The ANALYZER_VERSION that produced the terms: an engine analyses again on another one. */
-  version: number;
-  /**
-   * The weighted field: `words(title)`, then the words of the chunk's heading, code symbols and
-   * documentation, space-separated.
-   */
-  title: string;
-  /** `words(text, language)`, space-separated. */
-  body: string;
-}
-
-/** What of a chunk besides its text goes into its index terms (the fields of a stored chunk). */
-export interface IndexedChunk {
-  heading?: string | null;
-  /** Code: the symbol of the declaration the chunk holds. */
-  symbol?: string | null;
-  /** Code: every declaration a chunk of several holds (then indexed instead of `symbol`). */
-  symbols?: readonly { symbol: string }[] | null;
-  /** Code: the documentation of its declarations. */
-  doc?: string | null;
-  /** Code: the chunk's language (its reserved words are left out of the body). */
-  language?: string | null;
-}
-
-/** The terms of an IndexTerms field as a list. */
-export function splitTerms(field: string): string[] {
-  return field === "" ? [] : field.split(" ");
-}
-
-/**
- * The index terms of a chunk: title = the document title, the chunk's heading, its code symbols
- * (all it holds, or its one symbol) and their documentation, weighted as one; body = the text, a
- * code chunk's without its language's reserved words. `titleTerms` (`analyzeForIndex(title)`)
- * may be given when several chunks share a title: the words of a document title are then
- * computed once.
- */
-export function indexTerms(
-  title: string | null | undefined,
-  chunk: IndexedChunk,
-  text: string,
-  titleTerms: string = title ? analyzeForIndex(title) : "",
-): IndexTerms {
-  const parts = titleTerms === "" ? [] : [titleTerms];
-  const symbols = chunk.symbols && chunk.symbols.length > 0 ? chunk.symbols.map((s) => s.symbol) : [chunk.symbol];
-  for (const extra of [chunk.heading, ...symbols, chunk.doc]) {
-    if (!extra) continue;
-    const terms = analyzeForIndex(extra);
-    if (terms !== "") parts.push(terms);
-  }
-  return { version: ANALYZER_VERSION, title: parts.join(" "), body: analyzeForIndex(text, chunk.language) };
-}
-
-/** 何年 asks for a year, 何色 for a colour: keep the counter, drop the question. */
-function withoutQuestionPrefix(word: string): string {
-  return word.length > 1 && word.startsWith("何") && !JAPANESE_QUESTION_WORDS.has(word) ? word.slice(1) : word;
-}
-
-function isContentWord(word: string): boolean {
-  if (!HAS_WORD_CHARACTER.test(word)) return false;
-  if (HIRAGANA_ONLY.test(word) && [...word].length < MIN_HIRAGANA_QUERY_WORD) return false;
-  return !ENGLISH_STOP_WORDS.has(word) && !JAPANESE_STOP_WORDS.has(word) && !JAPANESE_QUESTION_WORDS.has(word);
-}
-
-/**
- * How many function words may sit between two query words for them to count as a phrase:
- * one, so 奈良の大仏 and "production of PGE2" are phrases and word order across a particle counts.
- */
-const PROXIMITY_GAP = 1;
-
-/**
- * A keyword query in index terms, for any engine to run. A sequence of several terms must match
- * in that order, next to each other (a phrase); a sequence of one term is a word.
- */
-export interface KeywordQuery {
-  /** The main query: a passage matches when it holds any of these; engines rank with BM25. */
-  any: string[][];
-  /**
-   * Consecutive query words as phrases; empty when the query has fewer than two content words.
-   * Engines add a small share of their BM25 score to the main score (a word-order bonus).
-   */
-  phrases: string[][];
-}
-
-function distinct(sequences: string[][]): string[][] {
-  const seen = new Set<string>();
-  return sequences.filter((s) => {
-    const key = s.join(" ");
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
-/**
- * The keyword query for a user's free text, or null when nothing searchable is left. Particles,
- * stop words and question words are dropped when other words remain. The result holds terms
- * only, never an engine's query syntax, so no user input can break an engine's parser.
- */
-export function buildKeywordQuery(query: string): KeywordQuery | null {
-  const all = terms(query)
-    .map((t) => ({ ...t, text: withoutQuestionPrefix(t.text) }))
-    .filter((t) => HAS_WORD_CHARACTER.test(t.text));
-  // A snake_case identifier is searched as itself: its joined form, or its parts in sequence
-  // (the index holds them right after the joined form, whatever the naming convention), as
-  // Elasticsearch's word_delimiter_graph does at query time. Its parts one by one would match
-  // every passage using one of its words (every "node" for NODE_MODULES).
-  const alternatives = (t: Term): string[][] => (t.parts ? [[finalTerm(t.text)], t.parts.map(finalTerm)] : [[finalTerm(t.text)]]);
-  // Parts are searched alone only when they say something: not snake_case parts (see above),
-  // not single letters (the "m" of mRNA).
-  const searchable = all.filter((t) => !(t.added && (t.parts || [...t.text].length < 2)));
-  const content = searchable.filter((t) => isContentWord(t.text));
-  const any = distinct((content.length > 0 ? content : searchable).flatMap(alternatives));
-  if (any.length === 0) return null;
-
-  const sequence = all.filter((t) => !t.added).map((t) => t.text);
-  const phrases: string[][] = [];
-  for (let i = 0; i < sequence.length; i++) {
-    if (!isContentWord(sequence[i] as string)) continue;
-    for (let j = i + 1; j < sequence.length && j <= i + 1 + PROXIMITY_GAP; j++) {
-      if (isContentWord(sequence[j] as string)) {
-        phrases.push(sequence.slice(i, j + 1).map(finalTerm));
-        break;
-      }
-    }
-  }
-  return { any, phrases: distinct(phrases) };
 }

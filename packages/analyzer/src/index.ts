@@ -1,15 +1,4 @@
-export {
-  ANALYZER_VERSION,
-  analyzeForIndex,
-  buildKeywordQuery,
-  type IndexedChunk,
-  type IndexTerms,
-  indexTerms,
-  type KeywordQuery,
-  normalize,
-  splitTerms,
-  type Term,
-  terms,
-  words,
-} from "./analyzer.js";
+export { ANALYZER_VERSION, analyzeForIndex, normalize, type Term, terms, words } from "./analyzer.js";
+export { type IndexedChunk, type IndexTerms, indexTerms, splitTerms } from "./index-terms.js";
+export { buildKeywordQuery, type KeywordQuery } from "./keyword-query.js";
 export { forEachWord, icuWordList, isSimpleText, type WordVisitor, wordList } from "./segment.js";

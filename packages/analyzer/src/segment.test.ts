@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { analyzeForIndex, indexTerms, splitTerms, words } from "./analyzer.js";
+import { analyzeForIndex, indexTerms, splitTerms, words } from "./index.js";
 import { icuWordList, isSimpleText, wordList } from "./segment.js";
 
 /** A small seeded generator (the same strings every run). */

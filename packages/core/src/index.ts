@@ -24,16 +24,6 @@ export { Database } from "./database/database.js";
 export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { createEngine, ENGINES, type EngineEntry, type EngineFactory, type EngineSettings } from "./engines.js";
 export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
-export {
-  type EvalMetrics,
-  type EvalProgress,
-  type EvalReport,
-  type EvaluateOptions,
-  evaluateRetrieval,
-  type QueryMetrics,
-  queryMetrics,
-  type RankedDocument,
-} from "./eval/index.js";
 export { parseFilter } from "./filter.js";
 export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
 export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";

@@ -5,9 +5,9 @@ import { buildKeywordQuery } from "@docdb/analyzer";
 import { chunkText } from "@docdb/chunker";
 import type { DocumentWrite, StoreEngine } from "@docdb/store";
 import { describe, expect, it } from "vitest";
-import { loadDataset, readCorpus } from "../../core/src/eval/dataset.js";
-import { collapseToDocuments, meanMetrics, queryMetrics } from "../../core/src/eval/metrics.js";
 import { contentHash, toStoredChunks } from "../../core/src/stored-chunks.js";
+import { loadDataset, readCorpus } from "../../eval/src/dataset.js";
+import { collapseToDocuments, meanMetrics, queryMetrics } from "../../eval/src/metrics.js";
 import { createPostgresEngine } from "../src/index.js";
 import { startPgliteServer } from "./support/pglite-server.js";
 

@@ -1,12 +1,5 @@
-import {
-  createLogger,
-  DocDBError,
-  type EvalProgress,
-  type EvalReport,
-  evaluateRetrieval,
-  SEARCH_MODES,
-  type SearchMode,
-} from "@docdb/core";
+import { createLogger, DocDBError, SEARCH_MODES, type SearchMode } from "@docdb/core";
+import { type EvalProgress, type EvalReport, evaluateRetrieval } from "@docdb/eval";
 import { Command } from "commander";
 import { embeddingFromFlags, type GlobalOptions, parseInteger, printJson, reportError } from "../context.js";
 import { createProgress } from "../progress.js";

@@ -1,15 +1,22 @@
+// evaluateRetrieval: loads a test set into a temporary database, runs every judged query in
+// each search mode and reports the mean metrics and latency.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
+import {
+  type Database,
+  type DocDB,
+  DocDBError,
+  type EmbeddingConfig,
+  type InsertInput,
+  type Logger,
+  openDocDB,
+  type RerankerConfig,
+  type SearchMode,
+  silentLogger,
+} from "@docdb/core";
 import type { EmbeddingModel, Reranker } from "@docdb/embed";
-import type { Database } from "../database/database.js";
-import { type DocDB, openDocDB } from "../docdb.js";
-import { DocDBError } from "../errors.js";
-import { type Logger, silentLogger } from "../logger.js";
-import type { EmbeddingConfig } from "../provider.js";
-import type { RerankerConfig } from "../reranker.js";
-import type { InsertInput, SearchMode } from "../types.js";
 
 /** Eval ranks enough chunks to fill 100 documents (Recall@100), above the public top_k cap. */
 const EVAL_MAX_TOP_K = 1000;

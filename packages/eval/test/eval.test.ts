@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DocDBError } from "@docdb/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../../../test/support/fake-openai.js";
-import { DocDBError, evaluateRetrieval } from "../src/index.js";
+import { evaluateRetrieval } from "../src/index.js";
 
 let dir: string;
 let scratch: string;

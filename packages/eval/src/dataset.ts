@@ -1,7 +1,8 @@
+// Reading a BEIR-style test set: corpus.jsonl (streamed), queries.jsonl, qrels.tsv.
 import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { DocDBError } from "../errors.js";
+import { DocDBError } from "@docdb/core";
 
 /**
  * A retrieval test set in the BEIR-like form: `corpus.jsonl` ({"id","title","text"} a line),

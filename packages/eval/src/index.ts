@@ -1,3 +1,4 @@
+// @docdb/eval: retrieval evaluation (test sets, metrics, the run behind `docdb eval`).
 export { type CorpusDocument, type EvalDataset, type EvalQuery, loadDataset, readCorpus } from "./dataset.js";
 export {
   collapseToDocuments,
