@@ -16,7 +16,7 @@
  * --cli   the docdb program to evaluate (e.g. a build of main, to compare)
  * --ref   the commit whose files are imported (default HEAD), taken with `git archive`, without
  *         eval/ (the questions themselves would otherwise be the best match for every question)
- *         and BENCHMARKS.md (where these results are written down)
+ *         and BENCHMARKS.md with docs/benchmarks-history.md (where these results are written down)
  *
  * --prefix  words put before every question, e.g. "which function returns" (a check that code
  *           words in a question do not pull it towards code that merely uses them)
@@ -72,6 +72,7 @@ try {
   execFileSync("sh", ["-c", `git -C "${ROOT}" archive "${ref}" | tar -x -C "${source}"`]);
   rmSync(join(source, "eval"), { recursive: true, force: true });
   rmSync(join(source, "BENCHMARKS.md"), { force: true });
+  rmSync(join(source, "docs", "benchmarks-history.md"), { force: true });
   const { questions } = JSON.parse(readFileSync(questionsFile, "utf8"));
   const version = docdb("--version").trim();
   docdb("collection", "add", "-n", "self", "-s", source, "-d", "docdb's own source");

@@ -15,7 +15,7 @@ const require = createRequire(import.meta.url);
  * TypeScript) to 600 KB (C++): optimizing those cost more CPU than it saved on a whole import of
  * 7 MB of code (chunking it took 3.7 s of CPU with Liftoff only, 6-8 s with tiering; eager
  * optimizing compilation, tried first, cost 1-3 s per grammar before the first file). See
- * BENCHMARKS.md, "Code (issue 16)". The flag is set only while tree-sitter's modules compile: V8 reads it
+ * docs/benchmarks-history.md, "Code (issue 16)". The flag is set only while tree-sitter's modules compile: V8 reads it
  * when it compiles a module (WebAssembly compiled elsewhere in that moment would be baseline only too).
  */
 let compiling = 0;

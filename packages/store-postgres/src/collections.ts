@@ -8,7 +8,7 @@ import {
   type StoredFile,
   StoreError,
 } from "@docdb/store";
-import { now, type Row, type StoreContext } from "./context.js";
+import { now, type Row, type StoreContext } from "./connection.js";
 import { pgCode } from "./db.js";
 import { DELETE_BATCH, deleteIn } from "./delete.js";
 import { Params } from "./filter.js";

@@ -1,7 +1,7 @@
 // Deleting documents: inside a caller's transaction (with the keyword statistics' change), and
 // in bounded batches of their own transactions.
 import type { RemovedCounts } from "@docdb/store";
-import type { KeywordDelta, StoreContext } from "./context.js";
+import type { KeywordDelta, StoreContext } from "./connection.js";
 import type { Queryable } from "./db.js";
 
 /** Documents removed per transaction by clearCollection/deleteCollection. */

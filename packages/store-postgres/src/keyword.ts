@@ -1,6 +1,6 @@
 import { ANALYZER_VERSION, type IndexedChunk, type IndexTerms, indexTerms, type KeywordQuery, splitTerms } from "@docdb/analyzer";
 import type { Filter, KeywordHit, SearchOptions } from "@docdb/store";
-import type { StoreContext } from "./context.js";
+import type { StoreContext } from "./connection.js";
 import { filterToSql, Params } from "./filter.js";
 
 /**

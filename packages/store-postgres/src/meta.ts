@@ -1,7 +1,7 @@
 // The `meta` rows (embedding model record, settings, reused-vector total), counts, and the
 // change token; recording a model (re)creates the vector table for its dimension.
 import { type EmbeddingInfo, type StoreCounts, StoreError } from "@docdb/store";
-import type { StoreContext } from "./context.js";
+import type { StoreContext } from "./connection.js";
 import { type Queryable, quoteIdent } from "./db.js";
 
 /** HNSW indexes `vector` columns up to this many dimensions; larger ones are always scanned exactly. */

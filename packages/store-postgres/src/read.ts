@@ -1,7 +1,7 @@
 // Reading documents and chunks: one document (by id or key), a page of summaries, a document's
 // chunks (with their vectors for export), and chunks with their documents' fields by id.
 import type { ChunkHit, DocumentSummary, ExportedChunk, Filter, StoredChunk, StoredDocument } from "@docdb/store";
-import type { StoreContext } from "./context.js";
+import type { StoreContext } from "./connection.js";
 import { filterToSql, Params } from "./filter.js";
 import { hasVectorTable } from "./meta.js";
 import {

@@ -28,7 +28,7 @@ import type {
   WriteResult,
 } from "@docdb/store";
 import * as collections from "./collections.js";
-import { StoreContext, type StoreHost } from "./context.js";
+import { StoreContext, type StoreHost } from "./connection.js";
 import type { ServerInfo } from "./db.js";
 import { deleteDocuments } from "./delete.js";
 import { keywordSearch } from "./keyword.js";

@@ -1,7 +1,7 @@
 // Vectors: their text form, writes, the chunks still to embed, and vector search (the cached
 // model and table state it trusts, and the statements it runs: HNSW or exact).
 import { type EmbeddingInfo, type Filter, type PendingChunk, StoreError, type VectorHit, type VectorSearchOptions } from "@docdb/store";
-import type { Row, StoreContext, VectorSql } from "./context.js";
+import type { Row, StoreContext, VectorSql } from "./connection.js";
 import { atLeast, pgCode } from "./db.js";
 import { filterToSql, Params } from "./filter.js";
 import { dimensions, EMBEDDING_KEYS, embeddingOf, HNSW_MAX_DIMENSIONS } from "./meta.js";

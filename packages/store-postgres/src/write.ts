@@ -1,7 +1,7 @@
 // Writing documents: new ones in bulk, upserts by key and collection files one by one (the
 // replaced document removed, its vectors reused for chunks computed from the same input).
 import { type DocumentWrite, StoreError, type WriteResult } from "@docdb/store";
-import { type KeywordDelta, now, type StoreContext } from "./context.js";
+import { type KeywordDelta, now, type StoreContext } from "./connection.js";
 import { pgCode, type Queryable } from "./db.js";
 import { deleteIn } from "./delete.js";
 import { type ChunkPostings, chunkPostings } from "./keyword.js";

@@ -1,5 +1,5 @@
-// What every room of a PostgresStore works with: the database's schema, the engine's connection
-// pool (refused once the store is closed), and the change counter each write transaction bumps.
+// What every room of a PostgresStore works with (the counterpart of the SQLite engine's connection.ts): the schema, the
+// engine's connection pool (refused once the store is closed), and the change counter each write transaction bumps.
 import { type EngineCapabilities, StoreError } from "@docdb/store";
 import { type Database, type Queryable, quoteIdent, type ServerInfo } from "./db.js";
 
