@@ -102,7 +102,8 @@ describe("the code is in rooms", () => {
     const visit = (file: string, path: string[]): void => {
       state.set(file, "open");
       for (const next of edges.get(file) ?? []) {
-        if (state.get(next) === "open") circles.push([...path.slice(path.indexOf(next)), next].map((f) => f.slice(root.length)).join(" → "));
+        if (state.get(next) === "open")
+          circles.push([...path.slice(path.indexOf(next)), next].map((f) => f.slice(root.length)).join(" → "));
         else if (!state.has(next)) visit(next, [...path, next]);
       }
       state.set(file, "done");
