@@ -2,7 +2,7 @@
 /**
  * This checkout beside another one (e.g. the previous commit), in one process and one run:
  * ingest (with precomputed vectors, keyword-only, and one document at a time), then keyword
- * searches, alternating between the two builds in rounds so both meet the same machine state.
+ * and vector searches (precomputed query vectors), alternating between the two builds in rounds so both meet the same machine state.
  * CPU time (user + system, all threads of the process) is reported beside wall time, because
  * other jobs on a shared machine distort wall time; read the CPU ratios.
  *
@@ -62,6 +62,8 @@ for (const d of documents({ seed: 5 })) {
   docs.push({ ...d, text: JSON.parse(JSON.stringify(d.text)) });
 }
 const texts = queries(Number(values.queries), { seed: 9 });
+const queryVectorSet = clusteredVectors(texts.length, 384, { seed: 11 });
+const queryVectors = new Map(texts.map((text, i) => [text, queryVectorSet.at(i)]));
 
 /** The ingest paths measured: each gets its own database in each build. */
 const PATHS = [
@@ -78,13 +80,13 @@ for (const [name, dir] of Object.entries(trees)) {
     core.openDocDB({
       dataDir,
       ...(values.store ? { store: values.store } : {}),
-      embedding: vectors ? new PrecomputedEmbeddings(clusteredVectors(docs.length * 8, 384, { seed: 3 })) : null,
+      embedding: vectors ? new PrecomputedEmbeddings(clusteredVectors(docs.length * 8, 384, { seed: 3 }), queryVectors) : null,
       logger: core.silentLogger(),
     });
   const withVectors = open(true);
   const keywordOnly = open(false);
   // `await` also accepts the synchronous API of commits before the storage contract.
-  const s = { dataDir, handles: [withVectors, keywordOnly], names: [], ingest: {}, keyword: { cpu: 0, wall: 0 } };
+  const s = { dataDir, handles: [withVectors, keywordOnly], names: [], ingest: {}, keyword: { cpu: 0, wall: 0 }, vector: { cpu: 0, wall: 0 } };
   for (const p of PATHS) {
     const dbName = `compare_${name}_${p.key}`;
     const db = await (p.vectors ? withVectors : keywordOnly).database(dbName, { create: true });
@@ -148,6 +150,10 @@ for (let round = 0; round < ROUNDS; round++) {
       for (const query of texts.slice(round * perQueryRound, (round + 1) * perQueryRound))
         await db.findSimilar({ query, mode: "keyword", top_k: 10, topK: 10 });
     });
+    await measure(s.vector, async () => {
+      for (const query of texts.slice(round * perQueryRound, (round + 1) * perQueryRound))
+        await db.findSimilar({ query, mode: "vector", top_k: 10, topK: 10 });
+    });
   }
 }
 for (const s of Object.values(state)) {
@@ -180,17 +186,19 @@ for (const p of PATHS) {
   }
 }
 console.table(rows);
-const keyword = Object.fromEntries(
-  Object.entries(state).map(([name, s]) => [
-    name,
-    { cpu: (s.keyword.cpu * 1000) / texts.length, wall: (s.keyword.wall * 1000) / texts.length },
-  ]),
-);
+const perQuery = (part) =>
+  Object.fromEntries(
+    Object.entries(state).map(([name, s]) => [name, { cpu: (s[part].cpu * 1000) / texts.length, wall: (s[part].wall * 1000) / texts.length }]),
+  );
+const keyword = perQuery("keyword");
+const vector = perQuery("vector");
 console.table(
-  Object.entries(keyword).map(([name, k]) => ({
+  Object.keys(keyword).map((name) => ({
     build: `${name} (${trees[name]})`,
-    "keyword cpu ms/query": +k.cpu.toFixed(2),
-    "keyword ms/query": +k.wall.toFixed(2),
+    "keyword cpu ms/query": +keyword[name].cpu.toFixed(2),
+    "keyword ms/query": +keyword[name].wall.toFixed(2),
+    "vector cpu ms/query": +vector[name].cpu.toFixed(2),
+    "vector ms/query": +vector[name].wall.toFixed(2),
   })),
 );
 console.log("this / other (higher is faster for ingest; lower is faster for queries):");
@@ -211,3 +219,4 @@ for (const p of PATHS) {
   );
 }
 console.log(`  keyword query: ${(keyword.this.cpu / keyword.other.cpu).toFixed(3)}× CPU per query`);
+console.log(`  vector query: ${(vector.this.cpu / vector.other.cpu).toFixed(3)}× CPU per query`);
