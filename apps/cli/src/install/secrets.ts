@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import type { HttpRequest } from "./plan.js";
 import type { ClientDef, Scope, ServerSpec } from "./types.js";
@@ -18,6 +18,8 @@ export function gitWorkTree(file: string): string | undefined {
 /** Whether git would leave `file` out (.gitignore, info/exclude); false when git cannot tell. */
 function ignoredByGit(root: string, file: string): boolean {
   try {
+    // Required when used, as store-sqlite's sql.ts does: the bundle maps child_process to a lazy stand-in.
+    const { spawnSync } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
     return spawnSync("git", ["-C", root, "check-ignore", "-q", resolve(file)], { stdio: "ignore", timeout: 5000 }).status === 0;
   } catch {
     return false;
