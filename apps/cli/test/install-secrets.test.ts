@@ -37,7 +37,7 @@ const headerOf = (file: string) =>
     .Authorization;
 
 describe.concurrent("install --http: the token stays out of project files", () => {
-  it("cursor in a git work tree: the file names ${env:DOCDB_HTTP_TOKEN}, holds no token, and nothing warns", async () => {
+  it("cursor in a git work tree: the file names $DOCDB_HTTP_TOKEN (Cursor's env: form), holds no token, and nothing warns", async () => {
     const f = fixture({ project: true });
     const result = await f.docdb(["install", "cursor", "--http", URL_, "--token", "s3cret"], { DOCDB_HTTP_TOKEN: "s3cret" });
     expect(result.code).toBe(0);

@@ -125,7 +125,7 @@ export function installCommand(): Command {
       "\nRunning it again changes nothing; `docdb uninstall <client>` takes out exactly what it added (the\n" +
         "previous bytes come back from <file>.docdb.bak when nothing else changed). The data folder is\n" +
         "written as an absolute path (--data-dir, else docdb.config.json, DOCDB_DATA_DIR or ./data).\n" +
-        "With --token or --token-env, the file names the variable (${env:DOCDB_HTTP_TOKEN}, ${DOCDB_HTTP_TOKEN},\n" +
+        `With --token or --token-env, the file names the variable (\${env:DOCDB_HTTP_TOKEN}, \${DOCDB_HTTP_TOKEN},\n` +
         "bearer_token_env_var) rather than holding the token, except ~/.claude.json, which gets the token itself\n" +
         "(with a warning when the file is inside a git work tree).\n\n" +
         "Examples:\n  docdb install claude-code --instructions\n  docdb install cursor --scope user --db notes --dry-run\n" +
