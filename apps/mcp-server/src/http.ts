@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { DocDBError, type Logger } from "@docdb/core";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { checkJsonRpc } from "./jsonrpc-gate.js";
 import { ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { readJsonBody } from "./http-body.js";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS } from "./http-defaults.js";
@@ -140,6 +141,9 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
           rpcCode: body.status === 400 ? ErrorCode.ParseError : -32000,
         });
       }
+      // Batches, bad ids, bad params: answered per JSON-RPC before the SDK sees them.
+      const refused = checkJsonRpc(body.value);
+      if (refused) return sendJson(response, 400, refused);
       if (session) {
         if (hasInitialize(body.value)) {
           return sendError(
