@@ -31,7 +31,8 @@ async function measured(...args: string[]) {
 }
 
 /** 3,000 rows of a 1,000,000-character string (SQLite has no repeat()). */
-const HUGE = "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 3000) SELECT i, printf('%.*c', 1000000, 'x') AS x FROM g";
+const HUGE =
+  "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 3000) SELECT i, printf('%.*c', 1000000, 'x') AS x FROM g";
 
 describe("docdb sql, bounded (built binary)", () => {
   it("cuts a 3 GB result at the 8 MiB byte cap: the rows that fit, truncated_by bytes, in 2 s, memory bounded", async () => {

@@ -31,7 +31,11 @@ function reject(id: string | number | null, code: number, message: string): Json
  */
 export function checkJsonRpc(message: unknown): JsonRpcErrorResponse | undefined {
   if (Array.isArray(message)) {
-    return reject(null, ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message at a time");
+    return reject(
+      null,
+      ErrorCode.InvalidRequest,
+      "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message at a time",
+    );
   }
   if (typeof message !== "object" || message === null) {
     return reject(null, ErrorCode.InvalidRequest, "Invalid Request: a message must be a JSON-RPC 2.0 object");

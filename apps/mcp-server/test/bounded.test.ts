@@ -19,10 +19,30 @@ const many = (n: number, make: (i: number) => unknown) => Array.from({ length: n
 function hostileCalls(keyBytes: number): { name: string; args: Record<string, unknown>; tool: string; message: RegExp }[] {
   const find = "find_similar_documents";
   return [
-    { name: "100,000 $or branches", tool: find, args: { text: "a", mode: "keyword", filter: { $or: many(100_000, (i) => ({ n: i })) } }, message: /\$or lists 100000 items; the limit is 500/ },
-    { name: "a 200,000-value $in", tool: find, args: { text: "a", mode: "keyword", filter: { n: { $in: many(200_000, (i) => i) } } }, message: /\$in lists 200000 items; the limit is 500/ },
-    { name: "a huge filter key", tool: find, args: { text: "a", mode: "keyword", filter: { ["k".repeat(keyBytes)]: 1 } }, message: /a field name is \d+ characters long; the limit is 200/ },
-    { name: "a SQL first row over the byte cap", tool: "query_sql", args: { sql: "SELECT printf('%.*c', 20000000, 'x') AS x" }, message: /over the 8388608-byte result cap \(max_bytes\)/ },
+    {
+      name: "100,000 $or branches",
+      tool: find,
+      args: { text: "a", mode: "keyword", filter: { $or: many(100_000, (i) => ({ n: i })) } },
+      message: /\$or lists 100000 items; the limit is 500/,
+    },
+    {
+      name: "a 200,000-value $in",
+      tool: find,
+      args: { text: "a", mode: "keyword", filter: { n: { $in: many(200_000, (i) => i) } } },
+      message: /\$in lists 200000 items; the limit is 500/,
+    },
+    {
+      name: "a huge filter key",
+      tool: find,
+      args: { text: "a", mode: "keyword", filter: { ["k".repeat(keyBytes)]: 1 } },
+      message: /a field name is \d+ characters long; the limit is 200/,
+    },
+    {
+      name: "a SQL first row over the byte cap",
+      tool: "query_sql",
+      args: { sql: "SELECT printf('%.*c', 20000000, 'x') AS x" },
+      message: /over the 8388608-byte result cap \(max_bytes\)/,
+    },
   ];
 }
 
@@ -83,7 +103,11 @@ describe("docdb-mcp on stdio: hostile inputs answered within 2 s, memory bounded
       },
     });
     expect(Date.now() - started).toBeLessThan(2000);
-    expect((huge.result as { structuredContent?: unknown }).structuredContent).toMatchObject({ row_count: 8, truncated: true, truncated_by: "bytes" });
+    expect((huge.result as { structuredContent?: unknown }).structuredContent).toMatchObject({
+      row_count: 8,
+      truncated: true,
+      truncated_by: "bytes",
+    });
     const peak = watch.stop();
     if (CAN_MEASURE_RSS) expect(peak - baseline, `peak ${peak} MB, at start ${baseline} MB`).toBeLessThan(200);
   });
@@ -136,7 +160,9 @@ describe("docdb-mcp over HTTP: the same inputs answered within 2 s", () => {
     const baseline = watch.peakMb();
     let id = 100;
     for (const call of hostileCalls(3 * 1024 * 1024)) {
-      const response = await post(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: call.tool, arguments: call.args } }));
+      const response = await post(
+        JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: call.tool, arguments: call.args } }),
+      );
       const text = await response.text();
       const data = text.split("\n").find((line) => line.startsWith("data: ") && line.length > 6);
       const answer = JSON.parse(data ? data.slice(6) : text) as JsonRpcResponse;

@@ -60,7 +60,10 @@ class Budget {
   spend(count: number, where: string): void {
     this.used += count;
     if (this.used > FILTER_LIMITS.nodes) {
-      throw bad(where, `the filter has more than ${FILTER_LIMITS.nodes} conditions and values in all (the limit): split the query or narrow it`);
+      throw bad(
+        where,
+        `the filter has more than ${FILTER_LIMITS.nodes} conditions and values in all (the limit): split the query or narrow it`,
+      );
     }
   }
 }
@@ -105,7 +108,8 @@ function scalar(value: unknown, where: string, target: FilterField): Scalar {
 
 function isoDate(value: string, where: string): string {
   const time = Date.parse(value);
-  if (Number.isNaN(time)) throw bad(where, `${echo(JSON.stringify(value))} is not a date (use ISO 8601, e.g. 2026-11-22 or 2026-11-22T09:30:00Z)`);
+  if (Number.isNaN(time))
+    throw bad(where, `${echo(JSON.stringify(value))} is not a date (use ISO 8601, e.g. 2026-11-22 or 2026-11-22T09:30:00Z)`);
   return new Date(time).toISOString();
 }
 

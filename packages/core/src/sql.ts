@@ -7,6 +7,7 @@ export const SQL_MAX_ROWS_LIMIT = 10_000;
 export const SQL_DEFAULT_TIMEOUT_MS = 5_000;
 const SQL_MAX_TIMEOUT_MS = 60_000;
 const SQL_MAX_LENGTH = 100_000;
+
 export { SQL_DEFAULT_MAX_BYTES };
 /** The largest result a caller may ask for (max_bytes). */
 export const SQL_MAX_BYTES_LIMIT = 64 * 1024 * 1024;
@@ -43,10 +44,7 @@ export const SQL_VIEWS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The query text and its caps, checked. */
-export function validateSql(
-  sql: unknown,
-  options: SqlOptions = {},
-): { sql: string; maxRows: number; timeoutMs: number; maxBytes: number } {
+export function validateSql(sql: unknown, options: SqlOptions = {}): { sql: string; maxRows: number; timeoutMs: number; maxBytes: number } {
   if (typeof sql !== "string" || sql.trim() === "") {
     throw new DocDBError(
       "INVALID_REQUEST",

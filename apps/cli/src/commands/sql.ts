@@ -70,15 +70,17 @@ export function sqlCommand(): Command {
         `  docdb sql "SELECT metadata ->> 'lang' AS lang, count(*) AS docs FROM documents_v GROUP BY 1 ORDER BY 2 DESC"`,
     )
     .action(
-      action(async (docdb, query: string, options: { db: string; maxRows: string; timeoutMs: string; maxBytes: string; json?: boolean }) => {
-        const db = await docdb.database(options.db);
-        const result = await db.sql(query, {
-          max_rows: parseInteger(options.maxRows, "--max-rows"),
-          timeout_ms: parseInteger(options.timeoutMs, "--timeout-ms"),
-          max_bytes: parseInteger(options.maxBytes, "--max-bytes"),
-        });
-        if (options.json) return printJson(result);
-        printResult(result);
-      }),
+      action(
+        async (docdb, query: string, options: { db: string; maxRows: string; timeoutMs: string; maxBytes: string; json?: boolean }) => {
+          const db = await docdb.database(options.db);
+          const result = await db.sql(query, {
+            max_rows: parseInteger(options.maxRows, "--max-rows"),
+            timeout_ms: parseInteger(options.timeoutMs, "--timeout-ms"),
+            max_bytes: parseInteger(options.maxBytes, "--max-bytes"),
+          });
+          if (options.json) return printJson(result);
+          printResult(result);
+        },
+      ),
     );
 }

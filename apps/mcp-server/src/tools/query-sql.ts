@@ -36,7 +36,9 @@ export function querySqlTool({ docdb, defaultDb }: ToolsContext) {
       columns: z.array(z.string()),
       rows: z.array(z.array(z.unknown())).describe("One array per row, cells in column order"),
       row_count: z.number().int(),
-      truncated: z.boolean().describe("True when the query had more rows than max_rows, or more bytes than max_bytes: only the first ones are here"),
+      truncated: z
+        .boolean()
+        .describe("True when the query had more rows than max_rows, or more bytes than max_bytes: only the first ones are here"),
       truncated_by: z.enum(["rows", "bytes"]).optional().describe("Which cap cut the rows, when truncated"),
       limits: z
         .object({ max_rows: z.number().int(), timeout_ms: z.number().int(), max_bytes: z.number().int() })

@@ -94,15 +94,7 @@ export function hostileMessages(): Hostile[] {
     out.push({ line, expect: line.trim() === "" ? "ignored" : "rejected" });
   }
   // JSON, but not JSON-RPC.
-  for (const value of [
-    1,
-    "str",
-    null,
-    true,
-    [],
-    [1, 2],
-    {},
-  ]) {
+  for (const value of [1, "str", null, true, [], [1, 2], {}]) {
     out.push({ line: JSON.stringify(value), expect: "rejected" });
   }
   // An id that can be read is answered with it (-32600).

@@ -1,8 +1,8 @@
 // Read-only SQL over the documented views: refusals, maxRows, and the portable subset every engine
 // answers alike.
 import { describe, expect, it } from "vitest";
-import type { Store } from "../types.js";
 import { sqlRowBytes } from "../sql-bytes.js";
+import type { Store } from "../types.js";
 import { type ContractContext, expectStoreError } from "./context.js";
 import { makeDocument, unit } from "./fixtures.js";
 
