@@ -38,7 +38,7 @@ describe("docdb sql (built binary)", () => {
       ],
       row_count: 2,
       truncated: false,
-      limits: { max_rows: 100, timeout_ms: 5000 },
+      limits: { max_rows: 100, timeout_ms: 5000, max_bytes: 8388608 },
     });
     const newest = await docdb("sql", "SELECT title FROM documents_v ORDER BY created_at DESC, id DESC", "--max-rows", "2", "--json");
     expect(JSON.parse(newest.stdout)).toMatchObject({ rows: [["Nara"], ["Osaka"]], truncated: true, limits: { max_rows: 2 } });
@@ -49,7 +49,7 @@ describe("docdb sql (built binary)", () => {
     expect(table.code).toBe(0);
     expect(table.stdout.split("\n")[0]).toMatch(/^title\s+tag$/);
     expect(table.stdout).toMatch(/京都\s+city/);
-    expect(table.stderr).toMatch(/1 row \(caps: 100 rows, 5000 ms\)/);
+    expect(table.stderr).toMatch(/1 row \(caps: 100 rows, 8388608 bytes, 5000 ms\)/);
     const cut = await docdb("sql", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c", "--max-rows", "3");
     expect(cut.code).toBe(0);
     expect(cut.stderr).toMatch(/cut at the 3-row cap/);

@@ -8,6 +8,7 @@ import { ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.
 import { readJsonBody } from "./http-body.js";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS } from "./http-defaults.js";
 import { checkOriginAndHost, defaultOrigins, hasToken, isLoopbackHost } from "./http-guard.js";
+import { checkJsonRpc } from "./jsonrpc-gate.js";
 import type { ToolRegistry } from "./registry.js";
 import type { DocdbResources } from "./resources.js";
 import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
@@ -140,6 +141,9 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
           rpcCode: body.status === 400 ? ErrorCode.ParseError : -32000,
         });
       }
+      // Batches, bad ids, bad params: answered per JSON-RPC before the SDK sees them.
+      const refused = checkJsonRpc(body.value);
+      if (refused) return sendJson(response, 400, refused);
       if (session) {
         if (hasInitialize(body.value)) {
           return sendError(

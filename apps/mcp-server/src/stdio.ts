@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "@docdb/core";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { JsonRpcGate } from "./jsonrpc-gate.js";
 import { DEFAULT_MAX_LINE_BYTES, LineGuard } from "./line-guard.js";
 import type { ToolRegistry } from "./registry.js";
 import type { DocdbResources } from "./resources.js";
@@ -34,7 +35,12 @@ export async function serveStdio(options: StdioOptions): Promise<StdioHandle> {
   const guard = new LineGuard(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, (bytes) =>
     logger.warn({ bytes }, "dropped a stdin message larger than the limit"),
   );
-  stdin.pipe(guard);
+  // Messages that are not valid JSON-RPC are answered by the gate (the SDK would skip them).
+  const gate = new JsonRpcGate((response) => {
+    logger.debug({ code: response.error.code, id: response.id }, "answered an invalid JSON-RPC message");
+    if (stdout.writable) stdout.write(`${JSON.stringify(response)}\n`);
+  });
+  stdin.pipe(guard).pipe(gate);
 
   let finish: () => void = () => undefined;
   const done = new Promise<void>((resolve) => {
@@ -48,8 +54,8 @@ export async function serveStdio(options: StdioOptions): Promise<StdioHandle> {
     finish();
   });
 
-  const transport = new StdioServerTransport(guard, stdout);
-  // Invalid JSON lines and messages that are not JSON-RPC: the SDK skips them and reports here.
+  const transport = new StdioServerTransport(gate, stdout);
+  // What still fails the SDK's reading (nothing the gate lets through should): reported here.
   transport.onerror = (error) =>
     logger.warn({ err: error.message.replace(/\s+/g, " ").slice(0, 300) }, "ignored an unreadable stdin message");
   const server = createServer(options.registry, { resources: options.resources });
@@ -59,6 +65,7 @@ export async function serveStdio(options: StdioOptions): Promise<StdioHandle> {
     done,
     async close() {
       stdin.unpipe(guard);
+      guard.unpipe(gate);
       await server.close().catch(() => undefined);
       finish();
     },

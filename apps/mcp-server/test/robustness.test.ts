@@ -17,7 +17,7 @@ describe("docdb-mcp survives hostile input on stdio", () => {
     data.remove();
   });
 
-  it("answers every well-formed request, ignores the rest, and still works afterwards", async () => {
+  it("answers every request, well-formed or not (JSON-RPC errors with id null when none can be read), and still works afterwards", async () => {
     const messages = hostileMessages();
     expect(messages.length).toBeGreaterThanOrEqual(300);
     for (const message of messages) server.write(message.line);
@@ -25,9 +25,17 @@ describe("docdb-mcp survives hostile input on stdio", () => {
     server.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "p".repeat(9 * 1024 * 1024) } }));
 
     const expected = messages.filter((m) => m.id !== undefined && m.expect !== "ignored");
+    // Every unreadable message, and the oversized line, is answered with id null.
+    const rejected = messages.filter((m) => m.expect === "rejected").length + 1;
+    const nullAnswers = () => server.responses.get(null as unknown as number) ?? [];
     const deadline = Date.now() + 40_000;
-    while (Date.now() < deadline && expected.some((m) => !server.responses.has(m.id as number))) {
+    while (Date.now() < deadline && (expected.some((m) => !server.responses.has(m.id as number)) || nullAnswers().length < rejected)) {
       await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(nullAnswers()).toHaveLength(rejected);
+    for (const answer of nullAnswers()) {
+      expect([-32700, -32600], JSON.stringify(answer)).toContain(answer.error?.code);
+      expect(answer.error?.data?.code).toBe("INVALID_REQUEST");
     }
     const missing = expected.filter((m) => !server.responses.has(m.id as number)).map((m) => m.line.slice(0, 200));
     expect(missing, `unanswered; server alive: ${server.alive}; stderr tail:\n${server.stderr.slice(-3000)}`).toEqual([]);
@@ -64,7 +72,7 @@ describe("docdb-mcp survives hostile input on stdio", () => {
       arguments: { text: "検索できる文書", db_name: "calm", mode: "keyword" },
     });
     expect((found.result?.structuredContent as { results: { doc_id: string }[] } | undefined)?.results[0]?.doc_id).toBe(docId);
-    expect(server.responses.has(1)).toBe(false); // the oversized line got no answer
+    expect(server.responses.has(1)).toBe(false); // the oversized line was answered with id null, as unreadable
     expect(server.stdoutGarbage).toEqual([]);
     expect(server.alive).toBe(true);
     expect(server.stderr).toMatch(/dropped a stdin message larger than the limit/);
@@ -114,11 +122,16 @@ describe("docdb-mcp survives hostile input over HTTP", () => {
       const body = await response.text();
       const where = `${message.line.slice(0, 160)} → ${response.status} ${body.slice(0, 300)}`;
       if (message.expect === "ignored") {
-        // Over HTTP the SDK answers 400 for what stdio drops (and accepts batches, which stdio does not).
         expect(response.status, where).toBeLessThan(500);
         continue;
       }
-      expect(response.status, where).toBe(200);
+      if (message.expect === "rejected") {
+        expect(response.status, where).toBe(400);
+        expect(JSON.parse(body), where).toMatchObject({ jsonrpc: "2.0", id: null, error: { data: { code: "INVALID_REQUEST" } } });
+        continue;
+      }
+      // Refused before the SDK (bad params or jsonrpc version): 400 with the request's id.
+      expect([200, 400], where).toContain(response.status);
       const answer = rpcMessage(response.headers.get("content-type"), body);
       expect(answer?.id, where).toBe(message.id);
       if (message.expect === "invalid") expect(answer?.error?.data?.code, where).toBe("INVALID_REQUEST");

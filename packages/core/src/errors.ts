@@ -27,6 +27,39 @@ export const ERROR_CODES: readonly ErrorCode[] = [
 
 const MARKER = Symbol.for("docdb.error");
 
+/** The most of a caller's value an error message repeats (see echo). */
+export const ECHO_MAX_CHARS = 100;
+/** The longest error message docdb gives: anything past it is cut (see DocDBError). */
+export const MESSAGE_MAX_CHARS = 2000;
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  // Never cut a surrogate pair in half.
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}… (${text.length} characters)`;
+}
+
+/**
+ * A caller's value as an error message repeats it: strings as they are, anything else as JSON,
+ * at most ECHO_MAX_CHARS characters and then "… (N characters)". Every message that repeats
+ * user input (filter keys and values, names, ids, SQL) goes through this, so a 5 MB key comes
+ * back as 100 characters, not 5 MB.
+ */
+export function echo(value: unknown, max = ECHO_MAX_CHARS): string {
+  let text: string;
+  if (typeof value === "string") text = value;
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  return clip(text, max);
+}
+
 /** The one error docdb throws: `code` says what kind, `message` what happened and what to do. */
 export class DocDBError extends Error {
   readonly [MARKER] = true;
@@ -35,7 +68,8 @@ export class DocDBError extends Error {
   readonly details?: Record<string, unknown>;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
-    super(message, options);
+    // A message is bounded whatever it repeats (an engine's error quoting a query, say).
+    super(clip(message, MESSAGE_MAX_CHARS), options);
     this.name = "DocDBError";
     this.code = code;
     if (options?.details !== undefined) this.details = options.details;

@@ -23,8 +23,8 @@ export { COPY_BATCH, type CopyOptions, type CopyProgress, type CopyResult, copyS
 export { Database } from "./database/database.js";
 export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { createEngine, ENGINES, type EngineEntry, type EngineFactory, type EngineSettings } from "./engines.js";
-export { DocDBError, ERROR_CODES, type ErrorCode, toDocDBError } from "./errors.js";
-export { parseFilter } from "./filter.js";
+export { DocDBError, ECHO_MAX_CHARS, ERROR_CODES, type ErrorCode, echo, MESSAGE_MAX_CHARS, toDocDBError } from "./errors.js";
+export { FILTER_LIMITS, parseFilter } from "./filter.js";
 export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
 export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
 export * from "./memory/index.js";
@@ -39,7 +39,15 @@ export { createEmbeddingModel, environmentFolders, type ModelFolders } from "./p
 export { createReranker, RERANK_CANDIDATES, rerankerProviderOf } from "./reranker.js";
 export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./search/passages.js";
 export * from "./settings/index.js";
-export { describeSqlViews, SQL_DEFAULT_MAX_ROWS, SQL_DEFAULT_TIMEOUT_MS, SQL_MAX_ROWS_LIMIT, SQL_VIEWS } from "./sql.js";
+export {
+  describeSqlViews,
+  SQL_DEFAULT_MAX_BYTES,
+  SQL_DEFAULT_MAX_ROWS,
+  SQL_DEFAULT_TIMEOUT_MS,
+  SQL_MAX_BYTES_LIMIT,
+  SQL_MAX_ROWS_LIMIT,
+  SQL_VIEWS,
+} from "./sql.js";
 export type {
   DatabaseStatus,
   DocumentListing,

@@ -1,3 +1,4 @@
+import { SQL_DEFAULT_MAX_BYTES } from "@docdb/store";
 import { DocDBError } from "./errors.js";
 import type { SqlOptions } from "./types.js";
 
@@ -6,6 +7,11 @@ export const SQL_MAX_ROWS_LIMIT = 10_000;
 export const SQL_DEFAULT_TIMEOUT_MS = 5_000;
 const SQL_MAX_TIMEOUT_MS = 60_000;
 const SQL_MAX_LENGTH = 100_000;
+
+export { SQL_DEFAULT_MAX_BYTES };
+/** The largest result a caller may ask for (max_bytes). */
+export const SQL_MAX_BYTES_LIMIT = 64 * 1024 * 1024;
+const SQL_MIN_BYTES = 1024;
 
 /**
  * The documented read-only views and their columns, the same on every engine: documents,
@@ -38,7 +44,7 @@ export const SQL_VIEWS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The query text and its caps, checked. */
-export function validateSql(sql: unknown, options: SqlOptions = {}): { sql: string; maxRows: number; timeoutMs: number } {
+export function validateSql(sql: unknown, options: SqlOptions = {}): { sql: string; maxRows: number; timeoutMs: number; maxBytes: number } {
   if (typeof sql !== "string" || sql.trim() === "") {
     throw new DocDBError(
       "INVALID_REQUEST",
@@ -54,7 +60,11 @@ export function validateSql(sql: unknown, options: SqlOptions = {}): { sql: stri
   if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > SQL_MAX_TIMEOUT_MS) {
     throw new DocDBError("INVALID_REQUEST", `timeout_ms must be an integer from 100 to ${SQL_MAX_TIMEOUT_MS}`);
   }
-  return { sql, maxRows, timeoutMs };
+  const maxBytes = options.max_bytes ?? SQL_DEFAULT_MAX_BYTES;
+  if (!Number.isInteger(maxBytes) || maxBytes < SQL_MIN_BYTES || maxBytes > SQL_MAX_BYTES_LIMIT) {
+    throw new DocDBError("INVALID_REQUEST", `max_bytes must be an integer from ${SQL_MIN_BYTES} to ${SQL_MAX_BYTES_LIMIT}`);
+  }
+  return { sql, maxRows, timeoutMs, maxBytes };
 }
 
 /** A short description of the views, for help texts and the MCP tool. */

@@ -266,6 +266,11 @@ export interface SqlOptions {
   max_rows?: number;
   /** Longest the query may run, 100 to 60,000 ms (default 5,000); past it the query is stopped. */
   timeout_ms?: number;
+  /**
+   * Most bytes of cells returned, 1,024 to 64 MiB (default 8 MiB): rows are kept while they fit,
+   * the rest is cut (`truncated_by: "bytes"`); a first row that alone is larger is INVALID_REQUEST.
+   */
+  max_bytes?: number;
 }
 
 export interface SqlResult {
@@ -273,8 +278,10 @@ export interface SqlResult {
   /** One array per row, cells in column order; blobs as `base64:<data>` strings. */
   rows: unknown[][];
   row_count: number;
-  /** True when the query had more rows than `limits.max_rows`: only the first ones are here. */
+  /** True when the query had more rows than `limits.max_rows`, or more bytes than `limits.max_bytes`: only the first ones are here. */
   truncated: boolean;
+  /** Which cap cut the rows, when `truncated`. */
+  truncated_by?: "rows" | "bytes";
   /** The caps this query ran under. */
-  limits: { max_rows: number; timeout_ms: number };
+  limits: { max_rows: number; timeout_ms: number; max_bytes: number };
 }

@@ -60,7 +60,7 @@ describe("Database.sql", () => {
       ],
       row_count: 2,
       truncated: false,
-      limits: { max_rows: 100, timeout_ms: 5000 },
+      limits: { max_rows: 100, timeout_ms: 5000, max_bytes: 8388608 },
     });
     const newest = await db.sql("SELECT key, json_extract(metadata, '$.year') FROM documents_v ORDER BY created_at DESC, id DESC", {
       max_rows: 1,
@@ -70,7 +70,7 @@ describe("Database.sql", () => {
       rows: [["notes/berlin", 2026]],
       row_count: 1,
       truncated: true,
-      limits: { max_rows: 1, timeout_ms: 2000 },
+      limits: { max_rows: 1, timeout_ms: 2000, max_bytes: 8388608 },
     });
     const chunks = await db.sql("SELECT count(*) AS chunks, sum(embedded) AS embedded FROM chunks_v");
     expect(chunks.rows).toEqual([[3, 0]]);

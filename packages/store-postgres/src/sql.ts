@@ -1,6 +1,7 @@
 // Read-only SQL (`Store.querySql`): one checked query run in a READ ONLY transaction, capped in
-// rows (a cursor) and time (statement_timeout), its cells converted as SQLite's reader gives them.
-import { type SqlQueryOptions, type SqlQueryResult, StoreError } from "@docdb/store";
+// rows and bytes (a cursor read in batches) and time (statement_timeout), its cells converted as
+// SQLite's reader gives them.
+import { SQL_DEFAULT_MAX_BYTES, type SqlQueryOptions, type SqlQueryResult, StoreError, sqlRowBytes, sqlRowTooLarge } from "@docdb/store";
 import type pg from "pg";
 import Cursor from "pg-cursor";
 import { type Database, errorText, isConnectionError, pgCode, quoteIdent } from "./db.js";
@@ -45,6 +46,54 @@ export interface ReadOnlySqlTarget {
   role?: string;
 }
 
+/** Rows fetched by the first cursor read; later reads are sized from the bytes left and the rows seen. */
+const FIRST_BATCH = 16;
+const MAX_BATCH = 1000;
+
+function readBatch(cursor: Cursor, count: number): Promise<{ rows: unknown[][]; fields: pg.FieldDef[] }> {
+  return new Promise((resolve, reject) => {
+    cursor.read(count, (error, rows, result) => {
+      if (error) reject(error);
+      else resolve({ rows: rows as unknown[][], fields: (result as pg.QueryResult | undefined)?.fields ?? [] });
+    });
+  });
+}
+
+/**
+ * Reads the cursor until maxRows rows or maxBytes bytes (sqlRowBytes of the converted cells):
+ * in batches sized so a batch of rows like those seen so far fits the bytes left, so no more
+ * than about maxBytes (plus a batch's worth of rows, one once they are large) is ever held.
+ */
+async function readCapped(cursor: Cursor, maxRows: number, maxBytes: number): Promise<SqlQueryResult> {
+  const rows: unknown[][] = [];
+  let columns: string[] = [];
+  let types: number[] = [];
+  let bytes = 0;
+  let batch = FIRST_BATCH;
+  for (;;) {
+    const wanted = Math.min(batch, maxRows + 1 - rows.length);
+    const read = await readBatch(cursor, wanted);
+    if (read.fields.length > 0 && columns.length === 0) {
+      columns = read.fields.map((f) => f.name);
+      types = read.fields.map((f) => f.dataTypeID);
+    }
+    for (const raw of read.rows) {
+      if (rows.length >= maxRows) return { columns, rows, truncated: true, truncatedBy: "rows" };
+      const cells = raw.map((value, i) => toCell(value, types[i] ?? 25));
+      const size = sqlRowBytes(cells);
+      if (bytes + size > maxBytes) {
+        if (rows.length === 0) throw new StoreError("INVALID_REQUEST", sqlRowTooLarge(size, maxBytes));
+        return { columns, rows, truncated: true, truncatedBy: "bytes" };
+      }
+      bytes += size;
+      rows.push(cells);
+    }
+    if (read.rows.length < wanted) return { columns, rows, truncated: false };
+    const average = bytes / Math.max(rows.length, 1);
+    batch = Math.max(1, Math.min(MAX_BATCH, Math.floor((maxBytes - bytes) / Math.max(average, 1))));
+  }
+}
+
 function timeCap(timeoutMs: number): StoreError {
   return new StoreError("INVALID_REQUEST", `stopped at the ${timeoutMs} ms time cap`);
 }
@@ -52,8 +101,9 @@ function timeCap(timeoutMs: number): StoreError {
 /**
  * One read-only query, checked (sql-guard.ts) and then run in a READ ONLY transaction with the
  * search_path pinned to the database's schema, statement and lock timeouts at the time cap, and
- * (when configured) a reader role; through a cursor that fetches at most maxRows + 1 rows, so a
- * query with endless rows stops at the cap. The transaction is always rolled back.
+ * (when configured) a reader role; through a cursor read in batches up to maxRows + 1 rows and
+ * maxBytes (readCapped), so a query with endless or huge rows stops at a cap. The transaction is
+ * always rolled back.
  */
 export async function runReadOnlySql(target: ReadOnlySqlTarget, sql: string, options: SqlQueryOptions): Promise<SqlQueryResult> {
   const { maxRows, timeoutMs } = options;
@@ -88,21 +138,16 @@ export async function runReadOnlySql(target: ReadOnlySqlTarget, sql: string, opt
     }
     if (target.role) await client.query(`SELECT set_config('role', $1, true)`, [target.role]);
     const cursor = client.query(new Cursor(sql, [], { rowMode: "array", types: RAW_TEXT }));
-    const { rows, fields } = await new Promise<{ rows: unknown[][]; fields: pg.FieldDef[] }>((resolve, reject) => {
-      cursor.read(maxRows + 1, (error, rows, result) => {
-        if (error) reject(error);
-        else resolve({ rows: rows as unknown[][], fields: (result as pg.QueryResult | undefined)?.fields ?? [] });
-      });
-    });
+    let result: SqlQueryResult;
+    try {
+      result = await readCapped(cursor, maxRows, options.maxBytes ?? SQL_DEFAULT_MAX_BYTES);
+    } catch (error) {
+      // A row over the byte cap leaves the cursor usable; a failed read has already ended it.
+      if (StoreError.isInstance(error)) await cursor.close();
+      throw error;
+    }
     await cursor.close();
-    const truncated = rows.length > maxRows;
-    const kept = truncated ? rows.slice(0, maxRows) : rows;
-    const types = fields.map((f) => f.dataTypeID);
-    return {
-      columns: fields.map((f) => f.name),
-      rows: kept.map((row) => row.map((value, i) => toCell(value, types[i] ?? 25))),
-      truncated,
-    };
+    return result;
   })();
 
   let timer: NodeJS.Timeout | undefined;

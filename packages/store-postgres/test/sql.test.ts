@@ -255,7 +255,12 @@ describe("read-only SQL on the PostgreSQL engine (PGlite)", () => {
         )
       ).rows,
     ).toEqual([[1, 0, 2.5, 9007199254740992, "base64:AP8=", null, 1]]);
-    expect(await query("VALUES (1, 'a'), (2, 'b')", 1)).toEqual({ columns: ["column1", "column2"], rows: [[1, "a"]], truncated: true });
+    expect(await query("VALUES (1, 'a'), (2, 'b')", 1)).toEqual({
+      columns: ["column1", "column2"],
+      rows: [[1, "a"]],
+      truncated: true,
+      truncatedBy: "rows",
+    });
     // Harmless volatile functions are allowed.
     expect((await query("SELECT random() < 1 AS r, length(gen_random_uuid()::text) AS u")).rows).toEqual([[1, 36]]);
   });

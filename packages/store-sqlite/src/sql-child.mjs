@@ -10,11 +10,15 @@
 // (`readonly`, sqlite3_stmt_readonly). SQLite's own heap is capped, so a giant blob or sort fails
 // with "out of memory" instead of exhausting the machine.
 //
+// Rows are read one at a time and kept while they fit both caps, rows (maxRows) and bytes
+// (maxBytes, counted as @docdb/store's sqlRowBytes, repeated below): the reader stops at the
+// first row past either, so it never holds much more than maxBytes plus one row.
+//
 // Protocol (IPC, advanced serialization):
-//   parent → child  { id, sql, maxRows, timeoutMs }
+//   parent → child  { id, sql, maxRows, maxBytes, timeoutMs }
 //   child  → parent { ready: true } once, then per query
-//                   { id, ok: true, columns, rows, truncated }
-//                   { id, ok: false, kind: "refused" | "sql" | "time", message }
+//                   { id, ok: true, columns, rows, truncated, truncatedBy? }
+//                   { id, ok: false, kind: "refused" | "sql" | "time" | "bytes", message }
 
 import Database from "better-sqlite3";
 
@@ -45,7 +49,24 @@ function toCell(value) {
   return value;
 }
 
-function run(db, { sql, maxRows, timeoutMs }) {
+// sqlCellBytes / sqlRowBytes / sqlRowTooLarge of @docdb/store (packages/store/src/sql-bytes.ts).
+function cellBytes(value) {
+  if (value === null || value === undefined) return 4;
+  if (typeof value === "string") return Buffer.byteLength(value, "utf8");
+  return String(value).length;
+}
+
+function rowBytes(row) {
+  let bytes = 2;
+  for (const cell of row) bytes += cellBytes(cell) + 1;
+  return bytes;
+}
+
+function rowTooLarge(size, maxBytes) {
+  return `the first row alone is ${size} bytes, over the ${maxBytes}-byte result cap (max_bytes): select fewer or shorter columns, e.g. substr(text, 1, 1000)`;
+}
+
+function run(db, { sql, maxRows, maxBytes, timeoutMs }) {
   const deadline = Date.now() + timeoutMs;
   if (typeof sql !== "string" || sql.trim() === "") return { ok: false, kind: "refused", message: "the query is empty" };
   const first = firstKeyword(sql);
@@ -75,15 +96,24 @@ function run(db, { sql, maxRows, timeoutMs }) {
   }
   const columns = statement.columns().map((c) => c.name);
   const rows = [];
-  let truncated = false;
+  let truncatedBy;
+  let bytes = 0;
   const iterator = statement.raw(true).iterate();
   try {
     for (const row of iterator) {
       if (rows.length >= maxRows) {
-        truncated = true;
+        truncatedBy = "rows";
         break;
       }
-      rows.push(row.map(toCell));
+      const cells = row.map(toCell);
+      const size = rowBytes(cells);
+      if (bytes + size > maxBytes) {
+        if (rows.length === 0) return { ok: false, kind: "bytes", message: rowTooLarge(size, maxBytes) };
+        truncatedBy = "bytes";
+        break;
+      }
+      bytes += size;
+      rows.push(cells);
       if (Date.now() > deadline) return { ok: false, kind: "time", message: `stopped at the ${timeoutMs} ms time cap` };
     }
   } catch (error) {
@@ -93,7 +123,7 @@ function run(db, { sql, maxRows, timeoutMs }) {
     iterator.return?.();
   }
   if (Date.now() > deadline) return { ok: false, kind: "time", message: `stopped at the ${timeoutMs} ms time cap` };
-  return { ok: true, columns, rows, truncated };
+  return truncatedBy ? { ok: true, columns, rows, truncated: true, truncatedBy } : { ok: true, columns, rows, truncated: false };
 }
 
 function main() {

@@ -1,10 +1,10 @@
 // Read-only querySql: one statement at a time in a child process (sql-child.mjs) holding a
-// read-only connection, capped in rows and time.
+// read-only connection, capped in rows, bytes and time.
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { type SqlQueryOptions, type SqlQueryResult, StoreError } from "@docdb/store";
+import { SQL_DEFAULT_MAX_BYTES, type SqlQueryOptions, type SqlQueryResult, StoreError } from "@docdb/store";
 
 /** How long the reader process may take to start and open the file. */
 const START_TIMEOUT_MS = 15_000;
@@ -12,8 +12,8 @@ const START_TIMEOUT_MS = 15_000;
 const KILL_GRACE_MS = 200;
 
 type Answer =
-  | { id: number; ok: true; columns: string[]; rows: unknown[][]; truncated: boolean }
-  | { id: number; ok: false; kind: "refused" | "sql" | "time"; message: string };
+  | { id: number; ok: true; columns: string[]; rows: unknown[][]; truncated: boolean; truncatedBy?: "rows" | "bytes" }
+  | { id: number; ok: false; kind: "refused" | "sql" | "time" | "bytes"; message: string };
 
 function childScript(): string {
   // Next to the bundle (dist/) or next to this file (src/, in tests); both hold the .mjs.
@@ -76,14 +76,16 @@ export class SqlReader {
       }, options.timeoutMs + KILL_GRACE_MS);
       child.on("message", onMessage);
       child.once("exit", onExit);
-      child.send({ id, sql, maxRows: options.maxRows, timeoutMs: options.timeoutMs });
+      child.send({ id, sql, maxRows: options.maxRows, maxBytes: options.maxBytes ?? SQL_DEFAULT_MAX_BYTES, timeoutMs: options.timeoutMs });
     });
     if ("died" in answer) {
       this.child = undefined;
       throw new StoreError("INVALID_REQUEST", `query failed: ${answer.died} (it may have needed too much memory)`);
     }
     if (!answer.ok) throw new StoreError("INVALID_REQUEST", answer.kind === "sql" ? `SQL error: ${answer.message}` : answer.message);
-    return { columns: answer.columns, rows: answer.rows, truncated: answer.truncated };
+    const result: SqlQueryResult = { columns: answer.columns, rows: answer.rows, truncated: answer.truncated };
+    if (answer.truncatedBy) result.truncatedBy = answer.truncatedBy;
+    return result;
   }
 
   private start(): Promise<ChildProcess> {

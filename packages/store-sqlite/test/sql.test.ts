@@ -173,7 +173,7 @@ describe("read-only SQL on the SQLite engine", () => {
     const files = await store.querySql?.("SELECT count(*) FROM files_v", { maxRows: 10, timeoutMs: 5000 });
     expect(files?.rows).toEqual([[0]]);
     const keyed = await store.querySql?.("VALUES (1, 'a'), (2, 'b')", { maxRows: 1, timeoutMs: 5000 });
-    expect(keyed).toEqual({ columns: ["column1", "column2"], rows: [[1, "a"]], truncated: true });
+    expect(keyed).toEqual({ columns: ["column1", "column2"], rows: [[1, "a"]], truncated: true, truncatedBy: "rows" });
   });
 
   it(`refuses ${REFUSED.length} hostile statements, stops ${CUT_BY_ROWS.length + STOPPED_BY_TIME.length} runaway ones, and leaves the file byte-for-byte unchanged`, async () => {

@@ -15,6 +15,7 @@ export {
   type Scalar,
 } from "./filter.js";
 export { type Row, type RowCodec, type RowDecoding, rowCodec } from "./rows.js";
+export { SQL_DEFAULT_MAX_BYTES, sqlCellBytes, sqlRowBytes, sqlRowTooLarge } from "./sql-bytes.js";
 export type {
   ChunkHit,
   CodeSymbol,

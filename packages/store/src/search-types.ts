@@ -110,12 +110,21 @@ export interface SqlQueryOptions {
   maxRows: number;
   /** Longest a query may run; past it the query is stopped and fails. */
   timeoutMs: number;
+  /**
+   * Most bytes of cells returned, counted by `sqlRowBytes` (default SQL_DEFAULT_MAX_BYTES). Rows
+   * are kept while they fit; the rest is cut and reported `truncated` with `truncatedBy: "bytes"`;
+   * a first row that alone is larger fails INVALID_REQUEST naming the cap. An engine never holds
+   * much more than this (plus one row) in memory.
+   */
+  maxBytes?: number;
 }
 
 export interface SqlQueryResult {
   columns: string[];
   /** Cells in column order: numbers, strings, null; blobs as `base64:<data>` strings. */
   rows: unknown[][];
-  /** True when the query had more than `maxRows` rows and was cut. */
+  /** True when the query had more than `maxRows` rows, or more than `maxBytes`, and was cut. */
   truncated: boolean;
+  /** Which cap cut it, when `truncated`. */
+  truncatedBy?: "rows" | "bytes";
 }

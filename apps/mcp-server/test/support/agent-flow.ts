@@ -190,7 +190,7 @@ export function agentFlowSuite(connect: () => Promise<Connected>): void {
       ["en", 1],
     ]);
     expect(byLang.truncated).toBe(false);
-    expect(byLang.limits).toEqual({ max_rows: 100, timeout_ms: 5000 });
+    expect(byLang.limits).toEqual({ max_rows: 100, timeout_ms: 5000, max_bytes: 8388608 });
     const newest = await call(client, "query_sql", {
       db_name: "sqltest",
       sql: "SELECT id, length FROM documents_v ORDER BY created_at DESC, id DESC",

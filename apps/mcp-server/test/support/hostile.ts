@@ -1,13 +1,14 @@
 /**
  * Messages no well-behaved client sends. Each says what the server must do with it:
- * `ignored` (not JSON-RPC at all: dropped, the SDK cannot even name an id to answer),
+ * `ignored` (blank lines, stray responses and notifications: nothing to answer), `rejected`
+ * (not JSON-RPC: a -32700 or -32600 error with id null, as no id can be read from it),
  * `invalid` (a JSON-RPC error whose data.code is INVALID_REQUEST), `tool-error` (an isError
  * tool result with INVALID_REQUEST), or `answered` (any answer; the point is that one comes).
  */
 export interface Hostile {
   id?: number;
   line: string;
-  expect: "ignored" | "invalid" | "tool-error" | "answered";
+  expect: "ignored" | "rejected" | "invalid" | "tool-error" | "answered";
 }
 
 /** A small deterministic generator, so a failure can be replayed. */
@@ -84,30 +85,23 @@ export function hostileMessages(): Hostile[] {
     "",
     "   ",
   ]) {
-    out.push({ line, expect: "ignored" });
+    out.push({ line, expect: line.trim() === "" ? "ignored" : "rejected" });
   }
   for (let i = 0; i < 40; i++) {
     const length = 1 + Math.floor(next() * 200);
     let line = "";
     for (let j = 0; j < length; j++) line += String.fromCharCode(1 + Math.floor(next() * 0x2fff)).replace(/[\n\r]/g, "?");
-    out.push({ line, expect: "ignored" });
+    out.push({ line, expect: line.trim() === "" ? "ignored" : "rejected" });
   }
   // JSON, but not JSON-RPC.
-  for (const value of [
-    1,
-    "str",
-    null,
-    true,
-    [],
-    [1, 2],
-    {},
-    { jsonrpc: "1.0", id: 1, method: "tools/list" },
-    { id: 1, method: "tools/list" },
-  ]) {
-    out.push({ line: JSON.stringify(value), expect: "ignored" });
+  for (const value of [1, "str", null, true, [], [1, 2], {}]) {
+    out.push({ line: JSON.stringify(value), expect: "rejected" });
   }
-  out.push({ line: JSON.stringify({ jsonrpc: "2.0", id: { x: 1 }, method: "tools/list" }), expect: "ignored" });
-  out.push({ line: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]), expect: "ignored" });
+  // An id that can be read is answered with it (-32600).
+  out.push({ id: 2, line: JSON.stringify({ jsonrpc: "1.0", id: 2, method: "tools/list" }), expect: "invalid" });
+  out.push({ id: 3, line: JSON.stringify({ id: 3, method: "tools/list" }), expect: "invalid" });
+  out.push({ line: JSON.stringify({ jsonrpc: "2.0", id: { x: 1 }, method: "tools/list" }), expect: "rejected" });
+  out.push({ line: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]), expect: "rejected" });
   // Stray responses and notifications: nothing to answer.
   out.push({ line: JSON.stringify({ jsonrpc: "2.0", id: 987654, result: {} }), expect: "ignored" });
   out.push({ line: JSON.stringify({ jsonrpc: "2.0", id: 987655, error: { code: 1, message: "x" } }), expect: "ignored" });
@@ -139,7 +133,7 @@ export function hostileMessages(): Hostile[] {
   request("resources/list", { cursor: 5 }, "invalid");
 
   // params that are not an object make the message invalid JSON-RPC for MCP: dropped like bad JSON.
-  for (const params of [null, "x", [], 5]) request("tools/call", params, "ignored");
+  for (const params of [null, "x", [], 5]) request("tools/call", params, "invalid");
   // tools/call envelopes that break the MCP schema.
   for (const params of [undefined, { name: 1 }, { name: null }, { name: {} }, { arguments: {} }]) {
     request("tools/call", params, "invalid");

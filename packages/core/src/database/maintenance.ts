@@ -63,7 +63,7 @@ export async function rebuildIndex(
 /** Runs one read-only SQL query over the documented views (see Database.sql). */
 export async function sql(ctx: DatabaseContext, query: string, options: SqlOptions): Promise<SqlResult> {
   const started = performance.now();
-  const { sql, maxRows, timeoutMs } = validateSql(query, options);
+  const { sql, maxRows, timeoutMs, maxBytes } = validateSql(query, options);
   const store = ctx.store;
   if (!store.capabilities.readOnlySql || !store.querySql) {
     throw new DocDBError(
@@ -71,7 +71,7 @@ export async function sql(ctx: DatabaseContext, query: string, options: SqlOptio
       `the ${ctx.services.engine} engine does not offer read-only SQL; use find, list and get instead (the SQLite and PostgreSQL engines offer it)`,
     );
   }
-  const answer = await store.querySql(sql, { maxRows, timeoutMs });
+  const answer = await store.querySql(sql, { maxRows, timeoutMs, maxBytes });
   ctx.logger.info(
     { db: ctx.name, rows: answer.rows.length, truncated: answer.truncated, ms: Math.round(performance.now() - started) },
     "sql",
@@ -81,6 +81,7 @@ export async function sql(ctx: DatabaseContext, query: string, options: SqlOptio
     rows: answer.rows,
     row_count: answer.rows.length,
     truncated: answer.truncated,
-    limits: { max_rows: maxRows, timeout_ms: timeoutMs },
+    ...(answer.truncated ? { truncated_by: answer.truncatedBy ?? "rows" } : {}),
+    limits: { max_rows: maxRows, timeout_ms: timeoutMs, max_bytes: maxBytes },
   };
 }

@@ -1,6 +1,7 @@
 // Read-only SQL over the documented views: refusals, maxRows, and the portable subset every engine
 // answers alike.
 import { describe, expect, it } from "vitest";
+import { sqlRowBytes } from "../sql-bytes.js";
 import type { Store } from "../types.js";
 import { type ContractContext, expectStoreError } from "./context.js";
 import { makeDocument, unit } from "./fixtures.js";
@@ -44,6 +45,7 @@ export function sqlContract(ctx: ContractContext): void {
         columns: ["x"],
         rows: [[1], [2], [3]],
         truncated: true,
+        truncatedBy: "rows",
       });
       for (const sql of [
         "DELETE FROM documents",
@@ -58,6 +60,32 @@ export function sqlContract(ctx: ContractContext): void {
       }
       expect((await store.counts()).documents).toBe(2);
       expect((await run("SELECT count(*) AS n FROM documents_v WHERE title IS NOT NULL")).rows).toEqual([[2]]);
+    });
+
+    it("caps a result by bytes: rows that fit, truncatedBy bytes; a first row over the cap is INVALID_REQUEST", async () => {
+      const store = await fresh();
+      const query = (sql: string, maxRows: number, maxBytes: number) =>
+        (store.querySql as NonNullable<Store["querySql"]>).call(store, sql, { maxRows, timeoutMs: 5000, maxBytes });
+      // Portable: a 2^k-character string by doubling in a recursive CTE, then many rows of it.
+      const rowsOf = (power: number, count: number) =>
+        `WITH RECURSIVE s(t, n) AS (SELECT CAST('x' AS TEXT), 0 UNION ALL SELECT t || t, n + 1 FROM s WHERE n < ${power}), ` +
+        `g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ${count}) SELECT g.i AS i, s.t AS t FROM g, s WHERE s.n = ${power} ORDER BY g.i`;
+      const rowSize = sqlRowBytes([1, "x".repeat(1024)]);
+      const started = Date.now();
+      const cut = await query(rowsOf(10, 3000), 2000, 10 * rowSize + 5);
+      expect(cut.truncated).toBe(true);
+      expect(cut.truncatedBy).toBe("bytes");
+      expect(cut.rows).toHaveLength(10);
+      expect(cut.rows[9]).toEqual([10, "x".repeat(1024)]);
+      const fits = await query(rowsOf(10, 5), 2000, 64 * 1024);
+      expect(fits.rows).toHaveLength(5);
+      expect(fits.truncated).toBe(false);
+      expect(fits.truncatedBy).toBeUndefined();
+      const byRows = await query(rowsOf(10, 50), 3, 64 * 1024);
+      expect([byRows.rows.length, byRows.truncated, byRows.truncatedBy]).toEqual([3, true, "rows"]);
+      const tooLarge = await expectStoreError(query(rowsOf(16, 2), 10, 64 * 1024), "INVALID_REQUEST");
+      expect(tooLarge.message).toMatch(/65536-byte result cap \(max_bytes\)/);
+      expect(Date.now() - started).toBeLessThan(5000);
     });
 
     it("gives the same rows on every engine for the portable SQL subset", async () => {
