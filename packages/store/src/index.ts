@@ -15,6 +15,16 @@ export {
   type Scalar,
 } from "./filter.js";
 export { type Row, type RowCodec, type RowDecoding, rowCodec } from "./rows.js";
+export {
+  assertStorableText,
+  assertStorableWrites,
+  describeTextFault,
+  findTextFault,
+  replaceTextFaults,
+  type TextFault,
+  type TextFaultAt,
+  textFault,
+} from "./text.js";
 export type {
   ChunkHit,
   CodeSymbol,
