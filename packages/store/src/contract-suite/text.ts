@@ -2,7 +2,7 @@
 // INVALID_REQUEST naming the field (nothing of the write is stored); valid text, astral characters
 // included, comes back exactly, and chunk offsets are UTF-16 code units that slice the content.
 import { describe, expect, it } from "vitest";
-import type { DocumentWrite } from "../types.js";
+import type { DocumentWrite, NewChunk, NewDocument } from "../types.js";
 import { type ContractContext, expectStoreError } from "./context.js";
 import { makeDocument } from "./fixtures.js";
 
@@ -16,23 +16,23 @@ const FAULTY: { name: string; text: string; index: number }[] = [
 ];
 
 /** Where the faulty text goes in a write, and the field the refusal must name. */
-const PLACES: { field: string; named: string; put: (w: DocumentWrite, text: string) => void }[] = [
-  {
-    field: "content",
-    named: "document.content",
-    put: (w, t) => {
-      w.document.content = `${w.document.content}${t}`;
-    },
-  },
-  { field: "title", named: "document.title", put: (w, t) => void (w.document.title = t) },
-  { field: "key", named: "document.key", put: (w, t) => void (w.document.key = t) },
-  { field: "source", named: "document.source", put: (w, t) => void (w.document.source = t) },
-  { field: "metadata value", named: "document.metadata.tags[1]", put: (w, t) => void (w.document.metadata = { tags: ["ok", t] }) },
-  { field: "nested metadata value", named: "document.metadata.a.b", put: (w, t) => void (w.document.metadata = { a: { b: t } }) },
-  { field: "metadata key", named: "in document.metadata", put: (w, t) => void (w.document.metadata = { fine: 1, [t]: "v" }) },
-  { field: "chunk text", named: "chunks[0].text", put: (w, t) => void ((w.chunks[0] as { text: string }).text = t) },
-  { field: "chunk heading", named: "chunks[0].heading", put: (w, t) => void ((w.chunks[0] as { heading?: string }).heading = t) },
+const PLACES: { field: string; named: string; put: (w: DocumentWrite, text: string) => DocumentWrite }[] = [
+  { field: "content", named: "document.content", put: (w, t) => doc(w, { content: `${w.document.content}${t}` }) },
+  { field: "title", named: "document.title", put: (w, t) => doc(w, { title: t }) },
+  { field: "key", named: "document.key", put: (w, t) => doc(w, { key: t }) },
+  { field: "source", named: "document.source", put: (w, t) => doc(w, { source: t }) },
+  { field: "metadata value", named: "document.metadata.tags[1]", put: (w, t) => doc(w, { metadata: { tags: ["ok", t] } }) },
+  { field: "nested metadata value", named: "document.metadata.a.b", put: (w, t) => doc(w, { metadata: { a: { b: t } } }) },
+  { field: "metadata key", named: "in document.metadata", put: (w, t) => doc(w, { metadata: { fine: 1, [t]: "v" } }) },
+  { field: "chunk text", named: "chunks[0].text", put: (w, t) => firstChunk(w, { text: t }) },
+  { field: "chunk heading", named: "chunks[0].heading", put: (w, t) => firstChunk(w, { heading: t }) },
 ];
+
+const doc = (w: DocumentWrite, fields: Partial<NewDocument>): DocumentWrite => ({ ...w, document: { ...w.document, ...fields } });
+const firstChunk = (w: DocumentWrite, fields: Partial<NewChunk>): DocumentWrite => ({
+  ...w,
+  chunks: w.chunks.map((c, i) => (i === 0 ? { ...c, ...fields } : c)),
+});
 
 /** A document whose chunks lie end to end at UTF-16 offsets, as core's chunker gives them. */
 function laidOut(pieces: string[]): DocumentWrite {
@@ -49,8 +49,10 @@ export function textContract(ctx: ContractContext): void {
         const store = await fresh();
         for (const faulty of FAULTY) {
           const good = makeDocument(["きれいな文書"]);
-          const bad = makeDocument(["もう一つの文書"], { key: "k", source: "s.md" }, () => ({ heading: "H" }));
-          place.put(bad, faulty.text);
+          const bad = place.put(
+            makeDocument(["もう一つの文書"], { key: "k", source: "s.md" }, () => ({ heading: "H" })),
+            faulty.text,
+          );
           const error = await expectStoreError(store.writeDocuments([good, bad]), "INVALID_REQUEST");
           expect(error.message, faulty.name).toContain(place.named);
           expect(error.message, faulty.name).toMatch(faulty.name.includes("NUL") ? /NUL/ : /lone surrogate/);
