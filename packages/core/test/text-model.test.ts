@@ -59,6 +59,10 @@ describe("text no engine stores, refused at core's input", () => {
     expect(JSON.stringify(batch.results[1])).toMatch(/title contains a NUL character/);
 
     expect(await refusal(db.findSimilar({ query: "a\u0000", mode: "keyword" }))).toMatch(/^query contains a NUL character/);
+    expect(await refusal(db.findSimilar({ query: "a", mode: "keyword", filter: { tag: { $in: ["x", "y\ud800"] } } }))).toMatch(
+      /^filter\.tag\.\$in\[1\] contains a lone surrogate/,
+    );
+    expect(await refusal(db.listDocuments({ filter: { "k\u0000": 1 } }))).toMatch(/^the key "k\\u0000" in filter contains a NUL/);
     expect(await refusal(db.memory.storeQa({ question: "q\ud800", answer: "a", topic: "t" }))).toMatch(
       /^question contains a lone surrogate .* at position 1/,
     );
