@@ -1,5 +1,6 @@
 import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
 import { analyseInThread } from "./analysis.js";
+import { noteRepair, repairText, type TextRepairs } from "./copy-repair.js";
 import { DocDBError } from "./errors.js";
 
 /** Documents written per transaction by a copy. */
@@ -28,6 +29,12 @@ export interface CopyResult {
   collections: number;
   /** The source's embedding model, recorded at the target; null when it has none. */
   model: { provider: string; model: string; dimensions: number } | null;
+  /**
+   * Documents and collections written by an older build with NUL or lone surrogates in their
+   * text, copied with U+FFFD in their place (see copy-repair.ts); `warnings` names each.
+   */
+  repaired: number;
+  warnings: string[];
 }
 
 /**
@@ -63,8 +70,12 @@ export async function copyStore(
 
   // Collections first (file rows refer to them), with their settings.
   const files = new Map<string, StoredFile>();
+  const repairs: TextRepairs = { repaired: 0, warnings: [] };
   const collections = await source.listCollections();
-  for (const c of collections) {
+  for (const listed of collections) {
+    const fields: string[] = [];
+    const c = repairText(listed, "", fields);
+    noteRepair(repairs, `collection ${JSON.stringify(c.name)}`, fields);
     if (!(await target.getCollection(c.name))) {
       await target.createCollection({ name: c.name, description: c.description, source: c.source, enabled: c.enabled });
     }
@@ -79,7 +90,17 @@ export async function copyStore(
   }
 
   const total = (await source.counts()).documents;
-  const result: CopyResult = { ...labels, copied: 0, skipped: 0, chunks: 0, vectors: 0, collections: collections.length, model };
+  const result: CopyResult = {
+    ...labels,
+    copied: 0,
+    skipped: 0,
+    chunks: 0,
+    vectors: 0,
+    collections: collections.length,
+    model,
+    repaired: 0,
+    warnings: [],
+  };
   options.onProgress?.({ done: 0, total });
   for (let offset = 0; ; offset += batchSize) {
     const page = await source.listDocuments({ limit: batchSize, offset });
@@ -94,7 +115,7 @@ export async function copyStore(
       if (!doc) continue; // deleted meanwhile
       const chunks = await source.exportChunks(doc.id);
       const file = files.get(doc.id);
-      writes.push({
+      const write: DocumentWrite = {
         document: {
           id: doc.id,
           key: doc.key,
@@ -133,7 +154,10 @@ export async function copyStore(
               },
             }
           : {}),
-      });
+      };
+      const fields: string[] = [];
+      writes.push(repairText(write, "", fields));
+      noteRepair(repairs, `document ${doc.id}${doc.key ? ` (key ${JSON.stringify(doc.key)})` : ""}`, fields);
       result.chunks += chunks.length;
       result.vectors += chunks.filter((c) => c.vector).length;
     }
@@ -146,5 +170,7 @@ export async function copyStore(
     options.onProgress?.({ done: result.copied + result.skipped, total });
     if (page.length < batchSize) break;
   }
+  result.repaired = repairs.repaired;
+  result.warnings = repairs.warnings;
   return result;
 }

@@ -9,6 +9,7 @@ import {
   type Scalar,
 } from "@docdb/store";
 import { DocDBError, echo } from "./errors.js";
+import { validateWellFormed } from "./validate.js";
 
 /**
  * Filters as users write them (CLI `--filter`, the MCP `filter` argument, core's `filter`),
@@ -188,5 +189,9 @@ export function parseFilter(value: unknown): Filter | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isPlainObject(value)) throw bad("filter", "expected a JSON object of fields and values");
   if (Object.keys(value).length === 0) return undefined;
-  return parse(value, "filter", 0, new Budget());
+  // Size and depth first (bounded work), then the text: no document holds NUL or a lone
+  // surrogate, and PostgreSQL cannot even take one as a parameter.
+  const filter = parse(value, "filter", 0, new Budget());
+  validateWellFormed(value, "filter");
+  return filter;
 }

@@ -1,3 +1,4 @@
+import { describeTextFault, findTextFault } from "@docdb/store";
 import { DocDBError } from "./errors.js";
 
 export const DB_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -30,10 +31,35 @@ export function validateDbName(name: unknown): string {
   return name;
 }
 
+/**
+ * Refuses NUL and lone surrogates (half of a UTF-16 pair), in a string or anywhere in an object
+ * (keys and values), naming the field and the position: no engine stores them (`@docdb/store`'s
+ * text model), so they are refused at the input, once, on every engine alike.
+ */
+export function validateWellFormed(value: unknown, what: string): void {
+  const fault = findTextFault(value, what);
+  if (!fault) return;
+  const why =
+    fault.kind === "nul"
+      ? "NUL is not text (binary data?)"
+      : "that is not valid Unicode (a string cut between the two halves of an emoji or other astral character?)";
+  throw new DocDBError("INVALID_REQUEST", `${describeTextFault(fault)}: ${why}; send well-formed text`);
+}
+
+/** An optional string field (title, source, collection): a string of at most `max` characters, well-formed; null when absent. */
+export function validateOptionalText(value: unknown, what: string, max: number): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || value.length > max) {
+    throw new DocDBError("INVALID_REQUEST", `${what} must be a string of at most ${max} characters`);
+  }
+  validateWellFormed(value, what);
+  return value;
+}
+
 export function validateText(text: unknown, maxLength: number, what = "text"): string {
   if (typeof text !== "string") throw new DocDBError("INVALID_REQUEST", `${what} must be a string`);
   if (text.trim() === "") throw new DocDBError("INVALID_REQUEST", `${what} is empty: send the document's text`);
-  if (text.includes("\u0000")) throw new DocDBError("INVALID_REQUEST", `${what} contains a NUL character (binary data?): send text`);
+  validateWellFormed(text, what);
   if (text.length > maxLength) {
     throw new DocDBError(
       "INVALID_REQUEST",
@@ -55,6 +81,7 @@ export function validateMetadata(metadata: unknown): Record<string, unknown> {
       `${nonFinite.path} is ${nonFinite.value}: JSON has no such number (a literal like 1e309 overflows); send a finite number or a string`,
     );
   }
+  validateWellFormed(metadata, "metadata");
   let json: string;
   try {
     json = JSON.stringify(metadata);
@@ -122,6 +149,7 @@ export function validateKey(key: unknown): string {
       'key must be a non-empty string of at most 512 characters without control characters, e.g. "notes/2026-11-22-standup"',
     );
   }
+  validateWellFormed(key, "key");
   return key;
 }
 

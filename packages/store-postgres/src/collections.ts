@@ -1,6 +1,7 @@
 // Collections (a name, a source, settings) and the files imported into them: each file's
 // document, its size and mtime, and removing a file or emptying a collection in batches.
 import {
+  assertStorableText,
   type CollectionCounts,
   type CollectionPatch,
   type CollectionRecord,
@@ -27,6 +28,7 @@ export async function createCollection(
   ctx: StoreContext,
   input: { name: string; description: string; source: string; enabled: boolean },
 ): Promise<CollectionRecord> {
+  assertStorableText(input, "collection");
   const time = now();
   return ctx.db.transaction(async (client) => {
     try {
@@ -45,6 +47,7 @@ export async function createCollection(
 }
 
 export async function updateCollection(ctx: StoreContext, name: string, patch: CollectionPatch): Promise<boolean> {
+  assertStorableText(patch, "collection");
   const sets: string[] = [];
   const params = new Params([name]);
   if (patch.description !== undefined) sets.push(`description = ${params.add(patch.description)}`);

@@ -1,6 +1,6 @@
 // Writing documents: new ones in bulk, upserts by key and collection files one by one (the
 // replaced document removed, its vectors reused for chunks computed from the same input).
-import { type DocumentWrite, StoreError, type WriteResult } from "@docdb/store";
+import { assertStorableWrites, type DocumentWrite, StoreError, type WriteResult } from "@docdb/store";
 import { type KeywordDelta, now, type StoreContext } from "./connection.js";
 import { pgCode, type Queryable } from "./db.js";
 import { deleteIn } from "./delete.js";
@@ -44,6 +44,8 @@ export async function writeDocuments(ctx: StoreContext, writes: DocumentWrite[])
       throw new StoreError("INVALID_REQUEST", "every write needs a document with an id and content");
     }
   }
+  // PostgreSQL's text and jsonb hold neither NUL nor lone surrogates: refused before the server sees them.
+  assertStorableWrites(writes);
   // Analysed once, outside the transaction (which may run again).
   const postings = writes.map((w) => w.chunks.map((c) => chunkPostings(w.document.title, c, c.text, c.terms)));
   return ctx.db.transaction(

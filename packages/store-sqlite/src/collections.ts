@@ -1,6 +1,7 @@
 // Collections and their files: the collection records, per-collection counts, file rows, and
 // clearing or removing what a collection or file holds.
 import {
+  assertStorableText,
   type CollectionCounts,
   type CollectionPatch,
   type CollectionRecord,
@@ -25,6 +26,7 @@ export async function createCollection(
   conn: Connection,
   input: { name: string; description: string; source: string; enabled: boolean },
 ): Promise<CollectionRecord> {
+  assertStorableText(input, "collection");
   const now = new Date().toISOString();
   await conn.write(() => {
     if (conn.statement("SELECT 1 FROM collections WHERE name = ?").get(input.name) !== undefined) {
@@ -37,7 +39,8 @@ export async function createCollection(
   return getCollection(conn, input.name) as CollectionRecord;
 }
 
-export function updateCollection(conn: Connection, name: string, patch: CollectionPatch): Promise<boolean> {
+export async function updateCollection(conn: Connection, name: string, patch: CollectionPatch): Promise<boolean> {
+  assertStorableText(patch, "collection");
   const values: Record<string, unknown> = {
     description: patch.description,
     source: patch.source,

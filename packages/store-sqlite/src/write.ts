@@ -1,7 +1,14 @@
 // Writing documents: insert or upsert by key, replacing a file's or key's old document (carrying
 // over vectors whose embedding input did not change), and deletes (bulk ones in batches).
 import { ANALYZER_VERSION, analyzeForIndex, type IndexTerms, indexTerms } from "@docdb/analyzer";
-import { type DocumentWrite, type EmbeddingInfo, type RemovedCounts, StoreError, type WriteResult } from "@docdb/store";
+import {
+  assertStorableWrites,
+  type DocumentWrite,
+  type EmbeddingInfo,
+  type RemovedCounts,
+  StoreError,
+  type WriteResult,
+} from "@docdb/store";
 import type Database from "better-sqlite3";
 import type { Connection } from "./connection.js";
 import { embeddingInfo, hasVectorTable } from "./meta.js";
@@ -46,6 +53,8 @@ class LateRows {
 /** Writes documents with their chunks (and file rows) in one transaction. */
 export async function writeDocuments(conn: Connection, writes: DocumentWrite[]): Promise<WriteResult[]> {
   if (writes.length === 0) return [];
+  // SQLite would keep NUL and lone surrogates (as bytes no other engine holds): refused, as everywhere.
+  assertStorableWrites(writes);
   return conn.write(() => {
     const info = embeddingInfo(conn);
     const vectors = info !== undefined && hasVectorTable(conn);

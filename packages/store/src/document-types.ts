@@ -36,7 +36,9 @@ export interface CodeSymbol {
 export interface NewChunk {
   id: string;
   idx: number;
+  /** Well-formed text without NUL, like every text column (engines refuse the rest: `text.ts`). */
   text: string;
+  /** Where the chunk starts and ends in its document's content, in UTF-16 code units (JavaScript string indexes). */
   start: number;
   end: number;
   /** Markdown heading path or code symbol path, " > "-joined. */

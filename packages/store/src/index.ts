@@ -16,6 +16,16 @@ export {
 } from "./filter.js";
 export { type Row, type RowCodec, type RowDecoding, rowCodec } from "./rows.js";
 export { SQL_DEFAULT_MAX_BYTES, sqlCellBytes, sqlRowBytes, sqlRowTooLarge } from "./sql-bytes.js";
+export {
+  assertStorableText,
+  assertStorableWrites,
+  describeTextFault,
+  findTextFault,
+  replaceTextFaults,
+  type TextFault,
+  type TextFaultAt,
+  textFault,
+} from "./text.js";
 export type {
   ChunkHit,
   CodeSymbol,

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { action, parseInteger, printJson } from "../context.js";
+import { action, parseInteger, printJson, warn } from "../context.js";
 import { createProgress } from "../progress.js";
 
 export function copyCommand(): Command {
@@ -13,7 +13,7 @@ export function copyCommand(): Command {
     .option("--json", "print JSON")
     .addHelpText(
       "after",
-      "\nExamples:\n  docdb copy sqlite:vectors postgres://docdb@db.example:5432/docdb#vectors   move to PostgreSQL\n  docdb copy vectors sqlite:/backups/vectors.db                                back up the current store\n\nDocuments already at the target (same id) are skipped, so an interrupted copy finishes when run again.\nThe target must be empty of vectors or hold the same embedding model.",
+      "\nExamples:\n  docdb copy sqlite:vectors postgres://docdb@db.example:5432/docdb#vectors   move to PostgreSQL\n  docdb copy vectors sqlite:/backups/vectors.db                                back up the current store\n\nDocuments already at the target (same id) are skipped, so an interrupted copy finishes when run again.\nText an older build stored with NUL or lone surrogates is copied with U+FFFD in their place, and each such row is named.\nThe target must be empty of vectors or hold the same embedding model.",
     )
     .action(
       action(async (docdb, from: string, to: string, options: { batchSize?: string; json?: boolean }) => {
@@ -23,9 +23,11 @@ export function copyCommand(): Command {
           .copyDatabase(from, to, { batchSize, onProgress: ({ done, total }) => progress.update(done, total) })
           .finally(() => progress.finish());
         if (options.json) return printJson(result);
+        warn(result.warnings);
         process.stdout.write(
           `copied ${result.copied} document(s) (${result.chunks} chunks, ${result.vectors} vectors) from ${result.from} to ${result.to}` +
-            `${result.skipped > 0 ? `; ${result.skipped} already there` : ""}; ${result.collections} collection(s)\n`,
+            `${result.skipped > 0 ? `; ${result.skipped} already there` : ""}; ${result.collections} collection(s)` +
+            `${result.repaired > 0 ? `; ${result.repaired} with NUL or lone surrogates replaced by U+FFFD` : ""}\n`,
         );
       }),
     );

@@ -60,7 +60,7 @@ const CODE_NAMES: Record<string, string> = { Makefile: "make", Dockerfile: "dock
 
 /**
  * Extensions that are never text. Checked before reading so a folder of images costs nothing;
- * anything else is read and rejected if it holds NUL bytes or is not UTF-8.
+ * anything else is read and rejected if it holds a NUL byte or is not UTF-8.
  */
 const BINARY = new Set(
   (
@@ -107,9 +107,13 @@ export function fileKind(path: string): FileKind {
   return { kind: "text", language: ext ? ext.slice(1) : "text" };
 }
 
-/** True when the bytes look like text: no NUL in the first 8 KB and valid UTF-8 throughout. */
+/**
+ * The bytes as text, or null when they are not text: a NUL byte anywhere (no engine stores NUL,
+ * so a file with one past its first few KB would otherwise fail its whole write batch) or
+ * invalid UTF-8 (decoded UTF-8 never holds a lone surrogate, so what passes every engine stores).
+ */
 export function decodeText(bytes: Buffer): string | null {
-  if (bytes.subarray(0, 8192).includes(0)) return null;
+  if (bytes.includes(0)) return null;
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

@@ -151,6 +151,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
     const outcome = await importFile(store, batch, name, file, existing.get(file.path), chunking, settings);
     if (outcome.kind === "skipped") {
       skip(outcome.reason);
+      if (outcome.why) summary.warnings.push(`${file.path}: skipped, ${outcome.why}`);
       // A file we cannot read right now keeps its old document rather than losing it.
       if (outcome.reason === "unreadable") seen.add(file.path);
     } else {
@@ -231,7 +232,10 @@ export async function importCollection(target: ImportTarget, collection: Collect
   return summary;
 }
 
-type FileOutcome = { kind: "added" | "updated"; chunks: number } | { kind: "unchanged" } | { kind: "skipped"; reason: SkipReason };
+type FileOutcome =
+  | { kind: "added" | "updated"; chunks: number }
+  | { kind: "unchanged" }
+  | { kind: "skipped"; reason: SkipReason; why?: string };
 
 /**
  * Files waiting to be written, committed a few at a time: one transaction per file made
@@ -288,7 +292,13 @@ async function importFile(
     return { kind: "unchanged" };
   }
   const text = decodeText(bytes);
-  if (text === null) return { kind: "skipped", reason: "binary" };
+  if (text === null) {
+    // A file that looks like text but holds a NUL further on is named: it may be a log or a dump
+    // someone expects to find (a NUL in the first 8 KB marks an ordinary binary file: counted only).
+    const nul = bytes.indexOf(0);
+    if (nul < 8192) return { kind: "skipped", reason: "binary" };
+    return { kind: "skipped", reason: "binary", why: `it holds a NUL byte at byte ${nul}, which no engine stores as text` };
+  }
   if (text.trim() === "") return { kind: "skipped", reason: "empty" };
 
   const kind = fileKind(file.path);

@@ -1,5 +1,6 @@
 import { isAbsolute } from "node:path";
 import { DocDBError } from "../errors.js";
+import { validateWellFormed } from "../validate.js";
 
 export const COLLECTION_NAME_PATTERN = /^[a-z0-9_-]{1,64}$/;
 export const MAX_DESCRIPTION_LENGTH = 2000;
@@ -31,11 +32,13 @@ export function validateDescription(description: unknown): string {
   if (description.length > MAX_DESCRIPTION_LENGTH) {
     throw new DocDBError("INVALID_REQUEST", `description has ${description.length} characters; keep it under ${MAX_DESCRIPTION_LENGTH}`);
   }
+  validateWellFormed(description, "description");
   return description.trim();
 }
 
 export function validateSourcePath(source: unknown): string {
   if (typeof source !== "string" || source.trim() === "") throw new DocDBError("INVALID_REQUEST", "a collection needs a source folder");
+  validateWellFormed(source, "source folder");
   if (!isAbsolute(source)) {
     throw new DocDBError(
       "INVALID_REQUEST",

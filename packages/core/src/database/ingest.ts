@@ -9,7 +9,7 @@ import { DocDBError } from "../errors.js";
 import { isSystemCollection, MEMORY_COLLECTION_PREFIX } from "../memory/names.js";
 import { contentHash, newId, toStoredChunks } from "../stored-chunks.js";
 import type { InsertInput, InsertResult } from "../types.js";
-import { validateKey, validateMetadata, validateText } from "../validate.js";
+import { validateKey, validateMetadata, validateOptionalText, validateText } from "../validate.js";
 import { type DatabaseContext, describeEmbeddingFailure } from "./context.js";
 
 /** The deadline in ms of the provider calls that embed `chunks` chunks. */
@@ -68,10 +68,9 @@ export function prepareInsert(ctx: DatabaseContext, input: InsertInput & { id?: 
   const text = validateText(input.text, ctx.services.maxTextLength);
   const metadata = validateMetadata(input.metadata);
   const key = input.key === undefined ? undefined : validateKey(input.key);
-  if (input.title !== undefined && (typeof input.title !== "string" || input.title.length > 1000)) {
-    throw new DocDBError("INVALID_REQUEST", "title must be a string of at most 1000 characters");
-  }
-  const title = input.title ?? null;
+  const title = validateOptionalText(input.title, "title", 1000);
+  const source = validateOptionalText(input.source, "source", 4096);
+  const collection = validateOptionalText(input.collection, "collection", 200);
   const chunks = toStoredChunks(text, chunk(ctx, input, text), title);
   return {
     title,
@@ -80,12 +79,12 @@ export function prepareInsert(ctx: DatabaseContext, input: InsertInput & { id?: 
       document: {
         id: input.id ?? newId(),
         key: key ?? null,
-        source: input.source ?? null,
+        source,
         title,
         content: text,
         contentHash: contentHash(text),
         metadata,
-        collection: input.collection ?? null,
+        collection,
       },
       chunks,
       upsertByKey: key !== undefined,

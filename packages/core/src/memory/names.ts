@@ -1,5 +1,6 @@
 import type { Filter } from "@docdb/store";
 import { DocDBError } from "../errors.js";
+import { validateWellFormed } from "../validate.js";
 
 /**
  * Agent memory lives in reserved collections of the same database, as ordinary documents
@@ -55,7 +56,7 @@ export function requireText(value: unknown, what: string, max: number): string {
   if (typeof value !== "string") throw new DocDBError("INVALID_REQUEST", `${what} must be a string`);
   const trimmed = value.trim();
   if (trimmed === "") throw new DocDBError("INVALID_REQUEST", `${what} is empty: give the ${what}`);
-  if (value.includes("\u0000")) throw new DocDBError("INVALID_REQUEST", `${what} contains a NUL character: send text`);
+  validateWellFormed(value, what);
   if (value.length > max) {
     throw new DocDBError("INVALID_REQUEST", `${what} has ${value.length} characters, more than the limit of ${max}: shorten it`);
   }

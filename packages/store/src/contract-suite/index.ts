@@ -14,6 +14,7 @@ import { testId } from "./fixtures.js";
 import { manyDocumentsContract } from "./many-documents.js";
 import { searchContract } from "./search.js";
 import { sqlContract } from "./sql.js";
+import { textContract } from "./text.js";
 import { writersContract } from "./writers.js";
 
 export type { ContractTarget } from "./context.js";
@@ -47,6 +48,7 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
 
     databasesContract(ctx);
     documentsContract(ctx);
+    textContract(ctx);
     manyDocumentsContract(ctx);
     exportContract(ctx);
     embeddingsContract(ctx);
