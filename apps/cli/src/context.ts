@@ -1,5 +1,6 @@
 import {
   createLogger,
+  type Database,
   type DocDB,
   DocDBError,
   type EmbeddingConfig,
@@ -73,6 +74,31 @@ export function openFromCommand(command: Command): DocDB {
     chunkOptions: { size: config.values.chunkSize, overlap: config.values.chunkOverlap },
   });
 }
+
+/**
+ * The database a writing command (insert, collection add, qa add/knowledge) writes to. A
+ * missing one is created only when it is the default database (the one used without --db) or
+ * `--create` was given; otherwise NOT_FOUND naming the command that creates it: a typo in
+ * --db never makes a new, empty database.
+ */
+export async function writableDatabase(docdb: DocDB, command: Command, options: { db: string; create?: boolean }): Promise<Database> {
+  const create = options.create === true || options.db === configFromCommand(command).values.db;
+  try {
+    return await docdb.database(options.db, { create });
+  } catch (error) {
+    if (DocDBError.isInstance(error) && error.code === "NOT_FOUND" && error.details?.database === options.db) {
+      throw new DocDBError(
+        "NOT_FOUND",
+        `database "${options.db}" does not exist in ${String(error.details.location)}: create it with \`docdb db create ${options.db}\`, or run again with --create`,
+        { cause: error, details: error.details },
+      );
+    }
+    throw error;
+  }
+}
+
+/** The --create flag of the writing commands. */
+export const CREATE_FLAG = ["--create", "create the database when it does not exist (the default database always is)"] as const;
 
 /** Prints `CODE: message` on stderr and sets a failing exit code; nothing goes to stdout. */
 export function reportError(error: unknown): void {

@@ -52,7 +52,9 @@ describe("rough edges a new user hits", () => {
     expect(twin.code).toBe(1);
     expect(twin.stderr).toMatch(/^CONFLICT: database "vectors" exists, and names that differ only in case/);
     const insert = await docdb("insert", "--text", "x", "--db", "Vectors");
-    expect(insert.stderr).toMatch(/^CONFLICT/);
+    expect(insert.stderr).toMatch(/^NOT_FOUND: database "vectors" exists, and names that differ only in case/);
+    const created = await docdb("insert", "--text", "x", "--db", "Vectors", "--create");
+    expect(created.stderr).toMatch(/^CONFLICT/);
     const list = await docdb("db", "ls", "--json");
     expect((JSON.parse(list.stdout) as { name: string }[]).map((d) => d.name)).toEqual(["vectors"]);
   });

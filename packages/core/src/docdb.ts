@@ -222,9 +222,11 @@ export class DocDB {
     } catch (error) {
       const converted = fromStoreError(error);
       if (DocDBError.isInstance(converted) && converted.code === "NOT_FOUND") {
+        // `details.database` lets a program say how it creates one (the CLI's --create, MCP's create_database).
         throw new DocDBError(
           "NOT_FOUND",
-          `database "${name}" does not exist in ${engine.location}: create it with \`docdb db create ${name}\` or insert a document into it`,
+          `database "${name}" does not exist in ${engine.location}: create it with \`docdb db create ${name}\` (createDatabase in code)`,
+          { details: { database: name, location: engine.location } },
         );
       }
       throw converted;

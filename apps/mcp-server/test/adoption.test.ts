@@ -1,0 +1,47 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectToolError, ok } from "./support/agent-flow.js";
+import { assertBuilt, BIN, serverEnv, tempDataDir } from "./support/server-process.js";
+
+// What a new agent meets first, through the real server process and the SDK client, without a model.
+describe("adoption over MCP", () => {
+  const data = tempDataDir();
+  let client: Client;
+
+  beforeAll(async () => {
+    client = new Client({ name: "docdb-adoption-test", version: "0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [assertBuilt(BIN), "--data-dir", data.dir],
+        env: serverEnv(),
+        stderr: "pipe",
+      }),
+    );
+  });
+  afterAll(async () => {
+    await client?.close();
+    data.remove();
+  });
+
+  it("a writing tool's db_name for a missing database is NOT_FOUND naming create_database; the default is created", async () => {
+    const writes: [string, Record<string, unknown>][] = [
+      ["insert_document", { text: "hi" }],
+      ["store_qa", { question: "How do I roll back?", answer: "deploy rollback", topic: "Deploy" }],
+      ["store_knowledge", { text: "Roll back with deploy rollback.", topic: "Deploy" }],
+    ];
+    for (const [tool, args] of writes) {
+      const message = await expectToolError(client, tool, { ...args, db_name: "nosuch" }, "NOT_FOUND");
+      expect(message).toContain("create_database");
+      expect(message).toContain('"nosuch"');
+      expect(existsSync(join(data.dir, "nosuch.db")), tool).toBe(false);
+    }
+    for (const [tool, args] of writes) await ok(client, tool, args);
+    expect(existsSync(join(data.dir, "vectors.db"))).toBe(true);
+    await ok(client, "create_database", { db_name: "nosuch" });
+    await ok(client, "insert_document", { text: "hi", db_name: "nosuch" });
+  });
+});
