@@ -32,7 +32,9 @@ describe("no silent creation", () => {
       const result = await docdb(...args, "--db", "nosuch");
       expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(1);
       expect(result.stdout).toBe("");
-      expect(result.stderr).toMatch(/^NOT_FOUND: database "nosuch" does not exist in .*: create it with `docdb db create nosuch`, or run again with --create\n$/);
+      expect(result.stderr).toMatch(
+        /^NOT_FOUND: database "nosuch" does not exist in .*: create it with `docdb db create nosuch`, or run again with --create\n$/,
+      );
       expect(existsSync(join(dataDir, "nosuch.db")), args.join(" ")).toBe(false);
     }
   });
