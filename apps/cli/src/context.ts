@@ -14,6 +14,7 @@ import {
 } from "@docdb/core";
 import { CONFIG_FLAGS } from "@docdb/mcp-server/flags";
 import type { Command } from "commander";
+import { jsonRequested, USAGE_EXIT_CODE } from "./usage.js";
 
 export interface GlobalOptions {
   dataDir?: string;
@@ -100,12 +101,20 @@ export async function writableDatabase(docdb: DocDB, command: Command, options: 
 /** The --create flag of the writing commands. */
 export const CREATE_FLAG = ["--create", "create the database when it does not exist (the default database always is)"] as const;
 
-/** Prints `CODE: message` on stderr and sets a failing exit code; nothing goes to stdout. */
-export function reportError(error: unknown): void {
+/**
+ * Reports an error the one way and sets the exit code (2 for INVALID_REQUEST, 1 otherwise):
+ * `CODE: message` on stderr with nothing on stdout, or with --json the object
+ * `{"error":{"code","message"}}` on stdout (and nothing on stderr).
+ */
+export function reportError(error: unknown, json: boolean = jsonRequested()): void {
   const e = toDocDBError(error);
-  process.stderr.write(`${e.code}: ${e.message}\n`);
+  if (json) {
+    printJson({ error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } });
+  } else {
+    process.stderr.write(`${e.code}: ${e.message}\n`);
+  }
   if (e.code === "INTERNAL" && process.env.DOCDB_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  process.exitCode = e.code === "INVALID_REQUEST" ? 2 : 1;
+  process.exitCode = e.code === "INVALID_REQUEST" ? USAGE_EXIT_CODE : 1;
 }
 
 /** Wraps a command action: opens docdb, runs, closes, and reports any error the one way. */
@@ -117,11 +126,21 @@ export function action<A extends unknown[]>(fn: (docdb: DocDB, ...args: A) => Pr
       docdb = openFromCommand(command);
       await fn(docdb, ...args);
     } catch (error) {
-      reportError(error);
+      reportError(error, command.opts<{ json?: boolean }>().json === true || jsonRequested());
     } finally {
       await docdb?.close().catch(() => undefined);
     }
   };
+}
+
+/**
+ * A value with every object key in snake_case (`savedAt` → `saved_at`), for the JSON of
+ * objects whose keys are docdb's own names. Not for values holding the user's keys (metadata).
+ */
+export function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeKeys(v)]));
 }
 
 export function printJson(value: unknown): void {

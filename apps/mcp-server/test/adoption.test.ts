@@ -6,6 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectToolError, ok } from "./support/agent-flow.js";
 import { assertBuilt, BIN, serverEnv, tempDataDir } from "./support/server-process.js";
 
+/** Every object key of a structured result with its path (metadata holds the user's own keys: skipped). */
+function keysOf(value: unknown, path = "$"): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => keysOf(v, `${path}[${i}]`));
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) => [`${path}.${k}`, ...(k === "metadata" ? [] : keysOf(v, `${path}.${k}`))]);
+}
+
 // What a new agent meets first, through the real server process and the SDK client, without a model.
 describe("adoption over MCP", () => {
   const data = tempDataDir();
@@ -43,5 +50,23 @@ describe("adoption over MCP", () => {
     expect(existsSync(join(data.dir, "vectors.db"))).toBe(true);
     await ok(client, "create_database", { db_name: "nosuch" });
     await ok(client, "insert_document", { text: "hi", db_name: "nosuch" });
+  });
+
+  it("every key of every tool's structured result is snake_case (metadata keeps the user's keys)", async () => {
+    const inserted = await ok<{ doc_id: string }>(client, "insert_document", { text: "snake case keys", metadata: { camelKey: 1 } });
+    const qa = await ok<{ qa_id: string }>(client, "store_qa", { question: "Which key style?", answer: "snake_case", topic: "Keys" });
+    const results = [
+      await ok(client, "list_databases"),
+      await ok(client, "find_similar_documents", { text: "snake case keys" }),
+      await ok(client, "get_document", { doc_id: inserted.doc_id }),
+      await ok(client, "status"),
+      await ok(client, "query_sql", { sql: "SELECT id, metadata FROM documents_v" }),
+      await ok(client, "query_qa", { question: "key style" }),
+      await ok(client, "list_topics"),
+      await ok(client, "store_knowledge", { text: "Keys are snake_case.", topic: "Keys", source_qa_ids: [qa.qa_id] }),
+      await ok(client, "delete_document", { doc_id: inserted.doc_id }),
+    ];
+    const camel = results.flatMap((r) => keysOf(r)).filter((path) => /[A-Z]/.test(path.slice(path.lastIndexOf(".") + 1)));
+    expect(camel).toEqual([]);
   });
 });
