@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectToolError, ok } from "./support/agent-flow.js";
+import { call, expectToolError, ok } from "./support/agent-flow.js";
 import { assertBuilt, BIN, serverEnv, tempDataDir } from "./support/server-process.js";
 
 /** Every object key of a structured result with its path (metadata holds the user's own keys: skipped). */
@@ -68,5 +68,18 @@ describe("adoption over MCP", () => {
     ];
     const camel = results.flatMap((r) => keysOf(r)).filter((path) => /[A-Z]/.test(path.slice(path.lastIndexOf(".") + 1)));
     expect(camel).toEqual([]);
+  });
+
+  it("hybrid without vectors answers with keyword scores and says so once", async () => {
+    await ok(client, "create_database", { db_name: "plain" });
+    await ok(client, "insert_document", { db_name: "plain", text: "Quartzite ridges line the northern valley." });
+    await ok(client, "insert_document", { db_name: "plain", text: "The valley floor is farmland." });
+    const result = await call(client, "find_similar_documents", { db_name: "plain", text: "quartzite valley" });
+    const found = result.structuredContent as { results: { score: number }[]; warnings: string[] };
+    expect(found.results[0]?.score).toBe(1);
+    expect(found.warnings).toHaveLength(1);
+    expect(found.warnings[0]).toMatch(/keyword results only/);
+    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+    expect(text.match(/Warning: /g)).toHaveLength(1);
   });
 });
