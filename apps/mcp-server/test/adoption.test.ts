@@ -82,4 +82,14 @@ describe("adoption over MCP", () => {
     const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
     expect(text.match(/Warning: /g)).toHaveLength(1);
   });
+
+  it("store_qa under a new topic returns its warning once", async () => {
+    const stored = await ok<{ topic_created: boolean; warnings: string[] }>(client, "store_qa", {
+      question: "Which port does staging use?",
+      answer: "5433",
+      topic: "A brand new topic",
+    });
+    expect(stored.topic_created).toBe(true);
+    expect(stored.warnings).toHaveLength(1);
+  });
 });
