@@ -54,7 +54,10 @@ describe("answers without a model", () => {
     for (const mode of ["keyword", "hybrid"] as const) {
       const found = await db.findSimilar({ query: "zephyrite", top_k: 3, mode });
       expect(found.results, mode).toHaveLength(3);
-      expect(found.results.some((r) => r.chunk_ids.length > 1), mode).toBe(true);
+      expect(
+        found.results.some((r) => r.chunk_ids.length > 1),
+        mode,
+      ).toBe(true);
       // Without merging, top_k chunks.
       const chunks = await db.findSimilar({ query: "zephyrite", top_k: 3, mode, merge: false });
       expect(chunks.results.every((r) => r.chunk_ids.length === 1)).toBe(true);
