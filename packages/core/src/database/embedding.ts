@@ -18,7 +18,7 @@ function providerHint(model: EmbeddingModel, error: unknown): string {
     case "ollama":
       return "start Ollama (`ollama serve`) and pull the model, or point DOCDB_OLLAMA_URL at a running one";
     case "local":
-      return "make the local model available (`docdb models` shows where it is looked for), or choose another provider";
+      return "make the local model available (`docdb models` shows where it is looked for and how to get it), or embed with another provider (set OPENAI_API_KEY for OpenAI)";
     default:
       return `check the ${model.provider} provider`;
   }
