@@ -1,5 +1,6 @@
 import {
   createLogger,
+  type Database,
   type DocDB,
   DocDBError,
   type EmbeddingConfig,
@@ -13,6 +14,7 @@ import {
 } from "@docdb/core";
 import { CONFIG_FLAGS } from "@docdb/mcp-server/flags";
 import type { Command } from "commander";
+import { jsonRequested, USAGE_EXIT_CODE } from "./usage.js";
 
 export interface GlobalOptions {
   dataDir?: string;
@@ -74,12 +76,45 @@ export function openFromCommand(command: Command): DocDB {
   });
 }
 
-/** Prints `CODE: message` on stderr and sets a failing exit code; nothing goes to stdout. */
-export function reportError(error: unknown): void {
+/**
+ * The database a writing command (insert, collection add, qa add/knowledge) writes to. A
+ * missing one is created only when it is the default database (the one used without --db) or
+ * `--create` was given; otherwise NOT_FOUND naming the command that creates it: a typo in
+ * --db never makes a new, empty database.
+ */
+export async function writableDatabase(docdb: DocDB, command: Command, options: { db: string; create?: boolean }): Promise<Database> {
+  const create = options.create === true || options.db === configFromCommand(command).values.db;
+  try {
+    return await docdb.database(options.db, { create });
+  } catch (error) {
+    if (DocDBError.isInstance(error) && error.code === "NOT_FOUND" && error.details?.database === options.db) {
+      throw new DocDBError(
+        "NOT_FOUND",
+        `database "${options.db}" does not exist in ${String(error.details.location)}: create it with \`docdb db create ${options.db}\`, or run again with --create`,
+        { cause: error, details: error.details },
+      );
+    }
+    throw error;
+  }
+}
+
+/** The --create flag of the writing commands. */
+export const CREATE_FLAG = ["--create", "create the database when it does not exist (the default database always is)"] as const;
+
+/**
+ * Reports an error the one way and sets the exit code (2 for INVALID_REQUEST, 1 otherwise):
+ * `CODE: message` on stderr with nothing on stdout, or with --json the object
+ * `{"error":{"code","message"}}` on stdout (and nothing on stderr).
+ */
+export function reportError(error: unknown, json: boolean = jsonRequested()): void {
   const e = toDocDBError(error);
-  process.stderr.write(`${e.code}: ${e.message}\n`);
+  if (json) {
+    printJson({ error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } });
+  } else {
+    process.stderr.write(`${e.code}: ${e.message}\n`);
+  }
   if (e.code === "INTERNAL" && process.env.DOCDB_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  process.exitCode = e.code === "INVALID_REQUEST" ? 2 : 1;
+  process.exitCode = e.code === "INVALID_REQUEST" ? USAGE_EXIT_CODE : 1;
 }
 
 /** Wraps a command action: opens docdb, runs, closes, and reports any error the one way. */
@@ -91,11 +126,21 @@ export function action<A extends unknown[]>(fn: (docdb: DocDB, ...args: A) => Pr
       docdb = openFromCommand(command);
       await fn(docdb, ...args);
     } catch (error) {
-      reportError(error);
+      reportError(error, command.opts<{ json?: boolean }>().json === true || jsonRequested());
     } finally {
       await docdb?.close().catch(() => undefined);
     }
   };
+}
+
+/**
+ * A value with every object key in snake_case (`savedAt` → `saved_at`), for the JSON of
+ * objects whose keys are docdb's own names. Not for values holding the user's keys (metadata).
+ */
+export function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeKeys(v)]));
 }
 
 export function printJson(value: unknown): void {

@@ -21,6 +21,7 @@ import { serveCommand } from "./commands/serve.js";
 import { sqlCommand } from "./commands/sql.js";
 import { statusCommand } from "./commands/status.js";
 import { watchCommand } from "./commands/watch.js";
+import { handleUsageErrors } from "./usage.js";
 
 export function buildProgram(): Command {
   const program = new Command("docdb")
@@ -61,5 +62,6 @@ export function buildProgram(): Command {
   ]) {
     program.addCommand(command);
   }
+  handleUsageErrors(program);
   return program;
 }

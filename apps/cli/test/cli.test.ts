@@ -60,12 +60,15 @@ describe("docdb CLI (built binary)", () => {
     expect((JSON.parse(after.stdout) as { doc_id: string }[]).map((r) => r.doc_id)).not.toContain(doc_id);
   });
 
-  it("delete of an unknown id exits non-zero with NOT_FOUND and nothing on stdout", async () => {
+  it("delete of an unknown id exits non-zero with NOT_FOUND and nothing on stdout (with --json: the error as JSON)", async () => {
     await docdb("db", "create", "vectors");
-    const result = await docdb("delete", "01J0000000000000000000000", "--json");
-    expect(result.code).not.toBe(0);
+    const result = await docdb("delete", "01J0000000000000000000000");
+    expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^NOT_FOUND: /);
     expect(result.stdout).toBe("");
+    const asJson = await docdb("delete", "01J0000000000000000000000", "--json");
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: "NOT_FOUND" } });
   });
 
   it("insert of empty text or 100,001 characters exits non-zero with INVALID_REQUEST", async () => {
@@ -73,17 +76,17 @@ describe("docdb CLI (built binary)", () => {
       ["--text", ""],
       ["--text", "   \n "],
     ]) {
-      const result = await docdb("insert", ...args, "--json");
-      expect(result.code).not.toBe(0);
+      const result = await docdb("insert", ...args);
+      expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/^INVALID_REQUEST: .*empty/);
       expect(result.stdout).toBe("");
     }
     const big = join(dataDir, "big.txt");
     writeFileSync(big, "あ".repeat(100_001));
     const tooBig = await docdb("insert", big, "--json");
-    expect(tooBig.code).not.toBe(0);
-    expect(tooBig.stderr).toMatch(/^INVALID_REQUEST: .*big\.txt has more than 100000 characters, the limit for one document/);
-    expect(tooBig.stdout).toBe("");
+    expect(tooBig.code).toBe(2);
+    expect(tooBig.stderr).toBe("");
+    expect(JSON.parse(tooBig.stdout).error.message).toMatch(/big\.txt has more than 100000 characters, the limit for one document/);
     // Nothing was stored by the failed attempts.
     const status = await docdb("status", "--json");
     expect(JSON.parse(status.stdout).databases.every((d: { documents: number }) => d.documents === 0)).toBe(true);

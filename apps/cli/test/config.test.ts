@@ -81,8 +81,12 @@ describe("configuration file (built CLI)", () => {
     expect(JSON.parse(found.stdout)).toHaveLength(1);
     const more = await docdb(["find", "precedence", "--mode", "keyword", "--top-k", "5", "--json"]);
     expect(JSON.parse(more.stdout)).toHaveLength(2);
-    const other = await docdb(["insert", "--text", "elsewhere", "--db", "other", "--json"]);
-    expect(other.code).toBe(0);
+    // Not the configured default: a missing database is created only on request.
+    const refused = await docdb(["insert", "--text", "elsewhere", "--db", "other"]);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain("docdb db create other");
+    const other = await docdb(["insert", "--text", "elsewhere", "--db", "other", "--create", "--json"]);
+    expect(other.code, other.stderr).toBe(0);
     expect(existsSync(join(project, "file-data", "other.db"))).toBe(true);
   });
 

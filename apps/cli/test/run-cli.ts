@@ -27,7 +27,7 @@ export function cliAt(dataDir: () => string) {
   const docdb = (...args: string[]) => runCli(["--data-dir", dataDir(), ...args]);
   async function json<T>(...args: string[]): Promise<T> {
     const result = await docdb(...args, "--json");
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, `${result.stderr}${result.stdout}`).toBe(0);
     return JSON.parse(result.stdout) as T;
   }
   return { docdb, json };

@@ -64,6 +64,7 @@ describe("economical answers over MCP", () => {
       }),
     );
     docId = (await ok<{ doc_id: string; chunk_count: number }>(client, "insert_document", { text, title: "Harbour" })).doc_id;
+    await ok(client, "create_database", { db_name: "minerals" });
     await ok(client, "insert_document", { text: "A short note about zephyrite prices.", db_name: "minerals" });
   });
   afterAll(async () => {
@@ -135,6 +136,7 @@ describe("economical answers over MCP", () => {
 
   it("lists documents as resources (paged) and reads one", async () => {
     // More than one page: 100 per page.
+    await ok(client, "create_database", { db_name: "many" });
     for (let i = 0; i < 101; i++) await ok(client, "insert_document", { text: `filler document ${i}`, db_name: "many" });
     const first = await client.listResources();
     expect(first.resources).toHaveLength(100);

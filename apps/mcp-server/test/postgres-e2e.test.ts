@@ -128,7 +128,7 @@ describe("docdb CLI on PostgreSQL (--store)", () => {
   it("imports a folder with collection add + import, and a changed file on the next import", async () => {
     const folder = copyFixture("ja-docs");
     try {
-      await pgCli(["collection", "add", "--db", "folder", "-n", "docs", "-d", "Japanese API docs", "-s", folder]);
+      await pgCli(["collection", "add", "--create", "--db", "folder", "-n", "docs", "-d", "Japanese API docs", "-s", folder]);
       const first = json<{ added: number }>(await pgCli(["import", "--db", "folder", "-n", "docs", "--json"]));
       expect(first.added).toBe(4);
       const found = json<{ text: string }[]>(await pgCli(["find", "有効期限", "--db", "folder", "--mode", "keyword", "--json"]));
@@ -178,6 +178,7 @@ describe("docdb-mcp on PostgreSQL", () => {
       new StdioClientTransport({ command: process.execPath, args: [BIN, "--store", pg.url], env: serverEnv(withOpenAI()), stderr: "pipe" }),
     );
     try {
+      await tool(client, "create_database", { db_name: "mcp" });
       const inserted = await tool<{ doc_id: string; embedded: boolean }>(client, "insert_document", {
         db_name: "mcp",
         text: "東京は日本の首都で、隅田川が流れています。",
@@ -277,7 +278,7 @@ describe("docdb-mcp on PostgreSQL", () => {
     const FILES = 400;
     const corpus = join(root, "bulk-corpus");
     generateCorpus(corpus, { files: FILES, seed: 3 });
-    await pgCli(["collection", "add", "--db", "bulk", "-n", "corpus", "-d", "generated corpus", "-s", corpus]);
+    await pgCli(["collection", "add", "--create", "--db", "bulk", "-n", "corpus", "-d", "generated corpus", "-s", corpus]);
     const server = await startHttpServer(["--store", pg.url]);
     const client = new Client({ name: "docdb-pg-e2e-http", version: "0.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
@@ -337,7 +338,7 @@ describe("read-only SQL and reused vectors on PostgreSQL", () => {
     mkdirSync(folder, { recursive: true });
     const paragraphs = Array.from({ length: 8 }, (_, i) => `Section ${i}. ${`Paragraph ${i} explains setup and operations. `.repeat(4)}`);
     writeFileSync(join(folder, "guide.md"), paragraphs.join("\n\n"));
-    await pgCli(["collection", "add", "--db", "sqldb", "-n", "notes", "-d", "notes", "-s", folder]);
+    await pgCli(["collection", "add", "--create", "--db", "sqldb", "-n", "notes", "-d", "notes", "-s", folder]);
     const first = json<{ chunks: number; embedded: number }>(
       await pgCli(["import", "--db", "sqldb", "-n", "notes", "--chunk-size", "200", "--chunk-overlap", "0", "--json"], env),
     );
@@ -562,7 +563,7 @@ describe("docdb copy between engines", () => {
     expect(files.files.map((f) => f.path).sort()).toEqual(["README.md", "faq.txt", "guide/auth.md", "guide/errors.md"]);
 
     // Another model at the target is refused.
-    await ok(["--store", pg.url, "insert", "--db", "other_model", "--text", "x"], {
+    await ok(["--store", pg.url, "insert", "--create", "--db", "other_model", "--text", "x"], {
       ...env,
       DOCDB_EMBEDDING_DIMENSIONS: "32",
     });

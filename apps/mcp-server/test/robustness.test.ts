@@ -61,6 +61,7 @@ describe("docdb-mcp survives hostile input on stdio", () => {
       }
     }
 
+    await server.request("after-0", "tools/call", { name: "create_database", arguments: { db_name: "calm" } });
     const inserted = await server.request("after-1", "tools/call", {
       name: "insert_document",
       arguments: { text: "嵐のあとでも検索できる文書です。", db_name: "calm" },

@@ -2,6 +2,7 @@ import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
 import { analyseInThread } from "./analysis.js";
 import { noteRepair, repairText, type TextRepairs } from "./copy-repair.js";
 import { DocDBError } from "./errors.js";
+import { isSystemCollection } from "./memory/names.js";
 
 /** Documents written per transaction by a copy. */
 export const COPY_BATCH = 100;
@@ -20,8 +21,10 @@ export interface CopyOptions {
 export interface CopyResult {
   from: string;
   to: string;
-  /** Documents written by this run. */
+  /** Documents written by this run (agent memory counted apart, as in status and `db list`). */
   copied: number;
+  /** Agent memory records (topics, QAs, knowledge) written by this run. */
+  memory_records: number;
   /** Documents already at the target (an earlier run got that far). */
   skipped: number;
   chunks: number;
@@ -93,6 +96,7 @@ export async function copyStore(
   const result: CopyResult = {
     ...labels,
     copied: 0,
+    memory_records: 0,
     skipped: 0,
     chunks: 0,
     vectors: 0,
@@ -166,8 +170,10 @@ export async function copyStore(
       analyseInThread(writes);
       await target.writeDocuments(writes);
     }
-    result.copied += writes.length;
-    options.onProgress?.({ done: result.copied + result.skipped, total });
+    const memory = writes.filter((w) => isSystemCollection(w.document.collection ?? "")).length;
+    result.memory_records += memory;
+    result.copied += writes.length - memory;
+    options.onProgress?.({ done: result.copied + result.memory_records + result.skipped, total });
     if (page.length < batchSize) break;
   }
   result.repaired = repairs.repaired;

@@ -9,7 +9,7 @@ import { definedOnly, embeddingFrom, isReranker, rerankerFrom } from "./docdb-mo
 import { createEngine, isPostgresUrl } from "./engines.js";
 import { DocDBError, fromStoreError } from "./errors.js";
 import { type HealerOptions, PendingHealer } from "./healer.js";
-import { createLogger, type Logger } from "./logger.js";
+import { createLogger, type Logger, silentLogger } from "./logger.js";
 import { resolveMemoryOptions } from "./memory/memory.js";
 import type { MemoryOptions, ResolvedMemoryOptions } from "./memory/types.js";
 import type { EmbeddingConfig } from "./provider.js";
@@ -40,6 +40,10 @@ export interface OpenDocDBOptions {
    * until the first reranked search.
    */
   reranker?: Reranker | RerankerConfig | null;
+  /**
+   * Where docdb logs (any pino logger, or `createLogger`). Default: nothing at all, unless
+   * `DOCDB_LOG_LEVEL` is set, which logs JSON lines at that level on stderr.
+   */
   logger?: Logger;
   /** Longest document accepted, in characters. Default 100,000. */
   maxTextLength?: number;
@@ -96,7 +100,8 @@ export class DocDB {
     const settings = options.settings ?? environmentSettings();
     this.settings = settings;
     this.memoryOptions = resolveMemoryOptions({ ...settings.memory, ...definedOnly(options.memory ?? {}) });
-    this.logger = options.logger ?? createLogger({ level: settings.logLevel ?? "info" });
+    // A library is quiet: nothing on stderr unless given a logger or DOCDB_LOG_LEVEL.
+    this.logger = options.logger ?? (settings.logLevel ? createLogger({ level: settings.logLevel }) : silentLogger());
     ({ embedding: this.embedding, problem: this.embeddingProblem } = embeddingFrom(options.embedding, settings));
     ({ reranker: this.reranker, problem: this.rerankerProblem } = rerankerFrom(options.reranker, settings));
     this.analysis = new AnalysisPool({
@@ -222,9 +227,11 @@ export class DocDB {
     } catch (error) {
       const converted = fromStoreError(error);
       if (DocDBError.isInstance(converted) && converted.code === "NOT_FOUND") {
+        // `details.database` lets a program say how it creates one (the CLI's --create, MCP's create_database).
         throw new DocDBError(
           "NOT_FOUND",
-          `database "${name}" does not exist in ${engine.location}: create it with \`docdb db create ${name}\` or insert a document into it`,
+          `database "${name}" does not exist in ${engine.location}: create it with \`docdb db create ${name}\` (createDatabase in code)`,
+          { details: { database: name, location: engine.location } },
         );
       }
       throw converted;

@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createLogger, DocDBError } from "../src/index.js";
@@ -63,5 +65,46 @@ logger.trace("below the level");
 logger.debug({ file_name: "a.md" }, "skipped");
 logger.error({ err: new Error("disk full") }, "write failed");`);
     expect(stderr).toEqual(["debug: skipped (file name a.md)", "error: write failed (err disk full)"]);
+  });
+});
+
+describe("openDocDB's logging", () => {
+  /** Inserts and finds with the built core, no logger given; the environment is only PATH plus `env`. */
+  function insertAndFind(env: Record<string, string>): { stdout: string; stderr: string } {
+    if (!existsSync(CORE)) throw new Error(`${CORE} is missing: run \`pnpm build\` before these tests`);
+    const dir = mkdtempSync(join(tmpdir(), "docdb-quiet-"));
+    try {
+      const script = `import { openDocDB } from ${JSON.stringify(CORE)};
+const docdb = openDocDB({ dataDir: ${JSON.stringify(dir)}, embedding: null });
+const db = await docdb.database("vectors", { create: true });
+await db.insertDocument({ text: "quiet libraries write nothing" });
+const { results: hits } = await db.findSimilar({ query: "quiet", mode: "keyword" });
+await docdb.close();
+process.stdout.write(String(hits.length));`;
+      const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+        env: { PATH: process.env.PATH ?? "", ...env },
+        encoding: "utf8",
+      });
+      if (child.status !== 0) throw new Error(`the script failed (${child.status}):\n${child.stderr}`);
+      return { stdout: child.stdout, stderr: child.stderr };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("writes nothing on stderr without a logger or DOCDB_LOG_LEVEL", () => {
+    const { stdout, stderr } = insertAndFind({});
+    expect(stdout).toBe("1");
+    expect(stderr).toBe("");
+  });
+
+  it("logs JSON lines at DOCDB_LOG_LEVEL when it is set", () => {
+    const { stdout, stderr } = insertAndFind({ DOCDB_LOG_LEVEL: "info" });
+    expect(stdout).toBe("1");
+    const lines = stderr.split("\n").filter((line) => line !== "");
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.map((line) => JSON.parse(line) as { level: number; msg: string })).toContainEqual(
+      expect.objectContaining({ level: 30, msg: "insert" }),
+    );
   });
 });

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { type CollectionInfo, DocDBError } from "@docdb/core";
 import { Command } from "commander";
 import { confirm } from "../confirm.js";
-import { action, printJson } from "../context.js";
+import { action, CREATE_FLAG, printJson, writableDatabase } from "../context.js";
 import { printTable } from "./db.js";
 
 interface NameOptions {
@@ -47,13 +47,18 @@ export function collectionCommand(): Command {
     .requiredOption("-d, --description <text>", 'what it holds, written for an AI agent: "API documentation for user authentication"')
     .requiredOption("-s, --source <dir>", "the folder to import from")
     .option("--disabled", "create it disabled (no MCP tool until enabled)")
-    .option("--db <name>", "database (created when missing)", "vectors")
+    .option("--db <name>", "database", "vectors")
+    .option(...CREATE_FLAG)
     .option("--json", "print JSON")
     .addHelpText("after", '\nExample:\n  docdb collection add -n api_docs -d "API documentation for user authentication" -s ./docs/api')
     .action(
       action(
-        async (docdb, options: { name: string; description: string; source: string; disabled?: boolean; db: string; json?: boolean }) => {
-          const db = await docdb.database(options.db, { create: true });
+        async (
+          docdb,
+          options: { name: string; description: string; source: string; disabled?: boolean; db: string; create?: boolean; json?: boolean },
+          command: Command,
+        ) => {
+          const db = await writableDatabase(docdb, command, options);
           const info = await db.collections.add({
             name: options.name,
             description: options.description,

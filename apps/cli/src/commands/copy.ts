@@ -25,7 +25,8 @@ export function copyCommand(): Command {
         if (options.json) return printJson(result);
         warn(result.warnings);
         process.stdout.write(
-          `copied ${result.copied} document(s) (${result.chunks} chunks, ${result.vectors} vectors) from ${result.from} to ${result.to}` +
+          `copied ${result.copied} document(s)${result.memory_records > 0 ? ` and ${result.memory_records} agent memory record(s)` : ""}` +
+            ` (${result.chunks} chunks, ${result.vectors} vectors) from ${result.from} to ${result.to}` +
             `${result.skipped > 0 ? `; ${result.skipped} already there` : ""}; ${result.collections} collection(s)` +
             `${result.repaired > 0 ? `; ${result.repaired} with NUL or lone surrogates replaced by U+FFFD` : ""}\n`,
         );

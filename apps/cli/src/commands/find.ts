@@ -7,15 +7,23 @@ function snippet(text: string, width = 240): string {
   return flat.length > width ? `${flat.slice(0, width)}…` : flat;
 }
 
+/** `  docs/a.md:12-20`, or `  lines 12-20` for a document without a source. */
 function where(r: SearchResult): string {
-  if (!r.source) return "";
-  return r.line_start !== undefined ? `  ${r.source}:${r.line_start}-${r.line_end}` : `  ${r.source}`;
+  const lines = r.line_start !== undefined ? `${r.line_start}-${r.line_end}` : "";
+  if (!r.source) return lines ? `  lines ${lines}` : "";
+  return lines ? `  ${r.source}:${lines}` : `  ${r.source}`;
 }
 
-/** `  PaymentService.retryCharge (method, typescript)` for code. */
-function symbolOf(r: SearchResult): string {
-  const about = [r.symbol_kind, r.language].filter(Boolean).join(", ");
+/**
+ * What the passage is about: `  PaymentService.retryCharge (method, typescript)` for code,
+ * `  § Setup > Install` under a Markdown heading. The language is named only for code files
+ * (a shell block in a README is still the README's text).
+ */
+function aboutOf(r: SearchResult): string {
+  const codeFile = r.metadata?.kind === "code";
+  const about = [r.symbol_kind, codeFile ? r.language : undefined].filter(Boolean).join(", ");
   if (r.symbol) return `  ${r.symbol}${about ? ` (${about})` : ""}`;
+  if (r.heading) return `  § ${r.heading}`;
   return about ? `  (${about})` : "";
 }
 
@@ -103,7 +111,7 @@ export function findCommand(): Command {
             const merged = r.chunk_ids.length > 1 ? ` (${r.chunk_ids.length} chunks)` : "";
             const text = r.text !== undefined ? `   ${snippet(r.text)}\n` : "";
             process.stdout.write(
-              `${i + 1}. score ${r.score.toFixed(3)}${before}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${merged}${where(r)}${symbolOf(r)}\n${text}${r.stale ? `   stale: ${r.note}\n` : ""}`,
+              `${i + 1}. score ${r.score.toFixed(3)}${before}${distance}  doc ${r.doc_id}  [${r.start}-${r.end}]${merged}${where(r)}${aboutOf(r)}\n${text}${r.stale ? `   stale: ${r.note}\n` : ""}`,
             );
           });
         },

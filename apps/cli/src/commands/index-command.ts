@@ -1,6 +1,6 @@
 import { type Database, DocDBError } from "@docdb/core";
 import { Command } from "commander";
-import { action, parseInteger, printJson } from "../context.js";
+import { action, parseInteger, printJson, snakeKeys } from "../context.js";
 import { createProgress } from "../progress.js";
 
 type IndexStatus = NonNullable<Awaited<ReturnType<Database["indexStatus"]>>>;
@@ -43,7 +43,7 @@ export function indexCommand(): Command {
       action(async (docdb, options: { db: string; json?: boolean }) => {
         const db = await docdb.database(options.db);
         const status = await db.indexStatus();
-        if (options.json) return printJson(status);
+        if (options.json) return printJson(snakeKeys(status));
         if (!status) {
           process.stdout.write(`database ${options.db}: this engine keeps no vector index docdb manages\n`);
           return;
@@ -102,7 +102,7 @@ export function indexCommand(): Command {
               },
             })
             .finally(() => progress?.finish());
-          if (options.json) return printJson(status);
+          if (options.json) return printJson(snakeKeys(status));
           process.stdout.write(`rebuilt in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
           printStatus(options.db, status);
         },

@@ -3,7 +3,7 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { DEFAULT_MAX_TEXT_LENGTH, DocDBError } from "@docdb/core";
 import { Command } from "commander";
-import { action, parseJsonOption, printJson, warn } from "../context.js";
+import { action, CREATE_FLAG, parseJsonOption, printJson, warn, writableDatabase } from "../context.js";
 
 /**
  * Reads text from a stream, stopping as soon as it holds more than `maxChars` characters (so
@@ -55,7 +55,8 @@ export function insertCommand(): Command {
     .description("store a document: chunk it, index its words, embed it when a model is configured")
     .argument("[file]", "file to read, or - for stdin")
     .option("--text <text>", "the document text itself")
-    .option("--db <name>", "database (created when missing)", "vectors")
+    .option("--db <name>", "database", "vectors")
+    .option(...CREATE_FLAG)
     .option("--meta <json>", 'metadata as a JSON object, e.g. \'{"lang":"ja"}\'')
     .option("--title <title>", "document title (weighted higher in keyword search)")
     .option("--key <key>", "your own unique key: inserting again with the same key replaces that document (same doc_id)")
@@ -70,13 +71,23 @@ export function insertCommand(): Command {
         async (
           docdb,
           file: string | undefined,
-          options: { text?: string; db: string; meta?: string; title?: string; key?: string; format?: string; json?: boolean },
+          options: {
+            text?: string;
+            db: string;
+            create?: boolean;
+            meta?: string;
+            title?: string;
+            key?: string;
+            format?: string;
+            json?: boolean;
+          },
+          command: Command,
         ) => {
           const metadata = parseJsonOption(options.meta, "--meta");
           if (options.format !== undefined && options.format !== "text" && options.format !== "markdown") {
             throw new DocDBError("INVALID_REQUEST", `--format must be text or markdown, got "${options.format}"`);
           }
-          const db = await docdb.database(options.db, { create: true });
+          const db = await writableDatabase(docdb, command, options);
           const text = await readInput(file, options.text);
           const result = await db.insertDocument({
             text,

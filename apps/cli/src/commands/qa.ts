@@ -1,6 +1,6 @@
 import { DocDBError, type MemoryHit, type MergeGroup } from "@docdb/core";
 import { Command } from "commander";
-import { action, parseInteger, parseNumber, printJson, warn } from "../context.js";
+import { action, CREATE_FLAG, parseInteger, parseNumber, printJson, warn, writableDatabase } from "../context.js";
 
 function snippet(text: string, width = 200): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -37,21 +37,28 @@ export function qaCommand(): Command {
     .requiredOption("-q, --question <text>", "the question (at most 2,000 characters)")
     .requiredOption("-a, --answer <text>", "the answer (at most 20,000 characters)")
     .requiredOption("-t, --topic <name>", 'topic name, e.g. "Deploy" (at most 200 characters)')
-    .option("--db <name>", "database (created when missing)", "vectors")
+    .option("--db <name>", "database", "vectors")
+    .option(...CREATE_FLAG)
     .option("--json", "print JSON")
     .addHelpText("after", '\nExample:\n  docdb qa add -t Deploy -q "How do I roll back a deploy?" -a "deploy rollback --to previous"')
     .action(
-      action(async (docdb, options: { question: string; answer: string; topic: string; db: string; json?: boolean }) => {
-        const db = await docdb.database(options.db, { create: true });
-        const r = await db.memory.storeQa({ question: options.question, answer: options.answer, topic: options.topic });
-        if (options.json) return printJson(r);
-        warn(r.warnings);
-        process.stdout.write(`stored qa ${r.qa_id} under topic "${r.topic}"${r.topic_created ? " (new topic)" : ""}\n`);
-        if (r.similar.length > 0) {
-          process.stdout.write(`similar unmerged questions (${r.similarity}); \`docdb qa merge --dry-run\` groups them:\n`);
-          for (const s of r.similar) process.stdout.write(`  - ${s.qa_id} (${s.score.toFixed(2)}): ${snippet(s.question)}\n`);
-        }
-      }),
+      action(
+        async (
+          docdb,
+          options: { question: string; answer: string; topic: string; db: string; create?: boolean; json?: boolean },
+          command: Command,
+        ) => {
+          const db = await writableDatabase(docdb, command, options);
+          const r = await db.memory.storeQa({ question: options.question, answer: options.answer, topic: options.topic });
+          if (options.json) return printJson(r);
+          warn(r.warnings);
+          process.stdout.write(`stored qa ${r.qa_id} under topic "${r.topic}"${r.topic_created ? " (new topic)" : ""}\n`);
+          if (r.similar.length > 0) {
+            process.stdout.write(`similar unmerged questions (${r.similarity}); \`docdb qa merge --dry-run\` groups them:\n`);
+            for (const s of r.similar) process.stdout.write(`  - ${s.qa_id} (${s.score.toFixed(2)}): ${snippet(s.question)}\n`);
+          }
+        },
+      ),
     );
 
   qa.command("find")
@@ -142,16 +149,23 @@ export function qaCommand(): Command {
     .requiredOption("-t, --topic <name>", "topic")
     .requiredOption("--text <text>", "the knowledge text (at most 20,000 characters)")
     .option("--qa <ids...>", "qa_ids this knowledge replaces")
-    .option("--db <name>", "database (created when missing)", "vectors")
+    .option("--db <name>", "database", "vectors")
+    .option(...CREATE_FLAG)
     .option("--json", "print JSON")
     .action(
-      action(async (docdb, options: { topic: string; text: string; qa?: string[]; db: string; json?: boolean }) => {
-        const db = await docdb.database(options.db, { create: true });
-        const r = await db.memory.storeKnowledge({ text: options.text, topic: options.topic, source_qa_ids: options.qa });
-        if (options.json) return printJson(r);
-        warn(r.warnings);
-        process.stdout.write(`stored knowledge ${r.knowledge_id} under topic "${r.topic}"; ${r.merged_qa_ids.length} QA marked merged\n`);
-      }),
+      action(
+        async (
+          docdb,
+          options: { topic: string; text: string; qa?: string[]; db: string; create?: boolean; json?: boolean },
+          command: Command,
+        ) => {
+          const db = await writableDatabase(docdb, command, options);
+          const r = await db.memory.storeKnowledge({ text: options.text, topic: options.topic, source_qa_ids: options.qa });
+          if (options.json) return printJson(r);
+          warn(r.warnings);
+          process.stdout.write(`stored knowledge ${r.knowledge_id} under topic "${r.topic}"; ${r.merged_qa_ids.length} QA marked merged\n`);
+        },
+      ),
     );
 
   return qa;

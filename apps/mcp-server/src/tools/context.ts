@@ -1,4 +1,4 @@
-import type { DocDB } from "@docdb/core";
+import { type Database, type DocDB, DocDBError } from "@docdb/core";
 import { z } from "zod/v4";
 
 /** What every docdb tool is built from. */
@@ -6,6 +6,31 @@ export interface ToolsContext {
   docdb: DocDB;
   /** The database used when a call leaves out db_name. */
   defaultDb: string;
+}
+
+/**
+ * The database a tool call names (its db_name, else the default). Only the default database is
+ * created by a write; any other missing one is NOT_FOUND naming the create_database tool, so an
+ * agent's typo never makes a new, empty database.
+ */
+export async function databaseFor(
+  { docdb, defaultDb }: ToolsContext,
+  dbName: string | undefined,
+  use: { write?: boolean } = {},
+): Promise<Database> {
+  const name = dbName ?? defaultDb;
+  try {
+    return await docdb.database(name, { create: use.write === true && name === defaultDb });
+  } catch (error) {
+    if (DocDBError.isInstance(error) && error.code === "NOT_FOUND" && error.details?.database === name) {
+      throw new DocDBError(
+        "NOT_FOUND",
+        `database "${name}" does not exist: create it with the create_database tool (db_name "${name}") first, or leave db_name out to use "${defaultDb}"`,
+        { cause: error, details: error.details },
+      );
+    }
+    throw error;
+  }
 }
 
 export function dbNameArgument(defaultDb: string) {

@@ -8,7 +8,7 @@ export function createDatabaseTool({ docdb }: ToolsContext) {
     title: "Create a database",
     description:
       "Create a named database (one SQLite file). Creating one that already exists succeeds and changes nothing. " +
-      "insert_document also creates its database when missing, so this is only needed for an empty one.",
+      "Writing tools (insert_document, store_qa, store_knowledge) create only the default database; any other db_name must be created here first.",
     input: z.strictObject({
       db_name: z.string().describe('Database name: 1-64 letters, digits, "_" or "-" (no paths)'),
     }),

@@ -1,8 +1,9 @@
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
-import { dbNameArgument, docIdArgument, plural, type ToolsContext } from "./context.js";
+import { databaseFor, dbNameArgument, docIdArgument, plural, type ToolsContext } from "./context.js";
 
-export function deleteDocumentTool({ docdb, defaultDb }: ToolsContext) {
+export function deleteDocumentTool(context: ToolsContext) {
+  const { defaultDb } = context;
   return defineTool({
     name: "delete_document",
     title: "Delete a document",
@@ -10,7 +11,7 @@ export function deleteDocumentTool({ docdb, defaultDb }: ToolsContext) {
     input: z.strictObject({ doc_id: docIdArgument, db_name: dbNameArgument(defaultDb) }),
     output: z.object({ deleted_chunks: z.number().int() }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    run: async ({ doc_id, db_name }) => (await docdb.database(db_name ?? defaultDb)).deleteDocument(doc_id),
+    run: async ({ doc_id, db_name }) => (await databaseFor(context, db_name)).deleteDocument(doc_id),
     render: ({ deleted_chunks }, { doc_id, db_name }) =>
       `Deleted document ${doc_id} and its ${plural(deleted_chunks, "chunk")} from "${db_name ?? defaultDb}".`,
   });

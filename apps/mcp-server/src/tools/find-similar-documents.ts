@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_CHARS, MAX_MAX_CHARS, SEARCH_MODES } from "@docdb/core";
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
-import { dbNameArgument, plural, type ToolsContext } from "./context.js";
+import { databaseFor, dbNameArgument, plural, type ToolsContext } from "./context.js";
 
 export const MAX_TOP_K = 100;
 
@@ -66,7 +66,8 @@ export function renderPassages(results: z.input<typeof passageSchema>[]): string
   });
 }
 
-export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
+export function findSimilarDocumentsTool(context: ToolsContext) {
+  const { defaultDb } = context;
   return defineTool({
     name: "find_similar_documents",
     title: "Find passages",
@@ -120,7 +121,7 @@ export function findSimilarDocumentsTool({ docdb, defaultDb }: ToolsContext) {
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ text, top_k, db_name, mode, filter, threshold, rerank, max_chars, include_text, exact }) =>
-      (await docdb.database(db_name ?? defaultDb)).findSimilar({
+      (await databaseFor(context, db_name)).findSimilar({
         query: text,
         top_k,
         mode: mode as (typeof SEARCH_MODES)[number] | undefined,

@@ -1,6 +1,6 @@
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
-import { dbNameArgument, docIdArgument, plural, type ToolsContext } from "./context.js";
+import { databaseFor, dbNameArgument, docIdArgument, plural, type ToolsContext } from "./context.js";
 
 const chunkSchema = z.object({
   chunk_id: z.string(),
@@ -12,7 +12,8 @@ const chunkSchema = z.object({
   line_end: z.number().int().optional(),
 });
 
-export function getDocumentTool({ docdb, defaultDb }: ToolsContext) {
+export function getDocumentTool(context: ToolsContext) {
+  const { defaultDb } = context;
   return defineTool({
     name: "get_document",
     title: "Get a document",
@@ -46,7 +47,7 @@ export function getDocumentTool({ docdb, defaultDb }: ToolsContext) {
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ doc_id, db_name, start, end, line_start, line_end }) =>
-      (await docdb.database(db_name ?? defaultDb)).getDocument(doc_id, { start, end, line_start, line_end }),
+      (await databaseFor(context, db_name)).getDocument(doc_id, { start, end, line_start, line_end }),
     render: (doc) =>
       [
         `Document ${doc.doc_id}${doc.title ? ` "${doc.title}"` : ""}${doc.source ? ` from ${doc.source}` : ""}`,

@@ -1,15 +1,16 @@
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
-import { dbNameArgument, plural, type ToolsContext } from "./context.js";
+import { databaseFor, dbNameArgument, plural, type ToolsContext } from "./context.js";
 
-export function insertDocumentTool({ docdb, defaultDb }: ToolsContext) {
+export function insertDocumentTool(context: ToolsContext) {
+  const { defaultDb } = context;
   return defineTool({
     name: "insert_document",
     title: "Insert a document",
     description:
       "Store a document: docdb splits it into chunks, indexes its words and embeds it when a model is configured. " +
       "Japanese, English, Markdown and code all work. Text up to 100,000 characters; split longer texts. " +
-      "The database is created when missing. Returns the doc_id to get or delete it later.",
+      "The default database is created when missing; another db_name must exist (create_database). Returns the doc_id to get or delete it later.",
     input: z.strictObject({
       text: z.string().describe("The document's text (non-empty, at most 100,000 characters)"),
       metadata: z
@@ -35,7 +36,7 @@ export function insertDocumentTool({ docdb, defaultDb }: ToolsContext) {
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     run: async ({ text, metadata, db_name, title, key }) =>
-      (await docdb.database(db_name ?? defaultDb, { create: true })).insertDocument({ text, metadata, title, key }),
+      (await databaseFor(context, db_name, { write: true })).insertDocument({ text, metadata, title, key }),
     render: (result, { db_name }) =>
       [
         `${result.replaced ? "Replaced" : "Stored"} document ${result.doc_id} in "${db_name ?? defaultDb}" as ${plural(result.chunk_count, "chunk")}, ${

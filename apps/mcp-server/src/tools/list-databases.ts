@@ -13,7 +13,7 @@ export function listDatabasesTool({ docdb }: ToolsContext) {
     run: async () => ({ databases: await docdb.listDatabases() }),
     render: ({ databases }) =>
       databases.length === 0
-        ? "No databases yet: insert_document or create_database makes one."
+        ? "No databases yet: create_database makes one (insert_document makes the default one)."
         : databases
             .map(
               (d) =>

@@ -2,7 +2,7 @@ import { DocDBError, MAX_ANSWER_LENGTH, MAX_KNOWLEDGE_LENGTH, MAX_QUESTION_LENGT
 import type { CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod/v4";
 import { defineTool, type ToolContext } from "../tool.js";
-import { dbNameArgument, plural, type ToolsContext } from "./context.js";
+import { databaseFor, dbNameArgument, plural, type ToolsContext } from "./context.js";
 
 /**
  * Agent memory over MCP: store_qa, query_qa, merge_knowledge, store_knowledge and list_topics.
@@ -101,7 +101,8 @@ async function sampleMerge(context: ToolContext, group: MergeGroup, remaining: M
   return text;
 }
 
-export function memoryTools({ docdb, defaultDb }: ToolsContext) {
+export function memoryTools(context: ToolsContext) {
+  const { defaultDb } = context;
   const storeQa = defineTool({
     name: "store_qa",
     title: "Remember a solved question",
@@ -130,7 +131,7 @@ export function memoryTools({ docdb, defaultDb }: ToolsContext) {
       warnings: z.array(z.string()),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: async ({ db_name, ...input }) => (await docdb.database(db_name ?? defaultDb, { create: true })).memory.storeQa(input),
+    run: async ({ db_name, ...input }) => (await databaseFor(context, db_name, { write: true })).memory.storeQa(input),
     render: (r) =>
       [
         `Stored QA ${r.qa_id} under topic "${r.topic}"${r.topic_created ? " (new topic)" : ` (existing topic, matched by ${r.topic_match?.matched_by})`}.`,
@@ -163,7 +164,7 @@ export function memoryTools({ docdb, defaultDb }: ToolsContext) {
       warnings: z.array(z.string()),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ db_name, ...input }) => (await docdb.database(db_name ?? defaultDb)).memory.queryQa(input),
+    run: async ({ db_name, ...input }) => (await databaseFor(context, db_name)).memory.queryQa(input),
     render: (r) => {
       const head = r.topic ? `Topic "${r.topic.name}" (${r.topic.matched_by} ${r.topic.score.toFixed(2)}): ` : "";
       const lines = r.results.map((h, i) =>
@@ -197,10 +198,10 @@ export function memoryTools({ docdb, defaultDb }: ToolsContext) {
       warnings: z.array(z.string()),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: async ({ db_name, topic, threshold }, context) => {
-      const memory = (await docdb.database(db_name ?? defaultDb)).memory;
+    run: async ({ db_name, topic, threshold }, call) => {
+      const memory = (await databaseFor(context, db_name)).memory;
       const candidates = await memory.mergeCandidates({ topic, threshold });
-      if (candidates.groups.length > 0 && !context.sampling?.available()) {
+      if (candidates.groups.length > 0 && !call.sampling?.available()) {
         throw new DocDBError(
           "SAMPLING_UNAVAILABLE",
           `your client does not offer MCP sampling, so the server cannot ask your LLM to merge. ${plural(candidates.groups.length, "candidate group")}:\n` +
@@ -210,7 +211,7 @@ export function memoryTools({ docdb, defaultDb }: ToolsContext) {
       }
       const merged = [];
       for (const [i, group] of candidates.groups.entries()) {
-        const text = await sampleMerge(context, group, candidates.groups.slice(i));
+        const text = await sampleMerge(call, group, candidates.groups.slice(i));
         const stored = await memory.storeKnowledge({ text, topic: group.topic, source_qa_ids: group.qas.map((q) => q.qa_id) });
         merged.push({ ...stored, score: group.score });
       }
@@ -240,7 +241,7 @@ export function memoryTools({ docdb, defaultDb }: ToolsContext) {
     }),
     output: knowledgeSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: async ({ db_name, ...input }) => (await docdb.database(db_name ?? defaultDb, { create: true })).memory.storeKnowledge(input),
+    run: async ({ db_name, ...input }) => (await databaseFor(context, db_name, { write: true })).memory.storeKnowledge(input),
     render: (r) =>
       [
         `Stored knowledge ${r.knowledge_id} under topic "${r.topic}"${r.topic_created ? " (new topic)" : ""}; ${plural(r.merged_qa_ids.length, "QA")} marked merged.`,
@@ -268,7 +269,7 @@ export function memoryTools({ docdb, defaultDb }: ToolsContext) {
       ),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ db_name }) => ({ topics: await (await docdb.database(db_name ?? defaultDb)).memory.listTopics() }),
+    run: async ({ db_name }) => ({ topics: await (await databaseFor(context, db_name)).memory.listTopics() }),
     render: ({ topics }) =>
       topics.length === 0
         ? "No topics yet: store_qa creates them."

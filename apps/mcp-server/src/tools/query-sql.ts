@@ -1,7 +1,7 @@
 import { describeSqlViews, SQL_DEFAULT_MAX_ROWS } from "@docdb/core";
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
-import { dbNameArgument, type ToolsContext } from "./context.js";
+import { databaseFor, dbNameArgument, type ToolsContext } from "./context.js";
 
 const MCP_MAX_ROWS = 1000;
 
@@ -10,7 +10,8 @@ function cell(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-export function querySqlTool({ docdb, defaultDb }: ToolsContext) {
+export function querySqlTool(context: ToolsContext) {
+  const { defaultDb } = context;
   return defineTool({
     name: "query_sql",
     title: "Read-only SQL",
@@ -45,7 +46,7 @@ export function querySqlTool({ docdb, defaultDb }: ToolsContext) {
         .describe("The caps the query ran under"),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ sql, db_name, max_rows }) => (await docdb.database(db_name ?? defaultDb)).sql(sql, { max_rows }),
+    run: async ({ sql, db_name, max_rows }) => (await databaseFor(context, db_name)).sql(sql, { max_rows }),
     render: (result) => {
       const lines = [result.columns.join("\t"), ...result.rows.map((row) => row.map(cell).join("\t"))];
       const caps = `caps: ${result.limits.max_rows} rows, ${result.limits.max_bytes} bytes, ${result.limits.timeout_ms} ms`;

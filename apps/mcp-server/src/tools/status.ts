@@ -1,8 +1,9 @@
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
-import { databaseStatusSchema, dbNameArgument, describeModel, modelSchema, plural, type ToolsContext } from "./context.js";
+import { databaseFor, databaseStatusSchema, dbNameArgument, describeModel, modelSchema, plural, type ToolsContext } from "./context.js";
 
-export function statusTool({ docdb, defaultDb }: ToolsContext) {
+export function statusTool(context: ToolsContext) {
+  const { docdb, defaultDb } = context;
   return defineTool({
     name: "status",
     title: "Database status",
@@ -17,7 +18,7 @@ export function statusTool({ docdb, defaultDb }: ToolsContext) {
     run: async ({ db_name }) => {
       const model = docdb.embedding;
       return {
-        ...(await (await docdb.database(db_name ?? defaultDb)).status()),
+        ...(await (await databaseFor(context, db_name)).status()),
         server_model: model ? { provider: model.provider, model: model.modelId, dimensions: model.dimensions } : null,
       };
     },

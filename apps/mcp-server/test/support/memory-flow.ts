@@ -77,6 +77,8 @@ export function memoryFlowSuite(connect: () => Promise<MemoryConnected>, options
   const db_name = "memory";
   beforeAll(async () => {
     c = await connect();
+    // Writing tools create only the default database.
+    for (const name of [db_name, "memory_bad"]) await ok(c.client, "create_database", { db_name: name });
   });
   afterAll(async () => {
     await c?.close();
@@ -268,6 +270,7 @@ export function noSamplingSuite(connect: () => Promise<{ client: Client; close()
   let c: { client: Client; close(): Promise<void> };
   beforeAll(async () => {
     c = await connect();
+    await ok(c.client, "create_database", { db_name: "nosampling" });
   });
   afterAll(async () => {
     await c?.close();

@@ -201,9 +201,8 @@ export async function importCollection(target: ImportTarget, collection: Collect
     } catch (error) {
       interrupted(options.signal);
       if (!DocDBError.isInstance(error) || error.code !== "EMBEDDING_UNAVAILABLE") throw error;
-      summary.warnings.push(
-        `${error.message}; the documents are stored and keyword-searchable, \`docdb embed --pending --db ${databaseName}\` embeds them later`,
-      );
+      // The error already says what to fix and the command to run afterwards.
+      summary.warnings.push(`the files are stored and keyword-searchable, but ${error.message}`);
     }
   }
   const counts = await store.collectionCounts(name);

@@ -3,6 +3,7 @@
 import { EmbeddingError, type EmbeddingModel } from "@docdb/embed";
 import { assertSameModel, embeddingInput } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
+import { MEMORY_COLLECTIONS } from "../memory/names.js";
 import type { EmbedOptions, EmbedResult } from "../types.js";
 import { type DatabaseContext, describeEmbeddingFailure } from "./context.js";
 
@@ -17,7 +18,7 @@ function providerHint(model: EmbeddingModel, error: unknown): string {
     case "ollama":
       return "start Ollama (`ollama serve`) and pull the model, or point DOCDB_OLLAMA_URL at a running one";
     case "local":
-      return "make the local model available (`docdb models` shows where it is looked for), or choose another provider";
+      return "make the local model available (`docdb models` shows where it is looked for and how to get it), or embed with another provider (set OPENAI_API_KEY for OpenAI)";
     default:
       return `check the ${model.provider} provider`;
   }
@@ -34,6 +35,9 @@ export async function embedPending(ctx: DatabaseContext, options: EmbedOptions =
   const batchSize = options.batch_size ?? Math.max(model.maxBatchSize, 32);
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new DocDBError("INVALID_REQUEST", "batch_size must be a positive integer");
   const total = (await store.counts()).pending;
+  // Agent memory is counted apart in status; say how much of the total it is, so counts agree.
+  let memoryPending = 0;
+  for (const collection of Object.values(MEMORY_COLLECTIONS)) memoryPending += (await store.collectionCounts(collection)).pending;
   let done = 0;
   let after: string | undefined;
   for (;;) {
@@ -50,10 +54,13 @@ export async function embedPending(ctx: DatabaseContext, options: EmbedOptions =
     } catch (error) {
       if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
       const kept = done > 0 ? ` (the ${done} embedded are kept)` : "";
+      const parts = memoryPending > 0 ? ` (${total - memoryPending} of documents, ${memoryPending} of agent memory)` : "";
+      // A missing local model's own "Ways out" would repeat the hint below: its first sentence only.
+      const [reason] = describeEmbeddingFailure(error).split(". Ways out");
       throw new DocDBError(
         "EMBEDDING_UNAVAILABLE",
-        `embedding stopped after ${done} of ${total} chunks${kept}: ${describeEmbeddingFailure(error)}. To fix: ${providerHint(model, error)}; ` +
-          "then run `docdb embed --pending` again (a running `docdb serve` or docdb-mcp retries by itself)",
+        `embedding stopped after ${done} of ${total} pending chunks${parts}${kept}: ${reason}. To fix: ${providerHint(model, error)}; ` +
+          `then run \`docdb embed --pending --db ${ctx.name}\` again (a running \`docdb serve\` or docdb-mcp retries by itself)`,
         { cause: error },
       );
     }

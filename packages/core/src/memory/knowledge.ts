@@ -6,7 +6,19 @@ import { DocDBError } from "../errors.js";
 import { newId } from "../stored-chunks.js";
 import { vectorModel, vectors } from "./compare.js";
 import { MAX_KNOWLEDGE_LENGTH, MAX_SOURCE_QA_IDS, MAX_TOPIC_LENGTH, MEMORY_COLLECTIONS, requireText, validateThreshold } from "./names.js";
-import { inCollection, listAll, type MemoryScope, metadataEq, type QaDoc, str, stringArray, topics, toQa, UNMERGED_QA } from "./records.js";
+import {
+  inCollection,
+  listAll,
+  type MemoryScope,
+  metadataEq,
+  once,
+  type QaDoc,
+  str,
+  stringArray,
+  topics,
+  toQa,
+  UNMERGED_QA,
+} from "./records.js";
 import { contentTerms, cosine, jaccard, similarityGroups } from "./similarity.js";
 import { findTopic, resolveTopic, topicKey } from "./topics.js";
 import type {
@@ -69,7 +81,7 @@ export async function mergeCandidates(scope: MemoryScope, input: MergeCandidates
       });
     }
   }
-  return { groups, threshold: used ?? threshold ?? (model ? merge_threshold : merge_keyword_threshold), warnings };
+  return { groups, threshold: used ?? threshold ?? (model ? merge_threshold : merge_keyword_threshold), warnings: once(warnings) };
 }
 
 /** Stores a knowledge record under a topic and marks the given QAs merged, in one transaction (see Memory.storeKnowledge). */
@@ -141,7 +153,7 @@ export async function storeKnowledge(scope: MemoryScope, input: StoreKnowledgeIn
     topic_created: created,
     merged_qa_ids: qas.map((q) => q.id),
     embedded: knowledge?.embedded === true,
-    warnings,
+    warnings: once(warnings),
   };
 }
 

@@ -21,6 +21,7 @@ import {
   listAll,
   type MemoryScope,
   metadataEq,
+  once,
   qaRecord,
   str,
   stringArray,
@@ -82,7 +83,7 @@ export async function storeQa(scope: MemoryScope, input: StoreQaInput): Promise<
     similar,
     similarity,
     embedded: written?.embedded === true,
-    warnings,
+    warnings: once(warnings),
   };
 }
 
@@ -143,7 +144,7 @@ export async function queryQa(scope: MemoryScope, input: QueryQaInput): Promise<
     ...(results.length === 0
       ? { note: topic ? `nothing in topic "${topic.topic.name}" matches the question` : "nothing in memory matches the question" }
       : {}),
-    warnings,
+    warnings: once(warnings),
   };
 }
 

@@ -104,3 +104,8 @@ export async function listAll(db: DatabaseContext, filter: Filter): Promise<Docu
 export async function topics(db: DatabaseContext): Promise<TopicDoc[]> {
   return (await listAll(db, inCollection(MEMORY_COLLECTIONS.topics))).map(toTopic);
 }
+
+/** Each warning once, in the order first given (a topic and its record written together warn alike). */
+export function once(warnings: string[]): string[] {
+  return [...new Set(warnings)];
+}

@@ -12,9 +12,9 @@ import { MAX_QUERY_LENGTH, validateText, validateTopK } from "../validate.js";
 import { namedSymbol } from "./definitions.js";
 import { searchFilter } from "./filters.js";
 import type { Candidate } from "./fusion.js";
-import { describeBudget, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
+import { describeBudget, firstPassages, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { requireReranker, rerank } from "./rerank.js";
-import { chunkHitsOf, retrieve } from "./retrieve.js";
+import { chunkHitsOf, type RetrieveMemo, retrieve } from "./retrieve.js";
 
 /** The scored hits of candidates kept in their order (those whose chunk is gone are left out). */
 function scoredHits(kept: Candidate[], hits: Map<string, ChunkHit>): RankedHit[] {
@@ -22,6 +22,34 @@ function scoredHits(kept: Candidate[], hits: Map<string, ChunkHit>): RankedHit[]
     const hit = hits.get(r.chunkId);
     return hit ? [{ hit, score: r.score, ...(r.distance !== undefined ? { distance: r.distance } : {}) }] : [];
   });
+}
+
+/** Retrievals of one find at most (each asks for 4 times as many candidates as the last). */
+const MAX_RETRIEVE_ROUNDS = 3;
+
+/**
+ * The hits of the first `count` passages among ranked candidates (see firstPassages), reading
+ * the chunks as far down the ranking as needed (a batch at a time, into `prefetched`).
+ */
+async function firstPassagesOf(
+  ctx: DatabaseContext,
+  ranked: Candidate[],
+  count: number,
+  merge: boolean,
+  prefetched: Map<string, ChunkHit>,
+): Promise<{ hits: RankedHit[]; complete: boolean }> {
+  let read = Math.min(ranked.length, count);
+  for (;;) {
+    const hits = await chunkHitsOf(
+      ctx,
+      ranked.slice(0, read).map((r) => r.chunkId),
+      prefetched,
+    );
+    for (const [id, hit] of hits) prefetched.set(id, hit);
+    const first = firstPassages(scoredHits(ranked.slice(0, read), hits), count, merge);
+    if (first.complete || read >= ranked.length) return first;
+    read = Math.min(ranked.length, read + Math.max(count, 10));
+  }
 }
 
 /** The options of a find, validated. */
@@ -55,14 +83,27 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
   const started = performance.now();
   const { query, topK, mode, reranker, maxChars, includeText, merge } = validateFind(ctx, input, limits?.maxTopK);
   const filter = await searchFilter(ctx, input);
-  const warnings: string[] = [];
-  // Fetch more than top_k when fusion or a threshold may drop some, or a reranker reorders them.
+  let warnings: string[] = [];
+  // Fetch more than top_k when fusion or a threshold may drop some, merging may join some, or a
+  // reranker reorders them.
   const candidates = Math.max(topK, RERANK_CANDIDATES);
-  let fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : topK;
+  let fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : merge ? topK * 2 : topK;
   if (reranker) fetch = Math.max(fetch, candidates);
 
   const prefetched = new Map<string, ChunkHit>();
-  const ranked = await retrieve(ctx, query, { mode, fetch, filter, exact: input.exact === true }, warnings, prefetched);
+  const memo: RetrieveMemo = {};
+  let more = false;
+  const retrieveAll = async () => {
+    warnings = [];
+    return retrieve(
+      ctx,
+      query,
+      { mode, fetch, filter, exact: input.exact === true, memo, onCounts: (n) => (more = n.keyword >= fetch || n.vector >= fetch) },
+      warnings,
+      prefetched,
+    );
+  };
+  let ranked = await retrieveAll();
   let scored: RankedHit[];
   let retrievalScores: Map<string, number> | undefined;
   if (reranker) {
@@ -93,16 +134,19 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
       // Ties keep the retrieval order.
       .sort((a, b) => b.score - a.score || a.at - b.at)
       .filter((r) => input.threshold === undefined || r.score >= input.threshold)
-      .slice(0, topK)
       .map(({ at: _at, ...r }) => r);
+    scored = firstPassages(scored, topK, merge).hits;
   } else {
-    const kept = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold).slice(0, topK);
-    const hits = await chunkHitsOf(
-      ctx,
-      kept.map((r) => r.chunkId),
-      prefetched,
-    );
-    scored = scoredHits(kept, hits);
+    // top_k counts passages: take chunks until top_k passages, retrieving more while the
+    // candidates run out before the store does.
+    for (let round = 0; ; round++) {
+      const passing = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold);
+      const first = await firstPassagesOf(ctx, passing, topK, merge, prefetched);
+      scored = first.hits;
+      if (first.complete || !more || round === MAX_RETRIEVE_ROUNDS - 1) break;
+      fetch *= 4;
+      ranked = await retrieveAll();
+    }
   }
   const groups = groupPassages(scored, merge);
   // Merged passages are re-sliced from their document's text, so overlaps are not repeated.

@@ -79,6 +79,24 @@ export function groupPassages(ranked: RankedHit[], merge: boolean): { group: Gro
 }
 
 /**
+ * The hits of the first `count` passages: the shortest prefix of `ranked` that groups into
+ * `count` passages (neighbouring chunks merged count once), less the chunks of any passage
+ * beyond them. Fewer when `ranked` runs out; `complete` says whether `count` were found.
+ */
+export function firstPassages(ranked: RankedHit[], count: number, merge: boolean): { hits: RankedHit[]; complete: boolean } {
+  if (!merge) return { hits: ranked.slice(0, count), complete: ranked.length >= count };
+  let n = Math.min(count, ranked.length);
+  let groups = groupPassages(ranked.slice(0, n), true);
+  // Each added chunk makes at most one more passage, so adding the shortfall never overshoots.
+  while (groups.length < count && n < ranked.length) {
+    n = Math.min(ranked.length, n + (count - groups.length));
+    groups = groupPassages(ranked.slice(0, n), true);
+  }
+  const kept = new Set(groups.slice(0, count).flatMap(({ group }) => group.members.map((m) => m.hit.id)));
+  return { hits: ranked.slice(0, n).filter((r) => kept.has(r.hit.id)), complete: groups.length >= count };
+}
+
+/**
  * A passage as a search result, its text re-sliced from the document when chunks were merged. Its
  * symbol is its best chunk's, or, when the query named one packed into that chunk, that one.
  */

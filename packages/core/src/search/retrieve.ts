@@ -9,12 +9,21 @@ import type { SearchMode } from "../types.js";
 import { DEFINITION_CANDIDATES, definedSymbol, definitionsFirst, namedSymbol } from "./definitions.js";
 import { type Candidate, rank } from "./fusion.js";
 
+/** What a find's retrievals share. */
+export interface RetrieveMemo {
+  queryVector?: Float32Array;
+}
+
 /** What to retrieve: the mode, how many candidates, over what, and whether approximation is allowed. */
 export interface RetrieveOptions {
   mode: SearchMode;
   fetch: number;
   filter?: Filter;
   exact?: boolean;
+  /** Kept between retrievals of one find: the query's vector, embedded once. */
+  memo?: RetrieveMemo;
+  /** Told how many keyword and vector hits came back (fewer than `fetch` each: nothing more to find). */
+  onCounts?: (counts: { keyword: number; vector: number }) => void;
 }
 
 /** The best keyword hits among chunks of code whose own symbol is `name` (see definitions.ts). */
@@ -48,6 +57,7 @@ export async function retrieve(
   const { store } = ctx;
   let keyword: { chunkId: string; score: number }[] = [];
   let vector: VectorHit[] = [];
+  let searchedVectors = false;
   if (mode !== "vector") {
     const keywordQuery = buildKeywordQuery(query);
     keyword = keywordQuery ? await store.keywordSearch(keywordQuery, { limit: options.fetch, filter }) : [];
@@ -71,9 +81,10 @@ export async function retrieve(
       warnings.push(`database "${ctx.name}" has no vectors yet; ${mode === "hybrid" ? "keyword results only" : "nothing to compare with"}`);
     } else {
       assertSameModel(info, model, ctx.name);
-      let queryVector: Float32Array | undefined;
+      let queryVector: Float32Array | undefined = options.memo?.queryVector;
       try {
-        [queryVector] = await ctx.embed(model, [query], "query", { deadlineMs: ctx.services.embedDeadlineMs });
+        if (!queryVector) [queryVector] = await ctx.embed(model, [query], "query", { deadlineMs: ctx.services.embedDeadlineMs });
+        if (options.memo && queryVector) options.memo.queryVector = queryVector;
       } catch (error) {
         if (mode === "vector" || DocDBError.isInstance(error)) {
           throw DocDBError.isInstance(error)
@@ -85,12 +96,16 @@ export async function retrieve(
       if (queryVector) {
         const withChunks = mode === "vector" && prefetched !== undefined;
         vector = await store.vectorSearch(queryVector, { limit: options.fetch, filter, exact: options.exact, withChunks });
+        searchedVectors = true;
         if (withChunks) for (const hit of vector) if (hit.chunk) prefetched.set(hit.chunkId, hit.chunk);
       }
     }
   }
 
-  return rank(mode, keyword, vector);
+  options.onCounts?.({ keyword: keyword.length, vector: vector.length });
+  // Hybrid with no vector search to fuse (no model, no vectors yet, the query not embedded)
+  // ranks by keywords alone, with keyword scores: fusing one list would score its best hit 0.5.
+  return rank(mode === "hybrid" && !searchedVectors ? "keyword" : mode, keyword, vector);
 }
 
 /** The chunks of `ids` (unknown ids left out): those `prefetched` with the search, the others read now. */
