@@ -37,7 +37,7 @@ describe("text no engine stores", () => {
     const key = await runCli(["--data-dir", dataDir, "insert", "--text", "ok", "--meta", '{"k\\u0000":1}']);
     expect(key.stderr).toMatch(/^INVALID_REQUEST: the key "k\\u0000" in metadata contains a NUL character/);
     // On PostgreSQL the same words, not INTERNAL from the server.
-    const onPg = await runCli(["--store", pg.url, "insert", "--db", "refused", "--text", "ok", "--meta", '{"n":"\\u0000"}']);
+    const onPg = await runCli(["--store", pg.url, "insert", "--db", "refused", "--create", "--text", "ok", "--meta", '{"n":"\\u0000"}']);
     expect(onPg.code).toBe(2);
     expect(onPg.stderr).toMatch(/^INVALID_REQUEST: metadata\.n contains a NUL character \(U\+0000\) at position 0/);
   });

@@ -189,9 +189,8 @@ export function parseFilter(value: unknown): Filter | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isPlainObject(value)) throw bad("filter", "expected a JSON object of fields and values");
   if (Object.keys(value).length === 0) return undefined;
-  // Size and depth first (bounded work), then the text: no document holds NUL or a lone
-  // surrogate, and PostgreSQL cannot even take one as a parameter.
-  const filter = parse(value, "filter", 0, new Budget());
+  // No document holds NUL or a lone surrogate, and PostgreSQL cannot even take one as a
+  // parameter (the walk stops at a fixed depth, so it is bounded like the parse).
   validateWellFormed(value, "filter");
-  return filter;
+  return parse(value, "filter", 0, new Budget());
 }
