@@ -202,7 +202,7 @@ describe("every package, packed and installed with npm in a project outside the 
     writeFileSync(join(notes, "tokyo.md"), "# Tokyo\n\nTokyo is the capital of Japan, with about 14 million people.\n");
     writeFileSync(
       join(notes, "src/greet.ts"),
-      "/** Says hello to someone by name. */\nexport function greetVisitor(name: string): string {\n  return `hello ${name}`;\n}\n",
+      '/** Says hello to someone by name. */\nexport function greetVisitor(name: string): string {\n  return "hello " + name;\n}\n',
     );
     const env = { DOCDB_DATA_DIR: data };
     const inserted = JSON.parse((await inProject(bin, ["insert", "./tokyo.md", "--json"], { cwd: notes, env })).stdout) as {
@@ -235,10 +235,9 @@ describe("every package, packed and installed with npm in a project outside the 
     ).mcpServers.docdb;
     expect(config.args.join(" ")).toContain(join(project, "node_modules"));
     expect(await listTools(config.command, config.args, config.env)).toContain("find_similar_documents");
-    const cliBin = join(
-      installed("@docdb/cli"),
-      readJson<Manifest>(join(installed("@docdb/cli"), "package.json")).bin?.["docdb-mcp"] as string,
-    );
+    const cliManifest = readJson<Manifest>(join(installed("@docdb/cli"), "package.json"));
+    expect(cliManifest.bin, "@docdb/cli's bins").toHaveProperty("docdb-mcp");
+    const cliBin = join(installed("@docdb/cli"), cliManifest.bin?.["docdb-mcp"] as string);
     expect(await listTools(process.execPath, [cliBin, "--data-dir", data])).toContain("find_similar_documents");
   });
 });
