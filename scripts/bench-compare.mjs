@@ -86,7 +86,14 @@ for (const [name, dir] of Object.entries(trees)) {
   const withVectors = open(true);
   const keywordOnly = open(false);
   // `await` also accepts the synchronous API of commits before the storage contract.
-  const s = { dataDir, handles: [withVectors, keywordOnly], names: [], ingest: {}, keyword: { cpu: 0, wall: 0 }, vector: { cpu: 0, wall: 0 } };
+  const s = {
+    dataDir,
+    handles: [withVectors, keywordOnly],
+    names: [],
+    ingest: {},
+    keyword: { cpu: 0, wall: 0 },
+    vector: { cpu: 0, wall: 0 },
+  };
   for (const p of PATHS) {
     const dbName = `compare_${name}_${p.key}`;
     const db = await (p.vectors ? withVectors : keywordOnly).database(dbName, { create: true });
@@ -188,7 +195,10 @@ for (const p of PATHS) {
 console.table(rows);
 const perQuery = (part) =>
   Object.fromEntries(
-    Object.entries(state).map(([name, s]) => [name, { cpu: (s[part].cpu * 1000) / texts.length, wall: (s[part].wall * 1000) / texts.length }]),
+    Object.entries(state).map(([name, s]) => [
+      name,
+      { cpu: (s[part].cpu * 1000) / texts.length, wall: (s[part].wall * 1000) / texts.length },
+    ]),
   );
 const keyword = perQuery("keyword");
 const vector = perQuery("vector");

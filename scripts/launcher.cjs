@@ -14,7 +14,8 @@
 // $DOCDB_COMPILE_CACHE, else $XDG_CACHE_HOME/docdb/compile-cache, else
 // ~/.cache/docdb/compile-cache; DOCDB_COMPILE_CACHE=0 turns it off. It is written once, after start-up (2 s in, or at exit, whichever is first),
 // and again whenever V8 rejects it; any failure to read or write it only costs the compile.
-// Writing one removes this bundle's caches that went unused for a week (older builds).
+// Writing one removes this bundle's caches that went unused for a week (older builds). A run with
+// --dry-run reads the cache but never writes it (nor makes its folders): a dry run writes nothing.
 "use strict";
 const { isAscii } = require("node:buffer");
 const { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
@@ -78,6 +79,13 @@ function pruneStale(keep) {
   }
 }
 
+/** `--dry-run` among the arguments (before a `--`): such a run must leave no file behind. */
+function dryRun() {
+  const args = process.argv.slice(2);
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).includes("--dry-run");
+}
+
 const cachePath = cacheFile();
 let cachedData;
 if (cachePath) {
@@ -98,7 +106,7 @@ const script = new vm.Script(wrapper, {
   importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
 });
 
-if (cachePath && (cachedData === undefined || script.cachedDataRejected)) {
+if (cachePath && (cachedData === undefined || script.cachedDataRejected) && !dryRun()) {
   // After start-up, so the cache also holds the functions start-up compiled lazily.
   let written = false;
   const write = () => {

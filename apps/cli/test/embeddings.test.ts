@@ -281,7 +281,7 @@ describe("docdb models", () => {
     expect(listed.models.length).toBeGreaterThanOrEqual(3);
     expect(listed.models.every((m) => !m.present)).toBe(true);
     const table = await docdb(["models"]);
-    expect(table.stdout).toMatch(/^\*\s+Xenova\/multilingual-e5-small \(default\)\s+384 .*no \(downloads on first use\)$/m);
+    expect(table.stdout).toMatch(/^\*\s+Xenova\/multilingual-e5-small \(default\)\s+384 .*no \(hub unreachable\)$/m);
   });
 
   it("finds models in a models folder laid out <org>/<name>, and shows a folder's own model", async () => {

@@ -26,7 +26,15 @@ function fixture() {
   mkdirSync(home, { recursive: true });
   mkdirSync(project, { recursive: true });
   const dataDir = join(base, "data");
-  const env = { DOCDB_HOME: home, HOME: home, XDG_CONFIG_HOME: "", APPDATA: "", CODEX_HOME: "", CLAUDE_CONFIG_DIR: "" };
+  const env = {
+    DOCDB_HOME: home,
+    HOME: home,
+    XDG_CONFIG_HOME: "",
+    APPDATA: "",
+    CODEX_HOME: "",
+    CLAUDE_CONFIG_DIR: "",
+    DOCDB_HTTP_TOKEN: undefined,
+  };
   const docdb = (...args: string[]) => runCli(["--data-dir", dataDir, ...args], { cwd: project, env });
   return { home, project, dataDir, docdb, env };
 }
@@ -45,7 +53,10 @@ interface Case {
 
 const args = (f: Fixture) => [MCP_BIN, "--data-dir", f.dataDir];
 const plain = (f: Fixture) => ({ command: NODE, args: args(f) });
-const auth = { Authorization: "Bearer s3cret" };
+// --token s3cret: the file names the variable where the client reads one (the token itself only in ~/.claude.json).
+const literal = { Authorization: "Bearer s3cret" };
+const brace = { Authorization: `Bearer \${DOCDB_HTTP_TOKEN}` };
+const colon = { Authorization: `Bearer \${env:DOCDB_HTTP_TOKEN}` };
 const URL_ = "http://docs.example:7411/mcp";
 
 const CASES: Case[] = [
@@ -56,7 +67,7 @@ const CASES: Case[] = [
     format: "json",
     container: "mcpServers",
     stdio: (f) => ({ type: "stdio", command: NODE, args: args(f), env: {} }),
-    http: { type: "http", url: URL_, headers: auth },
+    http: { type: "http", url: URL_, headers: brace },
   },
   {
     client: "claude-code",
@@ -65,7 +76,7 @@ const CASES: Case[] = [
     format: "json",
     container: "mcpServers",
     stdio: (f) => ({ type: "stdio", command: NODE, args: args(f), env: {} }),
-    http: { type: "http", url: URL_, headers: auth },
+    http: { type: "http", url: URL_, headers: literal },
   },
   {
     client: "claude-desktop",
@@ -83,7 +94,7 @@ const CASES: Case[] = [
     format: "json",
     container: "mcpServers",
     stdio: plain,
-    http: { url: URL_, headers: auth },
+    http: { url: URL_, headers: colon },
   },
   {
     client: "cursor",
@@ -92,7 +103,7 @@ const CASES: Case[] = [
     format: "json",
     container: "mcpServers",
     stdio: plain,
-    http: { url: URL_, headers: auth },
+    http: { url: URL_, headers: colon },
   },
   {
     client: "vscode",
@@ -101,7 +112,7 @@ const CASES: Case[] = [
     format: "json",
     container: "servers",
     stdio: (f) => ({ type: "stdio", command: NODE, args: args(f) }),
-    http: { type: "http", url: URL_, headers: auth },
+    http: { type: "http", url: URL_, headers: colon },
   },
   {
     client: "vscode",
@@ -110,7 +121,7 @@ const CASES: Case[] = [
     format: "json",
     container: "servers",
     stdio: (f) => ({ type: "stdio", command: NODE, args: args(f) }),
-    http: { type: "http", url: URL_, headers: auth },
+    http: { type: "http", url: URL_, headers: colon },
   },
   {
     client: "windsurf",
@@ -119,7 +130,7 @@ const CASES: Case[] = [
     format: "json",
     container: "mcpServers",
     stdio: plain,
-    http: { serverUrl: URL_, headers: auth },
+    http: { serverUrl: URL_, headers: colon },
   },
   {
     client: "codex",
@@ -128,7 +139,7 @@ const CASES: Case[] = [
     format: "toml",
     container: "mcp_servers",
     stdio: plain,
-    http: { url: URL_, http_headers: auth },
+    http: { url: URL_, bearer_token_env_var: "DOCDB_HTTP_TOKEN" },
   },
   {
     client: "codex",
@@ -137,7 +148,7 @@ const CASES: Case[] = [
     format: "toml",
     container: "mcp_servers",
     stdio: plain,
-    http: { url: URL_, http_headers: auth },
+    http: { url: URL_, bearer_token_env_var: "DOCDB_HTTP_TOKEN" },
   },
   {
     client: "gemini",
@@ -146,7 +157,7 @@ const CASES: Case[] = [
     format: "json",
     container: "mcpServers",
     stdio: plain,
-    http: { httpUrl: URL_, headers: auth },
+    http: { httpUrl: URL_, headers: brace },
   },
   {
     client: "gemini",
@@ -155,7 +166,7 @@ const CASES: Case[] = [
     format: "json",
     container: "mcpServers",
     stdio: plain,
-    http: { httpUrl: URL_, headers: auth },
+    http: { httpUrl: URL_, headers: brace },
   },
 ];
 
@@ -253,7 +264,15 @@ describe.concurrent("docdb install / uninstall, every client (built CLI, fixture
         return;
       }
       expect(result.code).toBe(0);
-      expect(parseAs(c.format, readFileSync(file, "utf8"))).toEqual({ [c.container]: { docdb: c.http } });
+      const text = readFileSync(file, "utf8");
+      expect(parseAs(c.format, text)).toEqual({ [c.container]: { docdb: c.http } });
+      // The token stays out of every file but ~/.claude.json; where it stays out, one note says which variable to set.
+      expect(text.includes("s3cret")).toBe(c.http.headers === literal);
+      if (c.http.headers !== literal) {
+        expect(result.stderr).toMatch(
+          /^note: \S+ names \$DOCDB_HTTP_TOKEN, not the token: set DOCDB_HTTP_TOKEN to the token you gave in .+\n$/,
+        );
+      } else expect(result.stderr).toBe("");
     });
   }
 });

@@ -28,7 +28,13 @@ export { parseFilter } from "./filter.js";
 export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
 export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
 export * from "./memory/index.js";
-export { type LocalModelStatus, type LocalModelsReport, listLocalModels } from "./models.js";
+export {
+  checkModelDownloads,
+  type DownloadCheck,
+  type LocalModelStatus,
+  type LocalModelsReport,
+  listLocalModels,
+} from "./models.js";
 export { createEmbeddingModel, environmentFolders, type ModelFolders } from "./provider.js";
 export { createReranker, RERANK_CANDIDATES, rerankerProviderOf } from "./reranker.js";
 export { DEFAULT_MAX_CHARS, MAX_MAX_CHARS } from "./search/passages.js";

@@ -29,6 +29,7 @@ export interface LocalModelsReport {
   modelDir: string | null;
   /** Where downloads go. */
   cacheDir: string;
+  /** Whether a model that is not on this machine would be downloaded on first use (downloads on, no model folder set). */
   allowDownload: boolean;
   models: LocalModelStatus[];
 }
@@ -77,5 +78,51 @@ export function listLocalModels(
       location: current.locate() ?? null,
     });
   }
-  return { modelDir: config.modelDir ?? null, cacheDir, allowDownload: config.allowDownload !== false, models };
+  // A configured model folder is the only place looked in (LocalEmbeddingModel downloads nothing then).
+  const allowDownload = config.allowDownload !== false && !config.modelDir;
+  return { modelDir: config.modelDir ?? null, cacheDir, allowDownload, models };
 }
+
+/** Whether this machine can download the models a report lists as missing, asked just now. */
+export interface DownloadCheck {
+  /** The hub downloads come from (HF_ENDPOINT, else huggingface.co). */
+  host: string;
+  /** The model the hub was asked about (the current one when it is missing). */
+  model: string;
+  reachable: boolean;
+  /** Why not, in short (e.g. "ECONNREFUSED", "no answer in time"). */
+  problem?: string;
+}
+
+/**
+ * Asks the hub about one missing model with the quick HEAD request a first use makes (and
+ * `docdb status` through LocalEmbeddingModel.probe), so "downloads on first use" is only said
+ * when it would. Undefined when downloads are off or every model is on this machine.
+ */
+export async function checkModelDownloads(
+  report: LocalModelsReport,
+  config: EmbeddingConfig = resolveEmbeddingConfig(),
+  folders: ModelFolders = environmentFolders(),
+): Promise<DownloadCheck | undefined> {
+  if (!report.allowDownload) return undefined;
+  const missing = report.models.filter((m) => m.location === null && findKnownLocalModel(m.id));
+  const spec = missing.find((m) => m.isCurrent) ?? missing[0];
+  if (!spec) return undefined;
+  const host = (config.modelHost ?? DEFAULT_HUB).replace(/\/+$/, "");
+  const model = new LocalEmbeddingModel({
+    model: spec.id,
+    dimensions: spec.dimensions,
+    cacheDir: report.cacheDir,
+    hubCacheDir: folders.hubCacheDir,
+    allowDownload: true,
+    remoteHost: host,
+  });
+  const state = await model.probe();
+  if (state.ready) return { host, model: spec.id, reachable: true };
+  // probe() says "it is not on disk and <host> cannot be reached to download it (<why>) (see …)".
+  const why = /cannot be reached to download it \((.+?)\)(?: \(see|$)/.exec(state.problem ?? "")?.[1];
+  return { host, model: spec.id, reachable: false, problem: why ?? (state.problem ?? "").replace(/ \(see `docdb models`\)$/, "") };
+}
+
+/** LocalEmbeddingModel's hub when HF_ENDPOINT names none. */
+const DEFAULT_HUB = "https://huggingface.co";

@@ -1,11 +1,12 @@
 import { DocDBError, loadConfig, validateDbName } from "@docdb/core";
 import { CONFIG_FLAGS } from "@docdb/mcp-server/flags";
 import { Command } from "commander";
-import { type GlobalOptions, printJson, reportError } from "../context.js";
+import { type GlobalOptions, printJson, reportError, warn } from "../context.js";
 import { CLIENTS, findClient } from "../install/clients.js";
 import { type FileChange, installTargets, uninstallTargets } from "../install/engine.js";
 import { installContext } from "../install/paths.js";
-import { httpSpec, planFor, stdioSpec } from "../install/plan.js";
+import { DEFAULT_TOKEN_ENV, type HttpRequest, httpRequest, planFor, stdioSpec } from "../install/plan.js";
+import { tokenAdvice } from "../install/secrets.js";
 import type { ServerSpec } from "../install/types.js";
 
 const CLIENT_LIST = CLIENTS.map((c) => `${c.id} (${c.label})`).join(", ");
@@ -15,6 +16,7 @@ interface InstallOptions {
   db?: string;
   http?: string;
   token?: string;
+  tokenEnv?: string;
   serverCommand?: string;
   instructions?: boolean;
   dryRun?: boolean;
@@ -56,10 +58,12 @@ function run(uninstall: boolean) {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const ctx = installContext();
       let spec: ServerSpec | undefined;
+      let http: HttpRequest | undefined;
       let db: string | undefined;
       if (!uninstall) {
-        if (options.token !== undefined && options.http === undefined) {
-          throw new DocDBError("INVALID_REQUEST", "--token goes with --http URL (the token of a shared docdb server)");
+        if ((options.token !== undefined || options.tokenEnv !== undefined) && options.http === undefined) {
+          const flag = options.token !== undefined ? "--token" : "--token-env";
+          throw new DocDBError("INVALID_REQUEST", `${flag} goes with --http URL (the token of a shared docdb server)`);
         }
         if (options.http !== undefined) {
           if (options.db !== undefined || options.serverCommand !== undefined) {
@@ -68,7 +72,7 @@ function run(uninstall: boolean) {
               "--db and --server-command are for a server the client starts: a shared --http server has its own",
             );
           }
-          spec = httpSpec(options.http, options.token);
+          http = httpRequest(options.http, options.token, options.tokenEnv);
         } else {
           const config = loadConfig({ env: ctx.env, flags: { dataDir: globals.dataDir }, flagNames: CONFIG_FLAGS });
           db =
@@ -76,10 +80,13 @@ function run(uninstall: boolean) {
           spec = stdioSpec({ dataDir: config.values.dataDir, db, command: options.serverCommand });
         }
       }
-      const plan = planFor(client, ctx, { scope: options.scope, spec, instructions: options.instructions, db, uninstall });
+      const plan = planFor(client, ctx, { scope: options.scope, spec, http, instructions: options.instructions, db, uninstall });
       const changes = uninstall
         ? uninstallTargets(plan.targets, !!options.dryRun, plan.roots)
         : installTargets(plan.targets, !!options.dryRun);
+      const advice = tokenAdvice(client, plan.scope, plan.configFile, plan.spec, http, ctx.env, !!options.dryRun);
+      warn(advice.warnings);
+      for (const note of advice.notes) process.stderr.write(`note: ${note}\n`);
       if (options.json) {
         return printJson({
           client: client.id,
@@ -104,7 +111,11 @@ export function installCommand(): Command {
     .option("--scope <scope>", "project (the current folder) or user (the home folder); default project where the client has it")
     .option("--db <name>", "database for tool calls without db_name (default: the config file's db, else vectors)")
     .option("--http <url>", "use a shared docdb server (docdb serve --http) at this URL instead of starting one")
-    .option("--token <token>", "with --http: sent as Authorization: Bearer <token>")
+    .option(
+      "--token <token>",
+      "with --http: the server's token (sent as Authorization: Bearer <token>), kept out of the file where the client reads it from --token-env",
+    )
+    .option("--token-env <name>", `with --http: the environment variable the client reads the token from (default ${DEFAULT_TOKEN_ENV})`)
     .option("--server-command <cmd>", "command the client runs (default: this node and the absolute path of docdb-mcp)")
     .option("--instructions", "also write a short guide for the agent (a Claude Code skill, or a block in AGENTS.md / GEMINI.md)")
     .option("--dry-run", "show the change; write nothing")
@@ -113,9 +124,12 @@ export function installCommand(): Command {
       "after",
       "\nRunning it again changes nothing; `docdb uninstall <client>` takes out exactly what it added (the\n" +
         "previous bytes come back from <file>.docdb.bak when nothing else changed). The data folder is\n" +
-        "written as an absolute path (--data-dir, else docdb.config.json, DOCDB_DATA_DIR or ./data).\n\n" +
+        "written as an absolute path (--data-dir, else docdb.config.json, DOCDB_DATA_DIR or ./data).\n" +
+        `With --token or --token-env, the file names the variable (\${env:DOCDB_HTTP_TOKEN}, \${DOCDB_HTTP_TOKEN},\n` +
+        "bearer_token_env_var) rather than holding the token, except ~/.claude.json, which gets the token itself\n" +
+        "(with a warning when the file is inside a git work tree).\n\n" +
         "Examples:\n  docdb install claude-code --instructions\n  docdb install cursor --scope user --db notes --dry-run\n" +
-        "  docdb install vscode --http http://docs.internal:7411/mcp --token $DOCDB_HTTP_TOKEN",
+        "  docdb install vscode --http http://docs.internal:7411/mcp --token-env DOCDB_HTTP_TOKEN",
     )
     .action(run(false));
 }

@@ -1,4 +1,4 @@
-import { listLocalModels, resolveEmbeddingConfig } from "@docdb/core";
+import { checkModelDownloads, listLocalModels, resolveEmbeddingConfig } from "@docdb/core";
 import { Command } from "commander";
 import { action, embeddingFromFlags, printJson } from "../context.js";
 import { printTable } from "./db.js";
@@ -14,7 +14,10 @@ export function modelsCommand(): Command {
     .addHelpText("after", `\n${FOLDER_HELP}`)
     .action(
       action(async (docdb, options: { json?: boolean }, command: Command) => {
-        const report = listLocalModels(resolveEmbeddingConfig(embeddingFromFlags(command)));
+        const config = resolveEmbeddingConfig(embeddingFromFlags(command));
+        const report = listLocalModels(config);
+        // "Downloads on first use" only when the hub answers now (one quick HEAD request, as a first use makes).
+        const check = await checkModelDownloads(report, config);
         const model = docdb.embedding;
         const current = model ? { provider: model.provider, model: model.modelId, dimensions: model.dimensions } : null;
         if (options.json) {
@@ -23,6 +26,9 @@ export function modelsCommand(): Command {
             model_dir: report.modelDir,
             cache_dir: report.cacheDir,
             allow_download: report.allowDownload,
+            download_check: check
+              ? { host: check.host, model: check.model, reachable: check.reachable, ...(check.problem ? { problem: check.problem } : {}) }
+              : null,
             models: report.models.map((m) => ({
               id: m.id,
               dimensions: m.dimensions,
@@ -38,12 +44,20 @@ export function modelsCommand(): Command {
             })),
           });
         }
-        const missing = report.allowDownload ? "no (downloads on first use)" : "no";
+        const missing = !check ? "no" : check.reachable ? "no (downloads on first use)" : "no (hub unreachable)";
+        const off = report.modelDir ? " (downloads off while DOCDB_MODEL_DIR is set)" : " (downloads off)";
         process.stdout.write(
           [
             `current embedding model: ${current ? `${current.provider}/${current.model} (${current.dimensions})` : "none (keyword search only)"}`,
             `model folder (DOCDB_MODEL_DIR): ${report.modelDir ?? "-"}`,
-            `download cache: ${report.cacheDir}${report.allowDownload ? "" : " (downloads off)"}`,
+            `download cache: ${report.cacheDir}${report.allowDownload ? "" : off}`,
+            ...(check
+              ? [
+                  check.reachable
+                    ? `downloads: from ${check.host} (reachable now)`
+                    : `downloads: docdb will try ${check.host} on first use, but this machine could not reach it just now (${check.problem})`,
+                ]
+              : []),
             "",
             "",
           ].join("\n"),

@@ -21,5 +21,6 @@ export const claudeDesktop: ClientDef = {
     }
     return { command: spec.command, args: spec.args };
   },
+  tokenFromEnv: [],
   instructions: () => "Claude Desktop has no instruction file: leave out --instructions",
 };

@@ -14,11 +14,16 @@ export const codex: ClientDef = {
       : join(clientVar(ctx, "CODEX_HOME") ?? join(ctx.home, ".codex"), "config.toml"),
   format: "toml",
   container: ["mcp_servers"],
-  // Codex refuses an inline bearer_token; literal headers go in http_headers.
-  entry: (spec) =>
-    spec.kind === "stdio"
-      ? { command: spec.command, args: spec.args }
-      : { url: spec.url, ...(spec.token !== undefined ? { http_headers: { Authorization: `Bearer ${spec.token}` } } : {}) },
+  // Codex refuses an inline bearer_token: it reads the token from bearer_token_env_var (literal headers would go in http_headers).
+  entry: (spec) => {
+    if (spec.kind === "stdio") return { command: spec.command, args: spec.args };
+    const auth = spec.auth;
+    if (auth === undefined) return { url: spec.url };
+    return auth.kind === "env"
+      ? { url: spec.url, bearer_token_env_var: auth.name }
+      : { url: spec.url, http_headers: { Authorization: `Bearer ${auth.token}` } };
+  },
+  tokenFromEnv: ["project", "user"],
   instructions: (scope, ctx) => ({
     file:
       scope === "project" ? join(ctx.project, "AGENTS.md") : join(clientVar(ctx, "CODEX_HOME") ?? join(ctx.home, ".codex"), "AGENTS.md"),

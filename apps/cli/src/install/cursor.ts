@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { bearer, type ClientDef } from "./types.js";
+import { bearer, type ClientDef, envColon } from "./types.js";
 
 /** Cursor: `.cursor/mcp.json` in the project or the home folder, under `mcpServers`. */
 export const cursor: ClientDef = {
@@ -10,7 +10,9 @@ export const cursor: ClientDef = {
   configPath: (scope, ctx) => join(scope === "project" ? ctx.project : ctx.home, ".cursor", "mcp.json"),
   format: "json",
   container: ["mcpServers"],
-  entry: (spec) => (spec.kind === "stdio" ? { command: spec.command, args: spec.args } : { url: spec.url, ...bearer(spec.token) }),
+  entry: (spec) => (spec.kind === "stdio" ? { command: spec.command, args: spec.args } : { url: spec.url, ...bearer(spec.auth, envColon) }),
+  // mcp.json interpolates ${env:NAME} in url and headers.
+  tokenFromEnv: ["project", "user"],
   instructions: (scope, ctx) =>
     scope === "project"
       ? { file: join(ctx.project, "AGENTS.md"), kind: "block" }

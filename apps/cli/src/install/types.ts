@@ -12,8 +12,15 @@ export interface InstallContext {
   isolated: boolean;
 }
 
+/**
+ * How a shared server's bearer token reaches the client: `env`, the file names an environment
+ * variable the client reads when it starts (the token stays out of the file); `literal`, the
+ * token itself is written (only where the client cannot read a variable).
+ */
+export type TokenAuth = { kind: "env"; name: string } | { kind: "literal"; token: string };
+
 /** What the client should run or reach. */
-export type ServerSpec = { kind: "stdio"; command: string; args: string[] } | { kind: "http"; url: string; token: string | undefined };
+export type ServerSpec = { kind: "stdio"; command: string; args: string[] } | { kind: "http"; url: string; auth: TokenAuth | undefined };
 
 /** Where the agent's instructions go: a whole file of ours, or a marked block in a shared file. */
 export interface InstructionTarget {
@@ -33,11 +40,23 @@ export interface ClientDef {
   container: string[];
   /** The entry for docdb in this client's format; throws when the client cannot take this kind of server. */
   entry(spec: ServerSpec): Record<string, unknown>;
+  /** Scopes whose file can name an environment variable for the token (see TokenAuth); elsewhere the token itself is written. */
+  tokenFromEnv: Scope[];
   instructions?(scope: Scope, ctx: InstallContext): InstructionTarget | string;
 }
 
 export const SERVER_NAME = "docdb";
 
-export function bearer(token: string | undefined): { headers?: Record<string, string> } {
-  return token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } };
+/**
+ * `headers: { Authorization: "Bearer …" }` for a token, or none; `ref` spells an environment
+ * variable in the client's own syntax (`${env:NAME}`, `${NAME}`).
+ */
+export function bearer(auth: TokenAuth | undefined, ref: (name: string) => string): { headers?: Record<string, string> } {
+  if (auth === undefined) return {};
+  return { headers: { Authorization: `Bearer ${auth.kind === "env" ? ref(auth.name) : auth.token}` } };
 }
+
+/** `${env:NAME}`: Cursor, VS Code and Windsurf. */
+export const envColon = (name: string) => `\${env:${name}}`;
+/** `${NAME}`: Claude Code's .mcp.json and Gemini CLI's settings.json. */
+export const envBrace = (name: string) => `\${${name}}`;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { appConfigDir } from "./paths.js";
-import { bearer, type ClientDef } from "./types.js";
+import { bearer, type ClientDef, envColon } from "./types.js";
 
 /** VS Code: `.vscode/mcp.json` in the project, `mcp.json` in the user profile; under `servers`, with a `type`. JSONC. */
 export const vscode: ClientDef = {
@@ -15,7 +15,9 @@ export const vscode: ClientDef = {
   entry: (spec) =>
     spec.kind === "stdio"
       ? { type: "stdio", command: spec.command, args: spec.args }
-      : { type: "http", url: spec.url, ...bearer(spec.token) },
+      : { type: "http", url: spec.url, ...bearer(spec.auth, envColon) },
+  // mcp.json resolves VS Code's variables, ${env:NAME} among them.
+  tokenFromEnv: ["project", "user"],
   instructions: (scope, ctx) =>
     scope === "project"
       ? { file: join(ctx.project, "AGENTS.md"), kind: "block" }
