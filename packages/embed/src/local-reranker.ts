@@ -1,7 +1,7 @@
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from "@huggingface/transformers";
 import { EmbeddingError } from "./errors.js";
-import { type LoadSource, type LocalModelSourceOptions, LocalOnnxModel, type Transformers } from "./local-runtime.js";
+import { type LoadSource, type LocalModelSourceOptions, LocalOnnxModel } from "./local-runtime.js";
 import { type Reranker, type RerankOptions, sigmoid } from "./reranker.js";
+import type { PairTokenizer, SequenceClassifier, TensorLike, TransformersRuntime } from "./transformers-runtime.js";
 
 /**
  * The default local reranker: BAAI's bge-reranker-base as an ONNX export (XLM-RoBERTa base,
@@ -21,8 +21,8 @@ export interface LocalRerankerOptions extends LocalModelSourceOptions {
 }
 
 interface Loaded {
-  tokenizer: PreTrainedTokenizer;
-  model: PreTrainedModel;
+  tokenizer: PairTokenizer;
+  model: SequenceClassifier;
 }
 
 /**
@@ -55,7 +55,7 @@ export class LocalReranker extends LocalOnnxModel<Loaded> implements Reranker {
         pass.map(() => query),
         { text_pair: pass, padding: true, truncation: true, max_length: this.options.maxLength ?? 512 },
       );
-      const output = (await loaded.model(inputs)) as { logits: Tensor };
+      const output = (await loaded.model(inputs)) as { logits: TensorLike };
       const logits = output.logits;
       const labels = (logits.dims[1] as number | undefined) ?? 1;
       const data = logits.data as Float32Array;
@@ -83,7 +83,7 @@ export class LocalReranker extends LocalOnnxModel<Loaded> implements Reranker {
     );
   }
 
-  protected async build(transformers: Transformers, { from, options }: LoadSource): Promise<Loaded> {
+  protected async build(transformers: TransformersRuntime, { from, options }: LoadSource): Promise<Loaded> {
     const tokenizer = await transformers.AutoTokenizer.from_pretrained(from, {
       ...(options.local_files_only ? { local_files_only: true } : {}),
       ...(options.cache_dir ? { cache_dir: options.cache_dir, progress_callback: options.progress_callback } : {}),

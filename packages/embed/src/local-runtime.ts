@@ -11,6 +11,7 @@ import {
   type ModelDtype,
   type ModelLocation,
 } from "./model-files.js";
+import { importTransformers, type LoadOptions, type OnnxSessionOptions, type TransformersRuntime } from "./transformers-runtime.js";
 
 /**
  * What the local embedding model and the local reranker share: both run on transformers.js,
@@ -27,7 +28,7 @@ export function serialisedLoad<T>(fn: () => Promise<T>): Promise<T> {
   return run;
 }
 
-export function onnxSessionOptions(threads: number | undefined) {
+export function onnxSessionOptions(threads: number | undefined): OnnxSessionOptions {
   return { intraOpNumThreads: threads ?? availableParallelism(), interOpNumThreads: 1, logSeverityLevel: 3 as const };
 }
 
@@ -98,20 +99,11 @@ export interface LocalModelSourceOptions {
   onDownloadProgress?: (progress: DownloadProgress) => void;
 }
 
-export type Transformers = typeof import("@huggingface/transformers");
-
 /** How a subclass builds its model from transformers.js: from a folder, or from the hub into the cache. */
 export interface LoadSource {
   /** A folder path (`local_files_only`) or a hub id (downloaded into `cache_dir`). */
   from: string;
-  options: {
-    dtype: "q8" | "fp32";
-    device: "cpu";
-    session_options: ReturnType<typeof onnxSessionOptions>;
-    local_files_only?: true;
-    cache_dir?: string;
-    progress_callback?: ReturnType<typeof downloadProgressCallback>;
-  };
+  options: LoadOptions;
 }
 
 /**
@@ -153,7 +145,7 @@ export abstract class LocalOnnxModel<Loaded> {
   /** What this is, in messages: "local model", "local reranker". */
   protected abstract readonly label: string;
   /** Builds the model with transformers.js (`from` is a folder or a hub id). */
-  protected abstract build(transformers: Transformers, source: LoadSource): Promise<Loaded>;
+  protected abstract build(transformers: TransformersRuntime, source: LoadSource): Promise<Loaded>;
   protected abstract dispose(loaded: Loaded): Promise<void>;
   /** The error for a model that is not there, with the ways out. */
   protected abstract unavailable(reason: string, cause?: unknown): EmbeddingError;
@@ -257,12 +249,12 @@ export abstract class LocalOnnxModel<Loaded> {
       }
       if (this.source.allowDownload === false) throw this.unavailable(`it is not in ${this.cacheDir} and downloads are turned off`);
     }
-    const transformers = await import("@huggingface/transformers");
+    const transformers = await importTransformers();
     transformers.env.backends.onnx.logLevel = "error";
     return location ? this.loadFolder(transformers, location) : this.download(transformers);
   }
 
-  private async loadFolder(transformers: Transformers, location: ModelLocation): Promise<Loaded> {
+  private async loadFolder(transformers: TransformersRuntime, location: ModelLocation): Promise<Loaded> {
     transformers.env.allowLocalModels = true;
     transformers.env.allowRemoteModels = false;
     try {
@@ -284,7 +276,7 @@ export abstract class LocalOnnxModel<Loaded> {
     }
   }
 
-  private async download(transformers: Transformers): Promise<Loaded> {
+  private async download(transformers: TransformersRuntime): Promise<Loaded> {
     const host = this.remoteHost();
     await this.checkReachable(host);
     transformers.env.allowLocalModels = false;

@@ -1,9 +1,9 @@
-import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { EmbeddingError } from "./errors.js";
 import { DEFAULT_LOCAL_MODEL, findKnownLocalModel, type Pooling, type Prefixes, withPrefix } from "./local-models.js";
-import { type LoadSource, type LocalModelSourceOptions, LocalOnnxModel, type Transformers } from "./local-runtime.js";
+import { type LoadSource, type LocalModelSourceOptions, LocalOnnxModel } from "./local-runtime.js";
 import type { EmbeddingModel, EmbedOptions } from "./model.js";
 import { readHiddenSize } from "./model-files.js";
+import type { FeatureExtractor, TransformersRuntime } from "./transformers-runtime.js";
 
 export interface LocalEmbeddingOptions extends LocalModelSourceOptions {
   /** Hugging Face id (or a known model's short name). Default: the folder's name when `modelDir` holds one model, else multilingual-e5-small. */
@@ -29,7 +29,7 @@ export interface LocalEmbeddingOptions extends LocalModelSourceOptions {
  * CPU). Nothing is loaded until the first `embed`; the model then stays in memory until it has
  * been idle for `idleUnloadMs`. Vectors are mean- (or CLS-) pooled and L2-normalised.
  */
-export class LocalEmbeddingModel extends LocalOnnxModel<FeatureExtractionPipeline> implements EmbeddingModel {
+export class LocalEmbeddingModel extends LocalOnnxModel<FeatureExtractor> implements EmbeddingModel {
   protected readonly label = "local model";
   readonly dimensions: number;
   readonly maxBatchSize: number;
@@ -83,7 +83,7 @@ export class LocalEmbeddingModel extends LocalOnnxModel<FeatureExtractionPipelin
   }
 
   /** Longest texts first, in passes of similar length, results put back in input order. */
-  private async run(extractor: FeatureExtractionPipeline, texts: string[], options: EmbedOptions): Promise<Float32Array[]> {
+  private async run(extractor: FeatureExtractor, texts: string[], options: EmbedOptions): Promise<Float32Array[]> {
     const inputs = texts.map((text) => withPrefix(this.prefixes, options.kind, text));
     const order = inputs.map((_, i) => i).sort((a, b) => (inputs[b] as string).length - (inputs[a] as string).length || a - b);
     const vectors: Float32Array[] = new Array(texts.length);
@@ -124,11 +124,11 @@ export class LocalEmbeddingModel extends LocalOnnxModel<FeatureExtractionPipelin
     );
   }
 
-  protected build(transformers: Transformers, { from, options }: LoadSource): Promise<FeatureExtractionPipeline> {
+  protected build(transformers: TransformersRuntime, { from, options }: LoadSource): Promise<FeatureExtractor> {
     return transformers.pipeline("feature-extraction", from, options);
   }
 
-  protected async dispose(extractor: FeatureExtractionPipeline): Promise<void> {
+  protected async dispose(extractor: FeatureExtractor): Promise<void> {
     await extractor.dispose();
   }
 }
