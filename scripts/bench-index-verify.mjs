@@ -88,4 +88,6 @@ for (let r = 0; r < runs; r++) {
 const h = median(hashes);
 console.log(`index file: ${mb.toFixed(1)} MB (${vectors} × ${dims}, f16)`);
 console.log(`SHA-256 of the file (the check before load): ${h.toFixed(0)} ms median of ${runs} = ${(h / mb).toFixed(2)} ms/MB`);
-console.log(`index status (verifies): ${median(statuses).toFixed(0)} ms; first query of a fresh store (verify + load + search): ${median(firsts).toFixed(0)} ms`);
+console.log(
+  `index status (verifies): ${median(statuses).toFixed(0)} ms; first query of a fresh store (verify + load + search): ${median(firsts).toFixed(0)} ms`,
+);
