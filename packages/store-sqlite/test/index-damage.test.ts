@@ -167,6 +167,9 @@ describe("a damaged vector index file", () => {
     expect(await store.vectorIndex?.rebuild({})).toMatchObject({ state: "ready", indexed: 300 });
     expect(statSync(file).isFile()).toBe(true);
     expect(readdirSync(dir).filter((n) => n.includes(".corrupt-") && !n.endsWith(".json"))).toHaveLength(2);
+    // Dropping the database removes what was set aside with it.
+    expect(await e.dropDatabase("h")).toBe(true);
+    expect(readdirSync(dir).filter((n) => n.startsWith("h.db"))).toEqual([]);
     await e.close();
   });
 
