@@ -1,9 +1,9 @@
 // Checking an index file before usearch sees it: a SHA-256 of the whole file (streamed) kept in its
 // description, and setting a damaged file (or a directory in its place) aside as
 // `<name>.db.hnsw.corrupt-<time>` with a note `<…>.json` saying when and why.
-import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 
 /** Bytes read per call while hashing. */
@@ -26,6 +26,8 @@ export function sameIdentity(a: FileIdentity, b: FileIdentity | undefined): bool
 
 /** `sha256:<hex>` of a whole file, read in 4 MiB pieces (about 1 GB/s), with the identity of what was read. */
 export async function checksum(path: string): Promise<{ checksum: string; identity: FileIdentity }> {
+  // Required here: node:crypto is not loaded at start-up (it costs the programs a few ms).
+  const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
   const handle = await open(path, "r");
   try {
     const stats = await handle.stat();
