@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDocDB, silentLogger } from "@docdb/core";
@@ -37,7 +37,14 @@ function json<T>(result: CliResult): T {
   return JSON.parse(result.stdout) as T;
 }
 
-type Status = { state: string; vectors: number; indexed: number; behind: number; settings: Record<string, unknown> };
+type Status = {
+  state: string;
+  vectors: number;
+  indexed: number;
+  behind: number;
+  settings: Record<string, unknown>;
+  damaged?: { foundAt: string; reason: string; setAside: string | null; rebuilt: boolean };
+};
 type Found = { chunk_id: string; distance: number }[];
 
 describe("docdb index", () => {
@@ -72,5 +79,44 @@ describe("docdb index", () => {
     expect(bad.stderr).toMatch(/^INVALID_REQUEST: --quantization must be f16 or f32/m);
     const low = await docdb(["index", "rebuild", "--db", "notes", "--m", "1"]);
     expect(low.stderr).toMatch(/^INVALID_REQUEST: vector index connectivity must be a whole number from 2/m);
+  });
+
+  // Runs after the rebuild above (threshold 1: vector queries take the index).
+  it("a damaged index file: find answers exactly and warns, the file is set aside, status reports it rebuilt", async () => {
+    const file = join(dataDir, "notes.db.hnsw");
+    const bytes = readFileSync(file);
+    // Five places overwritten, same size.
+    for (const at of [0.13, 0.31, 0.5, 0.77, 0.92]) {
+      const i = Math.floor(bytes.length * at);
+      for (let j = i; j < i + 4; j++) bytes[j] = (bytes[j] as number) ^ 0x5a;
+    }
+    writeFileSync(file, bytes);
+    const args = ["find", "rotating access tokens", "--db", "notes", "--mode", "vector", "-k", "5", "--json"];
+    const found = await docdb(args);
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stderr).toMatch(/does not match the checksum in its description \(damaged\): set aside as .*notes\.db\.hnsw\.corrupt-/);
+    expect(JSON.parse(found.stdout)).toEqual(json<Found>(await docdb([...args, "--exact"])));
+    const status = json<Status>(await docdb(["index", "status", "--db", "notes", "--json"]));
+    expect(status).toMatchObject({ state: "ready", indexed: 40, damaged: { reason: expect.stringMatching(/checksum/), rebuilt: true } });
+    expect(existsSync(status.damaged?.setAside as string)).toBe(true);
+    const text = await docdb(["index", "status", "--db", "notes"]);
+    expect(text.stdout).toMatch(/^damaged: the index file does not match the checksum .*; set aside as .*; built again, written /m);
+  });
+
+  it("a directory in place of the index file: find answers (no EISDIR), the directory is set aside and the index rebuilt", async () => {
+    const file = join(dataDir, "notes.db.hnsw");
+    rmSync(file);
+    mkdirSync(file);
+    const before = json<Status>(await docdb(["index", "status", "--db", "notes", "--json"]));
+    expect(before).toMatchObject({ state: "missing", damaged: { reason: "is a directory, not an index file", setAside: null } });
+    const args = ["find", "bridge", "--db", "notes", "--mode", "vector", "-k", "3", "--json"];
+    const found = await docdb(args);
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stderr).not.toMatch(/EISDIR|INTERNAL/);
+    expect(JSON.parse(found.stdout)).toEqual(json<Found>(await docdb([...args, "--exact"])));
+    expect(statSync(file).isFile()).toBe(true);
+    const after = json<Status>(await docdb(["index", "status", "--db", "notes", "--json"]));
+    expect(after).toMatchObject({ state: "ready", damaged: { reason: "is a directory, not an index file", rebuilt: true } });
+    expect(statSync(after.damaged?.setAside as string).isDirectory()).toBe(true);
   });
 });

@@ -87,6 +87,11 @@ export class SqliteEngine implements StoreEngine {
     this.open.delete(name);
     if (!existsSync(path)) return false;
     for (const suffix of ["", "-wal", "-shm", "-journal", ".hnsw", ".hnsw.json"]) rmSync(`${path}${suffix}`, { force: true });
+    // Index files set aside as damaged (hnsw/verify.ts) go with their database.
+    const aside = `${name}.db.hnsw.`;
+    for (const file of readdirSync(this.location)) {
+      if (file.startsWith(aside) && file.includes(".corrupt-")) rmSync(join(this.location, file), { recursive: true, force: true });
+    }
     return true;
   }
 

@@ -83,6 +83,13 @@ export interface VectorIndexStatus {
    * database that leaves ef_search to the engine is searched wider); absent otherwise.
    */
   searchWidth?: number;
+  /**
+   * Present when the index file was found damaged (its checksum is not the one written with
+   * it, it cannot be read, or something else stands in its place): when and why, where it was
+   * set aside (null: not moved yet, or it could not be), and whether a new index has been
+   * written since. Queries scan exactly until it is. Reported while the set-aside file is kept.
+   */
+  damaged?: { foundAt: string; reason: string; setAside: string | null; rebuilt: boolean };
 }
 
 export interface VectorIndexProgress {

@@ -21,6 +21,14 @@ function printStatus(name: string, s: IndexStatus): void {
     `library: ${s.library}`,
     `settings: threshold ${p.threshold}, M ${p.connectivity}, ef_construction ${p.expansionAdd}, ef_search ${p.expansionSearch}, ${p.quantization}`,
   ];
+  if (s.damaged) {
+    const d = s.damaged;
+    const where = d.setAside ? `set aside as ${d.setAside}` : "not moved aside yet";
+    const then = d.rebuilt
+      ? `built again, written ${s.savedAt}`
+      : "being built again: queries scan exactly until it is (a query starts it; closing waits for it)";
+    lines.push(`damaged: the index file ${d.reason} (found ${d.foundAt}); ${where}; ${then}`);
+  }
   if (s.searchWidth !== undefined) {
     lines.push(`search width: ${s.searchWidth} candidates per query at this size (ef_search not set for this database; set it to fix one)`);
   }

@@ -1,12 +1,15 @@
 // The HNSW index on disk: `<name>.db.hnsw` (usearch's format) and its description
-// `<name>.db.hnsw.json`; reading them when they fit the model and settings, and writing them safely.
-import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import type { VectorIndexProgress, VectorIndexSettings } from "@docdb/store";
+// `<name>.db.hnsw.json` with a SHA-256 of the file; reading them when they fit the model and
+// settings and the file is intact (checked before usearch reads a byte), and writing them safely.
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { StoreError, type VectorIndexProgress, type VectorIndexSettings } from "@docdb/store";
 import type * as USearchModule from "usearch";
 import type { IndexLog, VectorIndexHost } from "./log.js";
 import { LIBRARY, loadUsearch, type USearch } from "./settings.js";
+import { checksum, type DamageNote, type FileIdentity, identity, notAFile, sameIdentity, setAside, statOrUndefined } from "./verify.js";
 
-const FORMAT = 1;
+/** 2: with `checksum` (a description of format 1, from before it, is not trusted: the file is built again). */
+const FORMAT = 2;
 
 export interface FileHeader {
   format: number;
@@ -20,8 +23,8 @@ export interface FileHeader {
   highWater: number;
   count: number;
   bytes: number;
-  /** Hash of samples of the file (start, end, and every MiB): catches truncation and most damage. */
-  sample: string;
+  /** `sha256:<hex>` of the whole file, checked before the file is handed to usearch. */
+  checksum: string;
   savedAt: string;
 }
 
@@ -36,28 +39,6 @@ export interface LoadedIndex {
   unsaved: number;
 }
 
-function sampleHash(path: string, size: number): string {
-  const fd = openSync(path, "r");
-  try {
-    // FNV-1a over 4 KiB at the start, every MiB, and the end.
-    let h = 0x811c9dc5;
-    const buffer = Buffer.alloc(4096);
-    const offsets: number[] = [];
-    for (let o = 0; o < size; o += 1 << 20) offsets.push(o);
-    offsets.push(Math.max(0, size - 4096));
-    for (const offset of offsets) {
-      const n = readSync(fd, buffer, 0, 4096, offset);
-      for (let i = 0; i < n; i++) {
-        h ^= buffer[i] as number;
-        h = Math.imul(h, 0x01000193) >>> 0;
-      }
-    }
-    return `${size}:${h.toString(16)}`;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** An empty usearch index for these settings. */
 export function newIndex(usearch: USearch, dimensions: number, settings: VectorIndexSettings): USearchModule.Index {
   return new usearch.Index({
@@ -69,6 +50,23 @@ export function newIndex(usearch: USearch, dimensions: number, settings: VectorI
     expansion_search: settings.expansionSearch,
     multi: false,
   });
+}
+
+/**
+ * What opening the stored index found: the index; or damage (the file is not what its
+ * description says, or not a readable file at all) with what was looked at; or nothing usable
+ * that is not damage (missing, older format, another model or settings: built again).
+ */
+export type LoadResult =
+  | { loaded: LoadedIndex }
+  | { damage: string; header: FileHeader | undefined; seen: FileIdentity | undefined }
+  | undefined;
+
+const MISMATCH = "does not match the checksum in its description (damaged)";
+
+function describeError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e?.code ? `${e.code}: ${e.message}` : String(e?.message ?? error);
 }
 
 /** The index file of one database and its description. */
@@ -111,23 +109,112 @@ export class IndexFile {
     );
   }
 
-  /** The stored index when it is usable for this model, dimension and settings; undefined otherwise. */
-  async load(fingerprint: string, dimensions: number, settings: VectorIndexSettings): Promise<LoadedIndex | undefined> {
+  /**
+   * The stored index when it is usable for this model, dimension and settings. The whole file
+   * is hashed and compared with its description before usearch reads it: usearch trusts its
+   * input, and a damaged file can crash the process inside it.
+   */
+  async load(fingerprint: string, dimensions: number, settings: VectorIndexSettings): Promise<LoadResult> {
+    let stats: ReturnType<typeof statOrUndefined>;
+    try {
+      stats = statOrUndefined(this.file);
+    } catch (error) {
+      return { damage: `cannot be read (${describeError(error)})`, header: undefined, seen: undefined };
+    }
+    const kind = notAFile(stats);
+    if (kind) return { damage: `is ${kind}, not an index file`, header: undefined, seen: stats && identity(stats) };
     const header = this.readHeader();
-    if (!header || !existsSync(this.file)) return undefined;
+    if (!header || !stats) return undefined;
     if (!this.matches(header, fingerprint, dimensions, settings)) return undefined;
     // Entries the file has not seen were pruned from the log, or the database is older than the file.
     if (header.highWater < this.log.floor() || header.highWater > this.log.high()) return undefined;
+    if (stats.size !== header.bytes) {
+      return { damage: `is ${stats.size} bytes, its description says ${header.bytes}`, header, seen: identity(stats) };
+    }
+    let sum: Awaited<ReturnType<typeof checksum>>;
     try {
-      const size = statSync(this.file).size;
-      if (size !== header.bytes || sampleHash(this.file, size) !== header.sample) return undefined;
+      sum = await checksum(this.file);
+    } catch (error) {
+      return { damage: `cannot be read (${describeError(error)})`, header, seen: undefined };
+    }
+    if (sum.checksum !== header.checksum) {
+      return { damage: MISMATCH, header, seen: sum.identity };
+    }
+    try {
       const usearch = await loadUsearch();
       const index = newIndex(usearch, dimensions, settings);
       index.load(this.file);
       if (index.size() !== header.count || index.dimensions() !== dimensions) return undefined;
-      return { index, fingerprint, dimensions, settings, highWater: header.highWater, unsaved: 0 };
+      return { loaded: { index, fingerprint, dimensions, settings, highWater: header.highWater, unsaved: 0 } };
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * Whether the stored file can be used with these settings: its description, size and
+   * checksum (reads the whole file). Damage found is reported, not moved: a query sets it aside.
+   */
+  async inspect(settings: VectorIndexSettings): Promise<{ header: FileHeader | undefined; damage: string | undefined }> {
+    const header = this.readHeader();
+    const fingerprint = this.host.fingerprint();
+    const dimensions = this.host.dimensions();
+    let stats: ReturnType<typeof statOrUndefined>;
+    try {
+      stats = statOrUndefined(this.file);
+    } catch (error) {
+      return { header: undefined, damage: `cannot be read (${describeError(error)})` };
+    }
+    const kind = notAFile(stats);
+    if (kind) return { header: undefined, damage: `is ${kind}, not an index file` };
+    if (!header || !stats || fingerprint === undefined || dimensions === undefined) return { header: undefined, damage: undefined };
+    if (!this.matches(header, fingerprint, dimensions, settings) || header.highWater < this.log.floor()) {
+      return { header: undefined, damage: undefined };
+    }
+    if (stats.size !== header.bytes) return { header: undefined, damage: `is ${stats.size} bytes, its description says ${header.bytes}` };
+    try {
+      if ((await checksum(this.file)).checksum !== header.checksum) return { header: undefined, damage: MISMATCH };
+    } catch (error) {
+      return { header: undefined, damage: `cannot be read (${describeError(error)})` };
+    }
+    return { header, damage: undefined };
+  }
+
+  /**
+   * Sets a damaged file aside (`<file>.corrupt-<time>`, never deleted) with its description,
+   * under the write lock and only when it is still the file that was found damaged with the
+   * same description (another process may have written a good one meanwhile). The note, or
+   * undefined when there was nothing to set aside any more. Throws when it cannot be moved.
+   */
+  async setAside(found: {
+    damage: string;
+    header: FileHeader | undefined;
+    seen: FileIdentity | undefined;
+  }): Promise<DamageNote | undefined> {
+    return this.host.write(() => {
+      const stats = statOrUndefined(this.file);
+      if (!stats) return undefined;
+      if (found.seen && !sameIdentity(identity(stats), found.seen)) return undefined;
+      if (found.header && JSON.stringify(this.readHeader()) !== JSON.stringify(found.header)) return undefined;
+      const note = setAside(this.file, found.damage, found.header ?? null);
+      rmSync(this.headerFile, { force: true });
+      return note;
+    });
+  }
+
+  /** Clears the way for a new file: a directory (or other non-file) where a file goes is set aside; throws if it cannot be. */
+  clearWay(): void {
+    for (const path of [this.file, this.headerFile]) {
+      const kind = notAFile(statOrUndefined(path));
+      if (!kind) continue;
+      try {
+        setAside(path, `is ${kind}, not an index file`, null);
+      } catch (error) {
+        throw new StoreError(
+          "UNAVAILABLE",
+          `the vector index cannot be written: ${path} is ${kind} and could not be moved aside (${describeError(error)})`,
+        );
+      }
     }
   }
 
@@ -156,7 +243,7 @@ export class IndexFile {
         highWater: loaded.highWater,
         count: loaded.index.size(),
         bytes,
-        sample: sampleHash(tmpFile, bytes),
+        checksum: (await checksum(tmpFile)).checksum,
         savedAt: new Date().toISOString(),
       };
       writeFileSync(tmpHeader, `${JSON.stringify(header, null, 2)}\n`);
@@ -166,6 +253,7 @@ export class IndexFile {
         if (this.host.fingerprint() !== loaded.fingerprint) return;
         if (current && current.fingerprint === loaded.fingerprint && current.highWater > loaded.highWater && existsSync(this.file)) return;
         if (loaded.highWater < this.log.floor()) return;
+        this.clearWay();
         renameSync(tmpFile, this.file);
         renameSync(tmpHeader, this.headerFile);
         this.log.prune(loaded.highWater);

@@ -19,6 +19,8 @@ export interface VectorIndexHost {
   dimensions(): number | undefined;
   /** Engine defaults under the per-database settings. */
   defaults: VectorIndexSettings;
+  /** Where warnings go (a damaged index file set aside); standard error when absent. */
+  warn?: (message: string) => void;
 }
 
 export interface SeqHit {

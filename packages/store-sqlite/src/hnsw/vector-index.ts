@@ -1,6 +1,5 @@
 // The approximate vector index of a SQLite database: an HNSW graph (usearch) in a file beside the
 // database, loaded or built on first use, caught up from the vector log before every query.
-import { existsSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { VectorIndexProgress, VectorIndexSettings, VectorIndexStatus } from "@docdb/store";
@@ -8,6 +7,7 @@ import { ExactMatrix } from "./exact.js";
 import { IndexFile, type LoadedIndex, newIndex } from "./file.js";
 import { IndexLog, type SeqHit, type VectorIndexHost } from "./log.js";
 import { checkSettings, LIBRARY, loadUsearch, readSettings, searchWidth, storeSettings } from "./settings.js";
+import { type FileIdentity, identity, latestDamage, sameIdentity, statOrUndefined } from "./verify.js";
 
 export type { SeqHit, VectorIndexHost } from "./log.js";
 
@@ -21,9 +21,13 @@ export type { SeqHit, VectorIndexHost } from "./log.js";
  * checked against `chunks_vec` and its distance computed again from the stored vector, so a
  * chunk deleted by anyone is never returned, whatever the index still holds.
  *
- * The file is rebuilt when it is missing, unreadable, inconsistent with its description, built
- * for another model (the fingerprint includes the time of the last re-embed), dimension or
- * graph parameters, or older than the oldest log entry kept (`vector_log_floor`).
+ * The file is rebuilt when it is missing, built for another model (the fingerprint includes the
+ * time of the last re-embed), dimension or graph parameters, or older than the oldest log entry
+ * kept (`vector_log_floor`). A file that is damaged — its SHA-256 is not the one in its
+ * description, it is not readable, or a directory stands in its place — is never handed to
+ * usearch: it is set aside (`.corrupt-<time>`, see verify.ts), a warning is written, and the
+ * index is built again in the background while queries scan exactly (the same answers as
+ * `exact: true`); closing the store waits for that build and writes the file.
  */
 
 /** Vectors added per native call while building; the event loop runs between batches. */
@@ -38,7 +42,12 @@ export class VectorIndex {
   private readonly files: IndexFile;
   private loaded: LoadedIndex | undefined;
   private exact: ExactMatrix | undefined;
-  private opening: Promise<LoadedIndex> | undefined;
+  private opening: Promise<LoadedIndex | "exact"> | undefined;
+  /** A build after damage was found: queries scan exactly until it is done. */
+  private background: Promise<void> | undefined;
+  /** A damaged file that could not be moved aside: queries scan exactly while it is there. */
+  private stuck: FileIdentity | undefined;
+  private readonly warned = new Set<string>();
 
   constructor(private readonly host: VectorIndexHost) {
     this.log = new IndexLog(host);
@@ -112,8 +121,77 @@ export class VectorIndex {
     return loaded;
   }
 
-  /** The in-memory index for the current model and settings: loaded from the file, or built. */
-  private async ensure(): Promise<LoadedIndex | undefined> {
+  private warn(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    (this.host.warn ?? ((m) => process.stderr.write(`docdb: warning: ${m}\n`)))(message);
+  }
+
+  /** Builds the index again without making queries wait (they scan exactly meanwhile). */
+  private buildInBackground(fingerprint: string, dimensions: number): void {
+    this.background ??= (async () => {
+      try {
+        await this.rebuildNow(fingerprint, dimensions, { wait: true });
+      } catch (error) {
+        this.warn(`the vector index ${this.file} could not be built again: ${(error as Error).message}`);
+      } finally {
+        this.background = undefined;
+      }
+    })();
+  }
+
+  /** Opens the stored index; damage is set aside and built again in the background ("exact" meanwhile). */
+  private async open(fingerprint: string, dimensions: number): Promise<LoadedIndex | "exact"> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const found = await this.files.load(fingerprint, dimensions, this.settings());
+      if (found && "loaded" in found) {
+        this.loaded = found.loaded;
+        return found.loaded;
+      }
+      if (!found) break;
+      let note: Awaited<ReturnType<IndexFile["setAside"]>>;
+      try {
+        note = await this.files.setAside(found);
+      } catch (error) {
+        this.stuck = found.seen;
+        this.warn(
+          `the vector index ${this.file} ${found.damage}, and it could not be moved aside (${(error as Error).message}): queries scan exactly until it is removed`,
+        );
+        return "exact";
+      }
+      // Another process wrote a new file meanwhile: look again.
+      if (!note) continue;
+      this.warn(
+        `the vector index ${this.file} ${note.reason}: set aside as ${note.setAside}; queries scan exactly while it is built again`,
+      );
+      this.buildInBackground(fingerprint, dimensions);
+      return "exact";
+    }
+    // Nothing usable: built now, unless a damaged file was set aside and not yet replaced.
+    const damage = latestDamage(this.file);
+    const header = this.files.readHeader();
+    if (damage && !(header && header.savedAt >= damage.foundAt)) {
+      this.buildInBackground(fingerprint, dimensions);
+      return "exact";
+    }
+    return this.rebuildNow(fingerprint, dimensions, { wait: false });
+  }
+
+  /** The file is still the damaged one that could not be moved aside. */
+  private stillStuck(): boolean {
+    if (!this.stuck) return false;
+    try {
+      const stats = statOrUndefined(this.file);
+      if (stats && sameIdentity(identity(stats), this.stuck)) return true;
+    } catch {
+      return true;
+    }
+    this.stuck = undefined;
+    return false;
+  }
+
+  /** The in-memory index for the current model and settings: loaded from the file, or built; "exact" while none can be trusted. */
+  private async ensure(): Promise<LoadedIndex | "exact" | undefined> {
     const fingerprint = this.host.fingerprint();
     const dimensions = this.host.dimensions();
     if (fingerprint === undefined || dimensions === undefined) return undefined;
@@ -130,12 +208,10 @@ export class VectorIndex {
     ) {
       return current;
     }
+    if (this.background || this.stillStuck()) return "exact";
     this.opening ??= (async () => {
       try {
-        const loaded = await this.files.load(fingerprint, dimensions, settings);
-        if (!loaded) return await this.rebuildNow(fingerprint, dimensions, { wait: false });
-        this.loaded = loaded;
-        return loaded;
+        return await this.open(fingerprint, dimensions);
       } finally {
         this.opening = undefined;
       }
@@ -188,11 +264,15 @@ export class VectorIndex {
   async candidates(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
     let loaded = await this.ensure();
     if (!loaded) return undefined;
+    // No index to trust yet (damage found): the exact answer, from the in-memory scan.
+    if (loaded === "exact") return this.exactSearch(query, k);
     // Far behind (a big import elsewhere): building again is faster than replaying one by one.
     if (this.log.backlog(loaded) > Math.max(REBUILD_BACKLOG, loaded.index.size())) {
       if (this.loaded === loaded) this.loaded = undefined;
       this.opening ??= this.rebuildNow(loaded.fingerprint, loaded.dimensions, { wait: false });
-      loaded = await this.opening;
+      const rebuilt = await this.opening;
+      if (rebuilt === "exact") return this.exactSearch(query, k);
+      loaded = rebuilt;
     }
     this.catchUpIndex(loaded);
     const size = loaded.index.size();
@@ -241,6 +321,8 @@ export class VectorIndex {
 
   /** Writes the file when many changes were applied since it was read (on close). */
   async flush(): Promise<void> {
+    // A build after damage finishes and is written before the store closes.
+    await this.background;
     const loaded = this.loaded;
     if (loaded && loaded.unsaved >= SAVE_AFTER_CHANGES) {
       try {
@@ -252,24 +334,22 @@ export class VectorIndex {
     }
   }
 
+  /** The state of the stored index; the file's checksum is verified (about 1 s per GB). */
   async status(): Promise<VectorIndexStatus> {
     const settings = this.settings();
     const vectors = this.vectorCount();
-    const header = this.files.readHeader();
-    const fingerprint = this.host.fingerprint();
-    const dimensions = this.host.dimensions();
-    const usable =
-      header !== undefined &&
-      fingerprint !== undefined &&
-      dimensions !== undefined &&
-      existsSync(this.file) &&
-      this.files.matches(header, fingerprint, dimensions, settings) &&
-      header.highWater >= this.log.floor() &&
-      statSync(this.file).size === header.bytes;
+    const { header, damage } = await this.files.inspect(settings);
+    const usable = header !== undefined;
     const behind = usable ? this.log.behind(header.highWater) : 0;
     const state: VectorIndexStatus["state"] =
       vectors < Math.max(1, settings.threshold) && !usable ? "exact" : !usable ? "missing" : behind > 0 ? "behind" : "ready";
     const width = state === "exact" ? 0 : this.searchWidth(vectors);
+    const note = latestDamage(this.file);
+    const damaged: VectorIndexStatus["damaged"] = damage
+      ? { foundAt: new Date().toISOString(), reason: damage, setAside: null, rebuilt: false }
+      : note
+        ? { ...note, rebuilt: usable && header.savedAt >= note.foundAt }
+        : undefined;
     return {
       state,
       library: LIBRARY,
@@ -281,6 +361,7 @@ export class VectorIndex {
       savedAt: usable ? header.savedAt : null,
       settings,
       ...(width > settings.expansionSearch ? { searchWidth: width } : {}),
+      ...(damaged ? { damaged } : {}),
     };
   }
 
@@ -293,6 +374,10 @@ export class VectorIndex {
       const settings = options.settings;
       await this.host.write(() => this.storeSettings(settings));
     }
+    await this.background;
+    // A directory (or anything but a file) where the index goes is moved aside, or a clear error.
+    this.files.clearWay();
+    this.stuck = undefined;
     const fingerprint = this.host.fingerprint();
     const dimensions = this.host.dimensions();
     this.loaded = undefined;
