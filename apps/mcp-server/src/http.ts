@@ -6,14 +6,20 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { readJsonBody } from "./http-body.js";
-import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS } from "./http-defaults.js";
+import {
+  DEFAULT_HTTP_HOST,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+} from "./http-defaults.js";
 import { checkOriginAndHost, defaultOrigins, hasToken, isLoopbackHost } from "./http-guard.js";
 import { checkJsonRpc } from "./jsonrpc-gate.js";
 import type { ToolRegistry } from "./registry.js";
 import type { DocdbResources } from "./resources.js";
 import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
 
-export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS };
+export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS };
 
 export interface HttpOptions {
   registry: ToolRegistry;
@@ -30,8 +36,13 @@ export interface HttpOptions {
   allowedOrigins?: readonly string[];
   /** Largest request body. Default 4 MiB. */
   maxBodyBytes?: number;
-  /** Open MCP sessions kept; the least recently used is closed beyond this. Default 100. */
+  /**
+   * Open MCP sessions at most. A live session is never closed to make room: at the limit, an
+   * initialize is refused (429 with Retry-After) until one is closed or expires. Default 100.
+   */
   maxSessions?: number;
+  /** A session unused this long is closed. Default 30 minutes. */
+  sessionIdleMs?: number;
 }
 
 export interface HttpHandle {
@@ -44,6 +55,8 @@ export interface HttpHandle {
 interface Session {
   server: Server;
   transport: StreamableHTTPServerTransport;
+  /** When a request last named it (ms since the epoch). */
+  lastUsed: number;
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -94,22 +107,40 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const sessions = new Map<string, Session>();
   let allowedOrigins: string[] = [];
 
-  function evictBeyondLimit(): void {
+  const sessionIdleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+
+  /** Closes the sessions nobody has used for sessionIdleMs; the map is in order of last use. */
+  function expireIdle(now = Date.now()): void {
     for (const [id, session] of sessions) {
-      if (sessions.size <= maxSessions) break;
-      logger.info({ session: id }, "closing the least recently used MCP session");
+      if (now - session.lastUsed < sessionIdleMs) break;
+      logger.info({ session: id, idle_ms: now - session.lastUsed }, "closing an idle MCP session");
       sessions.delete(id);
       session.transport.close().catch(() => undefined);
     }
   }
+  const sweeper = setInterval(expireIdle, Math.max(250, Math.min(sessionIdleMs / 4, 60_000)));
+  sweeper.unref();
 
   async function startSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+    expireIdle();
+    if (sessions.size >= maxSessions) {
+      // Never another caller's live session: the new one waits until one closes or goes idle.
+      const oldest = sessions.values().next().value as Session;
+      const retryAfter = Math.max(1, Math.ceil((oldest.lastUsed + sessionIdleMs - Date.now()) / 1000));
+      return sendError(
+        response,
+        429,
+        "CONFLICT",
+        `this server already holds its limit of ${maxSessions} open MCP sessions: close one (DELETE /mcp with its mcp-session-id) ` +
+          `or retry after ${retryAfter} s, when the idlest expires (sessions unused for ${Math.round(sessionIdleMs / 1000)} s are closed)`,
+        { headers: { "retry-after": String(retryAfter) } },
+      );
+    }
     const server = createServer(registry, { resources: options.resources });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { server, transport });
-        evictBeyondLimit();
+        sessions.set(id, { server, transport, lastUsed: Date.now() });
       },
     });
     transport.onclose = () => {
@@ -130,7 +161,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       return sendError(response, 404, "NOT_FOUND", "unknown or expired MCP session: start a new one with initialize", { rpcCode: -32001 });
     }
     if (session && sessionId !== undefined) {
-      // Most recently used last, so eviction takes the idlest session.
+      // Most recently used last, so the idle sweep meets the idlest sessions first.
+      session.lastUsed = Date.now();
       sessions.delete(sessionId);
       sessions.set(sessionId, session);
     }
@@ -229,6 +261,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     url: `http://${shownHost}:${port}/mcp`,
     port,
     async close() {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
       sessions.clear();
       await new Promise<void>((resolve) => {

@@ -29,6 +29,19 @@ export interface ResolvedServeOptions {
   defaultDb: string | undefined;
   watch: boolean;
   watchDebounceMs: number | undefined;
+  /** DOCDB_HTTP_MAX_SESSIONS: open MCP sessions at most (default 100). */
+  maxSessions: number | undefined;
+  /** DOCDB_HTTP_SESSION_IDLE_SECONDS, in ms: a session unused this long is closed (default 30 min). */
+  sessionIdleMs: number | undefined;
+}
+
+function positiveWhole(value: string | undefined, where: string): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new DocDBError("INVALID_REQUEST", `${where} must be a whole number of at least 1, got ${JSON.stringify(value.slice(0, 40))}`);
+  }
+  return number;
 }
 
 function parsePort(value: number | string, where: string): number {
@@ -76,6 +89,10 @@ export function resolveServeOptions(options: ServeOptions, env: NodeJS.ProcessEn
     defaultDb: options.defaultDb,
     watch: options.watch ?? false,
     watchDebounceMs: options.watchDebounceMs,
+    maxSessions: positiveWhole(env.DOCDB_HTTP_MAX_SESSIONS, "DOCDB_HTTP_MAX_SESSIONS"),
+    sessionIdleMs: ((seconds) => (seconds === undefined ? undefined : seconds * 1000))(
+      positiveWhole(env.DOCDB_HTTP_SESSION_IDLE_SECONDS, "DOCDB_HTTP_SESSION_IDLE_SECONDS"),
+    ),
   };
 }
 

@@ -92,6 +92,8 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
         port: resolved.port,
         token: resolved.token,
         allowedOrigins: resolved.allowedOrigins,
+        maxSessions: resolved.maxSessions,
+        sessionIdleMs: resolved.sessionIdleMs,
       });
       process.stderr.write(
         `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""})\n`,
