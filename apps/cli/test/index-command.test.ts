@@ -43,7 +43,7 @@ type Status = {
   indexed: number;
   behind: number;
   settings: Record<string, unknown>;
-  damaged?: { foundAt: string; reason: string; setAside: string | null; rebuilt: boolean };
+  damaged?: { found_at: string; reason: string; set_aside: string | null; rebuilt: boolean };
 };
 type Found = { chunk_id: string; distance: number }[];
 
@@ -98,7 +98,7 @@ describe("docdb index", () => {
     expect(JSON.parse(found.stdout)).toEqual(json<Found>(await docdb([...args, "--exact"])));
     const status = json<Status>(await docdb(["index", "status", "--db", "notes", "--json"]));
     expect(status).toMatchObject({ state: "ready", indexed: 40, damaged: { reason: expect.stringMatching(/checksum/), rebuilt: true } });
-    expect(existsSync(status.damaged?.setAside as string)).toBe(true);
+    expect(existsSync(status.damaged?.set_aside as string)).toBe(true);
     const text = await docdb(["index", "status", "--db", "notes"]);
     expect(text.stdout).toMatch(/^damaged: the index file does not match the checksum .*; set aside as .*; built again, written /m);
   });
@@ -108,7 +108,7 @@ describe("docdb index", () => {
     rmSync(file);
     mkdirSync(file);
     const before = json<Status>(await docdb(["index", "status", "--db", "notes", "--json"]));
-    expect(before).toMatchObject({ state: "missing", damaged: { reason: "is a directory, not an index file", setAside: null } });
+    expect(before).toMatchObject({ state: "missing", damaged: { reason: "is a directory, not an index file", set_aside: null } });
     const args = ["find", "bridge", "--db", "notes", "--mode", "vector", "-k", "3", "--json"];
     const found = await docdb(args);
     expect(found.code, found.stderr).toBe(0);
@@ -117,6 +117,6 @@ describe("docdb index", () => {
     expect(statSync(file).isFile()).toBe(true);
     const after = json<Status>(await docdb(["index", "status", "--db", "notes", "--json"]));
     expect(after).toMatchObject({ state: "ready", damaged: { reason: "is a directory, not an index file", rebuilt: true } });
-    expect(statSync(after.damaged?.setAside as string).isDirectory()).toBe(true);
+    expect(statSync(after.damaged?.set_aside as string).isDirectory()).toBe(true);
   });
 });
