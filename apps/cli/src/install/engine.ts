@@ -32,7 +32,10 @@ function writeAll(steps: { file: string; write: () => void }[]): void {
     } catch (error) {
       const e = fsError(error, step.file, "write");
       if (done.length === 0) throw e;
-      throw new DocDBError("INVALID_REQUEST", `${e.message.replace(/ \(nothing was changed\)$/, "")} (already written: ${done.join(", ")})`);
+      throw new DocDBError(
+        "INVALID_REQUEST",
+        `${e.message.replace(/ \(nothing was changed\)$/, "")} (already written: ${done.join(", ")})`,
+      );
     }
     done.push(step.file);
   }
