@@ -1,7 +1,7 @@
 import { DocDBError, loadConfig, validateDbName } from "@docdb/core";
 import { CONFIG_FLAGS } from "@docdb/mcp-server/flags";
 import { Command } from "commander";
-import { type GlobalOptions, printJson, reportError, warn } from "../context.js";
+import { type GlobalOptions, printJson, reportError, snakeKeys, warn } from "../context.js";
 import { CLIENTS, findClient } from "../install/clients.js";
 import { type FileChange, installTargets, uninstallTargets } from "../install/engine.js";
 import { installContext } from "../install/paths.js";
@@ -44,6 +44,7 @@ function printChanges(label: string, scope: string, changes: FileChange[], dryRu
     const verb = dryRun ? `would be ${VERBS[c.action]}` : VERBS[c.action];
     process.stdout.write(`${label} (${scope}): ${c.path} ${verb}${c.note ? `: ${c.note}` : ""}\n`);
     if (c.backup && !uninstall && !dryRun) process.stdout.write(`  backup of the previous file: ${c.backup}\n`);
+    if (c.earlierBackup) process.stdout.write(`  the earlier backup there ${dryRun ? "would be" : "was"} kept as ${c.earlierBackup}\n`);
     if (dryRun && c.diff) process.stdout.write(`${c.diff.replace(/^/gm, "    ")}\n`);
   }
   if (dryRun) process.stdout.write("dry run: nothing was written\n");
@@ -94,7 +95,7 @@ function run(uninstall: boolean) {
           dry_run: !!options.dryRun,
           changed: changes.some((c) => c.action !== "unchanged" && c.action !== "absent" && c.action !== "kept"),
           ...(plan.entry ? { server: plan.entry } : {}),
-          files: changes,
+          files: snakeKeys(changes),
         });
       }
       printChanges(client.label, plan.scope, changes, !!options.dryRun, uninstall);
@@ -123,7 +124,9 @@ export function installCommand(): Command {
     .addHelpText(
       "after",
       "\nRunning it again changes nothing; `docdb uninstall <client>` takes out exactly what it added (the\n" +
-        "previous bytes come back from <file>.docdb.bak when nothing else changed). The data folder is\n" +
+        "previous bytes come back from <file>.docdb.bak when nothing else changed; an earlier backup there is\n" +
+        "kept as <file>.docdb.bak.1, .2, …). A symbolic link is written through (the link stays); a read-only\n" +
+        "file is refused, never rewritten. The data folder is\n" +
         "written as an absolute path (--data-dir, else docdb.config.json, DOCDB_DATA_DIR or ./data).\n" +
         `With --token or --token-env, the file names the variable (\${env:DOCDB_HTTP_TOKEN}, \${DOCDB_HTTP_TOKEN},\n` +
         "bearer_token_env_var) rather than holding the token, except ~/.claude.json, which gets the token itself\n" +

@@ -121,9 +121,16 @@ export function jsonEditor(file: string, container: string[], name: string, comm
     },
     rest(text) {
       const doc = value(text);
-      let holder: Record<string, unknown> | undefined = doc;
-      for (const key of container) holder = holder?.[key] as Record<string, unknown> | undefined;
-      if (holder) delete holder[name];
+      const chain: Record<string, unknown>[] = [doc];
+      for (const key of container) {
+        const next = chain[chain.length - 1]?.[key];
+        if (typeof next !== "object" || next === null) break;
+        chain.push(next as Record<string, unknown>);
+      }
+      if (chain.length === container.length + 1) delete chain[chain.length - 1]?.[name];
+      // A server object left empty means the same as none (install may have added it).
+      for (let i = chain.length - 1; i > 0 && Object.keys(chain[i] ?? {}).length === 0; i--)
+        delete chain[i - 1]?.[container[i - 1] as string];
       return doc;
     },
     isBare(text) {
