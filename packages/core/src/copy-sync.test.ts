@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DocumentWrite, Store, StoreEngine } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { storeContentHash as contentHash } from "../../../test/support/store-hash.js";
 import { copyStore } from "./copy.js";
 
 let root: string;
@@ -49,25 +49,6 @@ function doc(i: number, v = 0, extra: Partial<DocumentWrite> = {}, vectors?: Flo
     })),
     ...extra,
   };
-}
-
-/** sha256 over every table as the Store contract shows it: documents, chunks, vectors, files, collections, model. */
-async function contentHash(store: Store): Promise<string> {
-  const hash = createHash("sha256");
-  const add = (value: unknown) => hash.update(`${JSON.stringify(value)}\n`);
-  add(await store.getEmbeddingInfo());
-  for (const summary of await store.listDocuments({ limit: 100_000 })) {
-    const d = await store.getDocument(summary.id);
-    add([d?.id, d?.key, d?.source, d?.title, d?.content, d?.contentHash, d?.metadata, d?.collection, d?.createdAt, d?.updatedAt]);
-    for (const c of await store.exportChunks(summary.id)) {
-      add([c.id, c.idx, c.text, c.start, c.end, c.embedded, c.inputHash, c.vector ? Buffer.from(c.vector.buffer).toString("hex") : null]);
-    }
-  }
-  for (const c of await store.listCollections()) {
-    add([c.name, c.description, c.source, c.enabled, c.settings, c.lastImportAt]);
-    for (const f of await store.listFiles(c.name)) add([f.docId, f.path, f.size, f.mtime, f.contentHash, f.chunking]);
-  }
-  return hash.digest("hex");
 }
 
 const labels = { from: "a", to: "b" };
