@@ -1,12 +1,33 @@
 import { createHash } from "node:crypto";
-import type { Store } from "@docdb/store";
+
+/** The reads of the Store contract (`@docdb/store`) this helper uses. */
+export interface HashableStore {
+  getEmbeddingInfo(): Promise<unknown>;
+  listDocuments(options: { limit: number; offset?: number }): Promise<{ id: string }[]>;
+  getDocument(id: string): Promise<object | undefined>;
+  exportChunks(docId: string): Promise<object[]>;
+  listCollections(): Promise<{ name: string }[]>;
+  listFiles(collection: string): Promise<object[]>;
+}
+
+/** The named fields of a row, in that order. */
+function pick(row: object | undefined, names: string[]): unknown[] {
+  const fields = (row ?? {}) as Record<string, unknown>;
+  return names.map((name) => {
+    const value = fields[name];
+    if (value instanceof Float32Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
+    // Times as instants: engines print the same one differently.
+    if (/At$/.test(name)) return typeof value === "string" ? Date.parse(value) : null;
+    return value ?? null;
+  });
+}
 
 /**
  * sha256 over every table of a database as the Store contract shows it: the embedding model;
  * documents with content, metadata and times; chunks with text, offsets, embedded state, input
  * hash and vector bytes; collections with their settings; file rows. Equal hashes: equal databases.
  */
-export async function storeContentHash(store: Store): Promise<string> {
+export async function storeContentHash(store: HashableStore): Promise<string> {
   const hash = createHash("sha256");
   const add = (value: unknown) => hash.update(`${canonical(value)}\n`);
   add(await store.getEmbeddingInfo());
@@ -14,26 +35,21 @@ export async function storeContentHash(store: Store): Promise<string> {
     const page = await store.listDocuments({ limit: 500, offset });
     for (const summary of page) {
       const d = await store.getDocument(summary.id);
-      add([d?.id, d?.key, d?.source, d?.title, d?.content, d?.contentHash, d?.metadata, d?.collection, instant(d?.createdAt), instant(d?.updatedAt)]);
+      add(pick(d, ["id", "key", "source", "title", "content", "contentHash", "metadata", "collection", "createdAt", "updatedAt"]));
       for (const c of await store.exportChunks(summary.id)) {
-        const vector = c.vector ? Buffer.from(c.vector.buffer, c.vector.byteOffset, c.vector.byteLength).toString("hex") : null;
-        add([c.id, c.idx, c.text, c.start, c.end, c.heading, c.embedded, c.inputHash, vector]);
+        add(pick(c, ["id", "idx", "text", "start", "end", "heading", "embedded", "inputHash", "vector"]));
       }
     }
     if (page.length < 500) break;
   }
   for (const c of await store.listCollections()) {
-    add([c.name, c.description, c.source, c.enabled, c.settings, instant(c.lastImportAt)]);
-    for (const f of await store.listFiles(c.name)) add([f.docId, f.path, f.size, f.mtime, f.contentHash, f.chunking]);
+    add(pick(c, ["name", "description", "source", "enabled", "settings", "lastImportAt"]));
+    for (const f of await store.listFiles(c.name)) add(pick(f, ["docId", "path", "size", "mtime", "contentHash", "chunking"]));
   }
   return hash.digest("hex");
 }
 
-/** Times as instants (engines print them differently), object keys sorted (jsonb reorders them). */
-function instant(time: string | null | undefined): number | null {
-  return time ? Date.parse(time) : null;
-}
-
+/** JSON with object keys sorted (PostgreSQL's jsonb reorders them). */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
     item && typeof item === "object" && !Array.isArray(item)

@@ -33,7 +33,8 @@ describe("docdb copy into an existing target (built binary)", () => {
       expect(result.code, `docdb ${args.join(" ")}: ${result.stderr}${result.stdout}`).toBe(0);
       return result;
     };
-    const json = async <T>(args: string[], env: Record<string, string> = {}) => JSON.parse((await docdb([...args, "--json"], env)).stdout) as T;
+    const json = async <T>(args: string[], env: Record<string, string> = {}) =>
+      JSON.parse((await docdb([...args, "--json"], env)).stdout) as T;
     const viaOllama = { DOCDB_EMBEDDING: "ollama", DOCDB_OLLAMA_URL: ollama.url };
 
     // Documents inserted while no model is configured: their chunks wait for vectors.
