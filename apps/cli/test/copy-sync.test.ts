@@ -54,7 +54,9 @@ describe("docdb copy into an existing target (built binary)", () => {
     await docdb(["import", "-n", "notes"], viaOllama);
 
     const dry = await docdb(["copy", "vectors", target, "--dry-run"]);
-    expect(dry.stdout).toMatch(/^would copy 1 new document\(s\), 3 updated, 2 deleted /);
+    expect(dry.stdout).toMatch(
+      /^would copy 1 new document\(s\) from .*; 3 to update; 2 to delete; 1 collection\(s\) \(1 created or changed, 0 deleted\)\n/,
+    );
     expect(dry.stdout).toContain(`  deleted: ${gone.doc_id}`);
     const second = await json<{ updated: number; deleted: number; copied: number; vectors: number }>(["copy", "vectors", target]);
     // Re-embedded: "kept", "replaced" (also new text) and a.md; b.md re-imported is a new document

@@ -110,10 +110,10 @@ export async function copyStore(
   for (const listed of collections) {
     const fields: string[] = [];
     const c = repairText(listed, "", fields);
-    noteRepair(repairs, `collection ${JSON.stringify(c.name)}`, fields);
     sourceNames.add(c.name);
     const there = await target.getCollection(c.name);
     if (there && collectionFingerprint(there) === collectionFingerprint(c)) continue;
+    noteRepair(repairs, `collection ${JSON.stringify(c.name)}`, fields);
     changes.collections_updated.push(c.name);
     if (dryRun) continue;
     if (!there) {

@@ -49,14 +49,11 @@ export function copySummary(result: CopyResult): string {
   if (result.up_to_date) {
     return `target already up to date: nothing to copy ${where} (${result.skipped} document(s), ${result.collections} collection(s))`;
   }
-  const parts = [
-    `${result.dry_run ? "would copy" : "copied"} ${result.copied} new document(s)`,
-    `${result.updated} updated`,
-    `${result.deleted} deleted`,
-  ];
-  if (result.memory_records > 0) parts.push(`${result.memory_records} agent memory record(s)`);
+  const memory = result.memory_records > 0 ? ` and ${result.memory_records} agent memory record(s)` : "";
   const written = result.dry_run ? "" : ` (${result.chunks} chunks, ${result.vectors} vectors)`;
-  let line = `${parts.join(", ")}${written} ${where}`;
+  let line = `${result.dry_run ? "would copy" : "copied"} ${result.copied} new document(s)${memory}${written} ${where}`;
+  if (result.updated > 0) line += `; ${result.updated} ${result.dry_run ? "to update" : "updated"}`;
+  if (result.deleted > 0) line += `; ${result.deleted} ${result.dry_run ? "to delete" : "deleted"}`;
   if (result.skipped > 0) line += `; ${result.skipped} already up to date`;
   line += `; ${result.collections} collection(s)`;
   if (result.collections_updated + result.collections_deleted > 0) {
