@@ -73,6 +73,9 @@ describe("text no engine stores", () => {
       'collection "docs": NUL or lone surrogates replaced by U+FFFD in description (no engine stores them)',
       `document ${faulty} (key "k3"): NUL or lone surrogates replaced by U+FFFD in document.title, document.content, document.metadata.note, document.metadata (a key), document.metadata.tags[0] and 1 more (no engine stores them)`,
     ]);
+    // Copied again: the repaired rows compare equal to what the target holds, so nothing is written.
+    const again = await runCli(["--data-dir", dataDir, "copy", "sqlite:vectors", `${pg.url}#copied`, "--json"]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ up_to_date: true, copied: 0, updated: 0, deleted: 0, skipped: 7, repaired: 0 });
 
     const get = async (id: string) => {
       const out = await runCli(["--store", pg.url, "get", id, "--db", "copied", "--json"]);
@@ -94,7 +97,7 @@ describe("text no engine stores", () => {
     // The human form says it too, and a SQLite target gets the same repair.
     const toSqlite = await runCli(["--data-dir", dataDir, "copy", "sqlite:vectors", `sqlite:${join(root, "back", "back.db")}`]);
     expect(toSqlite.code, toSqlite.stderr).toBe(0);
-    expect(toSqlite.stdout).toMatch(/copied 7 document\(s\).*; 2 with NUL or lone surrogates replaced by U\+FFFD/);
+    expect(toSqlite.stdout).toMatch(/copied 7 new document\(s\).*; 2 with NUL or lone surrogates replaced by U\+FFFD/);
     expect(toSqlite.stderr).toContain(`warning: document ${faulty} (key "k3"): NUL or lone surrogates replaced by U+FFFD`);
   });
 });

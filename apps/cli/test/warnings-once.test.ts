@@ -79,6 +79,6 @@ describe("warnings said once; counts agree", () => {
     }[];
     const backup = list.find((d) => d.name === "backup");
     expect(backup?.documents).toBe(3);
-    expect(copied.stdout).toMatch(new RegExp(`^copied 3 document\\(s\\) and ${backup?.memory?.documents} agent memory record\\(s\\) `));
+    expect(copied.stdout).toMatch(new RegExp(`^copied 3 new document\\(s\\) and ${backup?.memory?.documents} agent memory record\\(s\\) `));
   });
 });

@@ -34,6 +34,7 @@ function doc(i: number, vector?: Float32Array): DocumentWrite {
       contentHash: `h${i}`,
       metadata: { i },
       createdAt: `2024-01-01T00:00:${String(i % 60).padStart(2, "0")}.000Z`,
+      updatedAt: `2024-01-01T00:00:${String(i % 60).padStart(2, "0")}.000Z`,
     },
     chunks: [
       { id: `chunk${String(i).padStart(4, "0")}`, idx: 0, text: `document number ${i}`, start: 0, end: 20, inputHash: `i${i}`, vector },
@@ -44,7 +45,7 @@ function doc(i: number, vector?: Float32Array): DocumentWrite {
 const labels = { from: "a", to: "b" };
 
 describe("copyStore", () => {
-  it("copies in batches, keeps ids, keys, times and vectors, and skips what the target already has", async () => {
+  it("copies in batches, keeps ids, keys, times and vectors, and skips what the target already has unchanged", async () => {
     const source = await open("a");
     await source.setEmbeddingInfo({ provider: "test", model: "m", dimensions: 2 });
     await source.writeDocuments(Array.from({ length: 25 }, (_, i) => doc(i, Float32Array.from([i, 1]))));
@@ -54,7 +55,7 @@ describe("copyStore", () => {
     await target.writeDocuments([doc(0, Float32Array.from([0, 1])), doc(1, Float32Array.from([1, 1]))]);
     const progress: number[] = [];
     const result = await copyStore(source, target, labels, { batchSize: 10, onProgress: ({ done }) => progress.push(done) });
-    expect(result).toMatchObject({ copied: 23, skipped: 2, chunks: 23, vectors: 23 });
+    expect(result).toMatchObject({ copied: 23, updated: 0, deleted: 0, skipped: 2, chunks: 23, vectors: 23 });
     expect(progress).toEqual([0, 10, 20, 25]);
     expect(await target.counts()).toEqual(await source.counts());
     const copied = await target.getDocument("doc0007");

@@ -1,6 +1,7 @@
-import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
+import type { DocumentSummary, DocumentWrite, Store, StoredFile } from "@docdb/store";
 import { analyseInThread } from "./analysis.js";
 import { noteRepair, repairText, type TextRepairs } from "./copy-repair.js";
+import { collectionFingerprint, documentFingerprint, documentWrite } from "./copy-sync.js";
 import { DocDBError } from "./errors.js";
 import { isSystemCollection } from "./memory/names.js";
 
@@ -8,7 +9,7 @@ import { isSystemCollection } from "./memory/names.js";
 export const COPY_BATCH = 100;
 
 export interface CopyProgress {
-  /** Documents at the target so far (copied now or by an earlier, interrupted run). */
+  /** Source documents looked at so far (copied, updated or found up to date). */
   done: number;
   total: number;
 }
@@ -16,20 +17,44 @@ export interface CopyProgress {
 export interface CopyOptions {
   batchSize?: number;
   onProgress?: (progress: CopyProgress) => void;
+  /** Work out what would change and write nothing; the result lists the ids in `changes`. */
+  dryRun?: boolean;
+}
+
+/** What a dry run would change, by id (documents) and name (collections). */
+export interface CopyChanges {
+  new: string[];
+  updated: string[];
+  deleted: string[];
+  collections_updated: string[];
+  collections_deleted: string[];
 }
 
 export interface CopyResult {
   from: string;
   to: string;
-  /** Documents written by this run (agent memory counted apart, as in status and `db list`). */
+  /** True when nothing was written (`dryRun`): the counts say what a copy would do. */
+  dry_run: boolean;
+  /** True when the target already held everything the source has: this run changed nothing. */
+  up_to_date: boolean;
+  /** Documents new at the target (agent memory counted apart, as in status and `db list`). */
   copied: number;
-  /** Agent memory records (topics, QAs, knowledge) written by this run. */
+  /** Documents the target had in an older state (text, metadata, vectors, file row), rewritten. */
+  updated: number;
+  /** Documents on the target that the source no longer has, removed. */
+  deleted: number;
+  /** Agent memory records (topics, QAs, knowledge) written (new or updated) by this run. */
   memory_records: number;
-  /** Documents already at the target (an earlier run got that far). */
+  /** Documents already at the target exactly as on the source (an earlier run copied them). */
   skipped: number;
+  /** Chunks and vectors written by this run. */
   chunks: number;
   vectors: number;
+  /** Collections at the source. */
   collections: number;
+  /** Collections created or changed at the target, and those removed (not at the source). */
+  collections_updated: number;
+  collections_deleted: number;
   /** The source's embedding model, recorded at the target; null when it has none. */
   model: { provider: string; model: string; dimensions: number } | null;
   /**
@@ -38,13 +63,17 @@ export interface CopyResult {
    */
   repaired: number;
   warnings: string[];
+  /** With `dryRun`: the ids and names that would change. */
+  changes?: CopyChanges;
 }
 
 /**
- * Copies one database into another, possibly on another engine: documents with their ids, keys,
- * metadata and times; chunks with their vectors exactly as stored; the embedding model;
- * collections and their file rows. Resumable: documents already at the target (by id) are
- * skipped, so a copy that was interrupted finishes when run again. Refuses to mix two models.
+ * Copies one database into another, possibly on another engine, or brings a copy made earlier
+ * up to date: documents with their ids, keys, metadata and times; chunks with their vectors
+ * exactly as stored; the embedding model; collections and their file rows. A document the target
+ * already has is compared (fields, content hash, times, chunk ids and embedded state, file row)
+ * and rewritten when it differs; documents and collections the source no longer has are removed.
+ * Resumable: a copy that was interrupted finishes when run again. Refuses to mix two models.
  */
 export async function copyStore(
   source: Store,
@@ -53,6 +82,7 @@ export async function copyStore(
   options: CopyOptions = {},
 ): Promise<CopyResult> {
   const batchSize = Math.max(1, options.batchSize ?? COPY_BATCH);
+  const dryRun = options.dryRun === true;
   const model = (await source.getEmbeddingInfo()) ?? null;
   const existing = await target.getEmbeddingInfo();
   if (model && existing) {
@@ -69,17 +99,24 @@ export async function copyStore(
       );
     }
   }
-  if (model && !existing) await target.setEmbeddingInfo(model);
+  if (model && !existing && !dryRun) await target.setEmbeddingInfo(model);
+
+  const changes: CopyChanges = { new: [], updated: [], deleted: [], collections_updated: [], collections_deleted: [] };
+  const repairs: TextRepairs = { repaired: 0, warnings: [] };
 
   // Collections first (file rows refer to them), with their settings.
-  const files = new Map<string, StoredFile>();
-  const repairs: TextRepairs = { repaired: 0, warnings: [] };
   const collections = await source.listCollections();
+  const sourceNames = new Set<string>();
   for (const listed of collections) {
     const fields: string[] = [];
     const c = repairText(listed, "", fields);
+    sourceNames.add(c.name);
+    const there = await target.getCollection(c.name);
+    if (there && collectionFingerprint(there) === collectionFingerprint(c)) continue;
     noteRepair(repairs, `collection ${JSON.stringify(c.name)}`, fields);
-    if (!(await target.getCollection(c.name))) {
+    changes.collections_updated.push(c.name);
+    if (dryRun) continue;
+    if (!there) {
       await target.createCollection({ name: c.name, description: c.description, source: c.source, enabled: c.enabled });
     }
     await target.updateCollection(c.name, {
@@ -89,94 +126,119 @@ export async function copyStore(
       settings: c.settings,
       ...(c.lastImportAt ? { lastImportAt: c.lastImportAt } : {}),
     });
-    for (const f of await source.listFiles(c.name)) files.set(f.docId, f);
+  }
+
+  // Documents the source no longer has go first, so a new document may take a key they held.
+  const sourceIds = new Set<string>();
+  await eachPage(source, batchSize, (page) => {
+    for (const d of page) sourceIds.add(d.id);
+  });
+  await eachPage(target, batchSize, (page) => {
+    for (const d of page) if (!sourceIds.has(d.id)) changes.deleted.push(d.id);
+  });
+  sourceIds.clear();
+  if (!dryRun) {
+    for (let i = 0; i < changes.deleted.length; i += batchSize) {
+      await target.deleteDocuments(changes.deleted.slice(i, i + batchSize));
+    }
   }
 
   const total = (await source.counts()).documents;
   const result: CopyResult = {
     ...labels,
+    dry_run: dryRun,
+    up_to_date: false,
     copied: 0,
+    updated: 0,
+    deleted: changes.deleted.length,
     memory_records: 0,
     skipped: 0,
     chunks: 0,
     vectors: 0,
     collections: collections.length,
+    collections_updated: changes.collections_updated.length,
+    collections_deleted: 0,
     model,
     repaired: 0,
     warnings: [],
   };
-  options.onProgress?.({ done: 0, total });
-  for (let offset = 0; ; offset += batchSize) {
-    const page = await source.listDocuments({ limit: batchSize, offset });
-    if (page.length === 0) break;
+  let done = 0;
+  options.onProgress?.({ done, total });
+  await eachPage(source, batchSize, async (page) => {
+    const ids = page.map((d) => d.id);
+    const sourceFiles = byDocument(await source.filesOfDocuments(ids));
+    const targetFiles = byDocument(await target.filesOfDocuments(ids));
     const writes: DocumentWrite[] = [];
+    const replaced: string[] = [];
     for (const summary of page) {
-      if (await target.getDocument(summary.id)) {
-        result.skipped++;
-        continue;
+      done++;
+      const there = await target.getDocument(summary.id);
+      const file = sourceFiles.get(summary.id);
+      const sourceChunks = await source.getChunks(summary.id);
+      if (there) {
+        const ours = documentFingerprint(repairText(summary, "", []), sourceChunks, file && repairText(file, "", []));
+        const theirs = documentFingerprint(there, await target.getChunks(summary.id), targetFiles.get(summary.id));
+        if (ours === theirs) {
+          result.skipped++;
+          continue;
+        }
       }
+      const memory = isSystemCollection(summary.collection ?? "");
+      if (memory) result.memory_records++;
+      else if (there) result.updated++;
+      else result.copied++;
+      (there ? changes.updated : changes.new).push(summary.id);
+      if (dryRun) continue;
       const doc = await source.getDocument(summary.id);
       if (!doc) continue; // deleted meanwhile
       const chunks = await source.exportChunks(doc.id);
-      const file = files.get(doc.id);
-      const write: DocumentWrite = {
-        document: {
-          id: doc.id,
-          key: doc.key,
-          source: doc.source,
-          title: doc.title,
-          content: doc.content,
-          contentHash: doc.contentHash,
-          metadata: doc.metadata,
-          collection: doc.collection,
-          createdAt: doc.createdAt,
-          updatedAt: doc.updatedAt,
-        },
-        chunks: chunks.map((c) => ({
-          id: c.id,
-          idx: c.idx,
-          text: c.text,
-          start: c.start,
-          end: c.end,
-          heading: c.heading,
-          lineStart: c.lineStart,
-          lineEnd: c.lineEnd,
-          language: c.language,
-          symbol: c.symbol,
-          symbolKind: c.symbolKind,
-          symbols: c.symbols,
-          codeFallback: c.codeFallback,
-          doc: c.doc,
-          inputHash: c.inputHash,
-          ...(c.vector ? { vector: c.vector } : {}),
-        })),
-        ...(file
-          ? {
-              file: {
-                collection: file.collection,
-                record: { path: file.path, size: file.size, mtime: file.mtime, contentHash: file.contentHash, chunking: file.chunking },
-              },
-            }
-          : {}),
-      };
       const fields: string[] = [];
-      writes.push(repairText(write, "", fields));
+      writes.push(repairText(documentWrite(doc, chunks, file), "", fields));
       noteRepair(repairs, `document ${doc.id}${doc.key ? ` (key ${JSON.stringify(doc.key)})` : ""}`, fields);
+      if (there) replaced.push(doc.id);
       result.chunks += chunks.length;
       result.vectors += chunks.filter((c) => c.vector).length;
     }
     if (writes.length > 0) {
-      // Words analysed before the target's write transaction, which then only inserts.
+      // Words analysed before the target's write transaction, which then only inserts. An
+      // outdated document goes first; if the copy stops between the two, a rerun finds it missing.
       analyseInThread(writes);
+      if (replaced.length > 0) await target.deleteDocuments(replaced);
       await target.writeDocuments(writes);
     }
-    const memory = writes.filter((w) => isSystemCollection(w.document.collection ?? "")).length;
-    result.memory_records += memory;
-    result.copied += writes.length - memory;
-    options.onProgress?.({ done: result.copied + result.memory_records + result.skipped, total });
-    if (page.length < batchSize) break;
+    options.onProgress?.({ done, total });
+  });
+
+  // Collections the source no longer has (their documents went with the documents above).
+  for (const c of await target.listCollections()) {
+    if (sourceNames.has(c.name)) continue;
+    changes.collections_deleted.push(c.name);
+    if (!dryRun) await target.deleteCollection(c.name);
   }
+  result.collections_deleted = changes.collections_deleted.length;
   result.repaired = repairs.repaired;
   result.warnings = repairs.warnings;
+  result.up_to_date =
+    changes.new.length +
+      changes.updated.length +
+      changes.deleted.length +
+      changes.collections_updated.length +
+      changes.collections_deleted.length ===
+    0;
+  if (dryRun) result.changes = changes;
   return result;
+}
+
+/** Calls `visit` with each page of a store's documents in creation order. */
+async function eachPage(store: Store, batchSize: number, visit: (page: DocumentSummary[]) => void | Promise<void>): Promise<void> {
+  for (let offset = 0; ; offset += batchSize) {
+    const page = await store.listDocuments({ limit: batchSize, offset });
+    if (page.length === 0) return;
+    await visit(page);
+    if (page.length < batchSize) return;
+  }
+}
+
+function byDocument(files: StoredFile[]): Map<string, StoredFile> {
+  return new Map(files.map((f) => [f.docId, f]));
 }

@@ -1,4 +1,6 @@
-import { basename, dirname, resolve } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
 import { type EmbeddingModel, LocalEmbeddingModel, type Reranker } from "@docdb/embed";
 import type { StoreEngine } from "@docdb/store";
@@ -291,6 +293,7 @@ export class DocDB {
    */
   async copyDatabase(from: string, to: string, options: CopyOptions = {}): Promise<CopyResult> {
     const opened: StoreEngine[] = [];
+    let scratch: string | undefined;
     try {
       const source = await this.resolveAddress(from, opened);
       const target = await this.resolveAddress(to, opened);
@@ -298,7 +301,11 @@ export class DocDB {
       const labels = { from: `${source.engine.location}#${source.name}`, to: `${target.engine.location}#${target.name}` };
       if (labels.from === labels.to) throw new DocDBError("INVALID_REQUEST", `${labels.from} is both the source and the target`);
       const sourceStore = await this.openAt(source.engine, source.name, false);
-      const targetStore = await this.openAt(target.engine, target.name, true);
+      // A dry run into a database that does not exist yet compares with an empty one made aside.
+      if (options.dryRun && !(await target.engine.databaseExists(target.name))) scratch = mkdtempSync(join(tmpdir(), "docdb-dry-"));
+      const targetStore = scratch
+        ? await this.openAt((await this.resolveAddress(`sqlite:${join(scratch, "dry.db")}`, opened)).engine, "dry", true)
+        : await this.openAt(target.engine, target.name, true);
       try {
         return await copyStore(sourceStore, targetStore, labels, options);
       } catch (error) {
@@ -306,6 +313,7 @@ export class DocDB {
       }
     } finally {
       for (const engine of opened) await engine.close().catch(() => undefined);
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
     }
   }
 

@@ -19,7 +19,7 @@ export {
   type WatchEvent,
   type WatchOptions,
 } from "./collections/index.js";
-export { COPY_BATCH, type CopyOptions, type CopyProgress, type CopyResult, copyStore } from "./copy.js";
+export { COPY_BATCH, type CopyChanges, type CopyOptions, type CopyProgress, type CopyResult, copyStore } from "./copy.js";
 export { Database } from "./database/database.js";
 export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { createEngine, ENGINES, type EngineEntry, type EngineFactory, type EngineSettings } from "./engines.js";
