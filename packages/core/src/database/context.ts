@@ -47,18 +47,26 @@ export interface EmbedCallOptions {
  * errors pass unchanged). The `vectorIndex` control is wrapped the same way.
  */
 function translateErrors<T extends object>(target: T): T {
+  // One wrapper per method, made on first use (searches call the store several times each).
+  const wrapped = new Map<PropertyKey, { of: unknown; as: unknown }>();
   return new Proxy(target, {
     get(object, property) {
       const value: unknown = Reflect.get(object, property, object);
-      if (property === "vectorIndex" && typeof value === "object" && value !== null) return translateErrors(value);
-      if (typeof value !== "function") return value;
-      return async (...args: unknown[]) => {
-        try {
-          return await value.apply(object, args);
-        } catch (error) {
-          throw fromStoreError(error);
-        }
-      };
+      if (typeof value !== "function" && !(property === "vectorIndex" && typeof value === "object" && value !== null)) return value;
+      const known = wrapped.get(property);
+      if (known?.of === value) return known.as;
+      const as =
+        typeof value === "function"
+          ? async (...args: unknown[]) => {
+              try {
+                return await value.apply(object, args);
+              } catch (error) {
+                throw fromStoreError(error);
+              }
+            }
+          : translateErrors(value as object);
+      wrapped.set(property, { of: value, as });
+      return as;
     },
   });
 }
