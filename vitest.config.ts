@@ -16,6 +16,7 @@ export default defineConfig({
       "@docdb/store-postgres": src("./packages/store-postgres/src/index.ts"),
       "@docdb/core": src("./packages/core/src/index.ts"),
       "@docdb/eval": src("./packages/eval/src/index.ts"),
+      "@docdb/extract": src("./packages/extract/src/index.ts"),
     },
   },
   test: {
