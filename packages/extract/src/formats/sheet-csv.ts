@@ -34,12 +34,13 @@ export async function extractDelimited(bytes: Uint8Array, format: "csv" | "tsv",
     source.destroy();
     parser.destroy();
     if (error instanceof ExtractError) throw error;
+    const at = error instanceof CsvError && typeof error.records === "number" ? error.records + 1 : row + 1;
     if (error instanceof CsvError && error.code === "CSV_MAX_RECORD_SIZE") {
-      throw new ExtractError("limit_exceeded", `row ${row + 1} is longer than ${MAX_RECORD_CHARS} characters (an unclosed quote?)`);
+      throw new ExtractError("limit_exceeded", `row ${at} is longer than ${MAX_RECORD_CHARS} characters (an unclosed quote?)`);
     }
     throw new ExtractError(
       "corrupt",
-      `the ${format.toUpperCase()} file cannot be read at row ${row + 1}: ${(error as Error).message.slice(0, 200)}`,
+      `the ${format.toUpperCase()} file cannot be read at row ${at}: ${(error as Error).message.slice(0, 200)}`,
     );
   }
   const text = out.toString();
