@@ -115,7 +115,10 @@ describe("csv and tsv", () => {
   it("splits TSV on tabs and reads UTF-16 with a BOM (Excel's Unicode text)", async () => {
     const text = "\ufeffa\tb, c\n1\t2\n";
     const bytes = new Uint8Array(text.length * 2);
-    for (let i = 0; i < text.length; i++) (bytes[i * 2] = text.charCodeAt(i) & 0xff), (bytes[i * 2 + 1] = text.charCodeAt(i) >> 8);
+    for (let i = 0; i < text.length; i++) {
+      bytes[i * 2] = text.charCodeAt(i) & 0xff;
+      bytes[i * 2 + 1] = text.charCodeAt(i) >> 8;
+    }
     const result = await extract({ bytes, name: "sheet.tsv" });
     expect(result.text).toBe("| a | b, c |\n| --- | --- |\n| 1 | 2 |\n");
     expect(result.metadata.encoding).toBe("utf-16le");
