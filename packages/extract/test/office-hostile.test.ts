@@ -136,6 +136,17 @@ describe("hostile office files", () => {
     expect(error.message).toContain("row 2");
   });
 
+  it("refuses a slide nested deeper than any real one", async () => {
+    const parts = unzipSync(makePptx({ slides: [{ title: "deep" }] }));
+    const depth = 50_000;
+    parts["ppt/slides/slide1.xml"] = new TextEncoder().encode(
+      `<p:sld xmlns:p="urn:p"><p:cSld><p:spTree>${"<p:grpSp>".repeat(depth)}${"</p:grpSp>".repeat(depth)}</p:spTree></p:cSld></p:sld>`,
+    );
+    const error = await failure({ bytes: zipParts(parts), name: "deep.pptx" });
+    expect(error.code).toBe("limit_exceeded");
+    expect(error.message).toContain("deep");
+  });
+
   it("still reads a deck whose slide list points at a missing slide, with a warning", async () => {
     const pptx = makePptx({ slides: [{ title: "one" }, { title: "two" }] });
     const parts = unzipSync(pptx);

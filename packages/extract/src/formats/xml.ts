@@ -67,12 +67,21 @@ export interface XmlNode {
   children: (XmlNode | string)[];
 }
 
+/** Deepest element nesting a tree may have; real office parts stay far below it. */
+const MAX_TREE_DEPTH = 1_000;
+
 /** Parses a small part (relationships, properties, a slide) into a tree. */
 export function parseXmlTree(bytes: Uint8Array, part: string): XmlNode {
   const root: XmlNode = { name: "#document", attrs: {}, children: [] };
   const stack: XmlNode[] = [root];
   parseXml(bytes, part, {
     open(name, attrs) {
+      if (stack.length > MAX_TREE_DEPTH) {
+        throw new ExtractError(
+          "limit_exceeded",
+          `${JSON.stringify(part)} nests elements more than ${MAX_TREE_DEPTH} deep; refusing to read it`,
+        );
+      }
       const node: XmlNode = { name, attrs, children: [] };
       stack[stack.length - 1]?.children.push(node);
       stack.push(node);
