@@ -2,7 +2,7 @@
 // /ui/api (bearer token; each endpoint's declared access checked against the caller), with a strict
 // Content-Security-Policy and the Origin/Host checks of the MCP endpoint.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type DocDB, DocDBError, type Logger, toDocDBError } from "@docdb/core";
+import { DEFAULT_DB_NAME, type DocDB, DocDBError, type Logger, toDocDBError } from "@docdb/core";
 import { allows, type Caller, OPEN_CALLER, SERVER_TOKEN_CALLER, seesDatabase } from "../auth/caller.js";
 import { readJsonBody } from "../http-body.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../http-defaults.js";
@@ -160,7 +160,8 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
       if (!response.writableFinished) aborted.abort();
     });
     try {
-      if (params.db !== undefined && !(await docdb.exists(params.db))) {
+      // The default database always exists (it is made on first use, as the CLI does); others must.
+      if (params.db !== undefined && params.db !== DEFAULT_DB_NAME && !(await docdb.exists(params.db))) {
         throw new DocDBError("NOT_FOUND", `no database named ${JSON.stringify(params.db.slice(0, 100))}`);
       }
       const reply = await route.handle(docdb, { params, query: url.searchParams, body: body.value, caller, signal: aborted.signal });

@@ -1,6 +1,6 @@
 // The page's JSON API (`/ui/api/*`): one table of endpoints, each declaring the access it needs
 // (read, write or admin), so one check in the handler decides what a caller may do.
-import { COLLECTION_NAME_PATTERN, type Database, type DocDB, DocDBError, type InsertInput } from "@docdb/core";
+import { COLLECTION_NAME_PATTERN, type Database, DEFAULT_DB_NAME, type DocDB, DocDBError, type InsertInput } from "@docdb/core";
 import type { Access, Caller } from "../auth/caller.js";
 import { listDocumentsPage } from "./documents.js";
 import { objectBody, optionalString } from "./input.js";
@@ -37,12 +37,17 @@ function collectionName(value: unknown): string {
   return name;
 }
 
+/** A database by name; the default one is made on first use, as the CLI does. */
+function open(docdb: DocDB, name: string): Promise<Database> {
+  return docdb.database(name, { create: name === DEFAULT_DB_NAME });
+}
+
 async function database(docdb: DocDB, request: UiRequest): Promise<Database> {
-  return docdb.database(request.params.db ?? "");
+  return open(docdb, request.params.db ?? "");
 }
 
 async function describeDatabase(docdb: DocDB, name: string): Promise<unknown> {
-  const db = await docdb.database(name);
+  const db = await open(docdb, name);
   const [status, index] = await Promise.all([db.status(), db.indexStatus().catch(() => null)]);
   return { ...status, index };
 }
@@ -59,7 +64,9 @@ export const UI_ROUTES: readonly UiRoute[] = [
     pattern: "/databases",
     access: "read",
     handle: async (docdb, { caller }) => {
-      const names = (await docdb.databaseNames()).filter((n) => caller.databases === "*" || caller.databases.includes(n));
+      const all = await docdb.databaseNames();
+      if (!all.includes(DEFAULT_DB_NAME)) all.unshift(DEFAULT_DB_NAME);
+      const names = all.filter((n) => caller.databases === "*" || caller.databases.includes(n));
       return { json: { databases: await Promise.all(names.map((n) => describeDatabase(docdb, n))) } };
     },
   },

@@ -103,6 +103,7 @@ export function TendView(props: { db: string; admin: boolean; onChanged: () => v
   const [collections, setCollections] = useState<CollectionInfo[]>([]);
   const [name, setName] = useState("");
   const [folder, setFolder] = useState("");
+  const [description, setDescription] = useState("");
   const [percent, setPercent] = useState<number | null>(null);
   const [detail, setDetail] = useState("");
   const [error, setError] = useState<unknown>(null);
@@ -121,7 +122,8 @@ export function TendView(props: { db: string; admin: boolean; onChanged: () => v
     setError(null);
     setPercent(0);
     try {
-      if (!collections.some((c) => c.name === name)) await api("POST", dbPath(props.db, "/collections"), { name, source: folder });
+      if (!collections.some((c) => c.name === name))
+        await api("POST", dbPath(props.db, "/collections"), { name, source: folder, description });
       const summary = await runImport(props.db, name, (p, d) => {
         setPercent(p);
         setDetail(d);
@@ -152,7 +154,12 @@ export function TendView(props: { db: string; admin: boolean; onChanged: () => v
     <form class="card" onSubmit=${importFolder} aria-labelledby="import-title">
       <h3 id="import-title">${t("importFolder")}</h3>
       <label class="block">${t("collection")} <input id="import-name" required pattern="[A-Za-z0-9_\\-]+" value=${name} onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} /></label>
-      ${props.admin ? html`<label class="block">${t("folder")} <input id="import-folder" value=${folder} onInput=${(e: Event) => setFolder((e.target as HTMLInputElement).value)} /></label>` : null}
+      ${
+        props.admin
+          ? html`<label class="block">${t("folder")} <input id="import-folder" value=${folder} onInput=${(e: Event) => setFolder((e.target as HTMLInputElement).value)} /></label>
+            <label class="block">${t("description")} <input id="import-description" value=${description} onInput=${(e: Event) => setDescription((e.target as HTMLInputElement).value)} /></label>`
+          : null
+      }
       <button type="submit" id="run-import">${t("importRun")}</button>
       ${percent !== null ? html`<${Progress} id="import-progress" value=${percent} label=${t("progress")} detail=${detail} />` : null}
       <${ErrorNote} error=${error} />
