@@ -48,9 +48,11 @@ function startUi(dataDir) {
     env: { ...process.env, DOCDB_EMBEDDING: "none", DOCDB_LOG_LEVEL: "warn" },
     stdio: ["ignore", "ignore", "pipe"],
   });
+  const lines = [];
   return new Promise((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`docdb ui exited with ${code}`)));
+    child.once("exit", (code) => reject(new Error(`docdb ui exited with ${code}:\n${lines.join("\n")}`)));
     createInterface({ input: child.stderr }).on("line", (line) => {
+      lines.push(line);
       const match = /docdb page at (\S+)/.exec(line);
       if (match) resolve({ url: match[1], child });
     });
