@@ -79,8 +79,10 @@ function App() {
   let view: unknown = html`<p>${t("loading")}</p>`;
   if (me && db) {
     if (section === "doc") {
-      const at = new URLSearchParams(search).get("at");
-      view = html`<${DocumentPage} db=${db} id=${decodeURIComponent(path.split("/")[2] ?? "")} at=${at === null ? undefined : Number(at)} readOnly=${readOnly} />`;
+      const params = new URLSearchParams(search);
+      const at = params.get("at");
+      view = html`<${DocumentPage} db=${db} id=${decodeURIComponent(path.split("/")[2] ?? "")} at=${at === null ? undefined : Number(at)}
+        chunkId=${params.get("chunk") ?? undefined} readOnly=${readOnly} />`;
     } else if (section === "browse") view = html`<${BrowseView} db=${db} databases=${databases} />`;
     else if (section === "tend" && !readOnly)
       view = html`<${TendView} db=${db} admin=${me.access === "admin"} onChanged=${() => setGeneration(generation + 1)} />`;

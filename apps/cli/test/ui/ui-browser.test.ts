@@ -39,6 +39,25 @@ const DOCS = [
     text: "# Kyoto\n\nKyoto was the capital of Japan for more than a thousand years, until Tokyo took its place in 1869.",
     metadata: { lang: "en" },
   },
+  {
+    title: "Rotating API tokens",
+    text: [
+      "# Rotating API tokens",
+      "",
+      "## Why rotate",
+      "",
+      "A token that lives forever is a token that leaks eventually. Rotate every token at least every 90 days, and at once when someone who held it leaves the team or a laptop is lost. Rotation is cheap when it is routine: the service accepts two tokens during the overlap, so no client breaks.",
+      "",
+      "## How to rotate a token",
+      "",
+      "Create the new token with `tokens create --name ci-2026`, store it in the secret manager, and deploy the clients that use it. Watch the access log until no request carries the old token for a full day. The dashboard shows the last use of every token, so stragglers are easy to find.",
+      "",
+      "## Revoking the old token",
+      "",
+      "Revoke the old token with `tokens revoke ci-2025`. Revocation takes effect within a minute on every server. A revoked token answers 401 with the reason, so a forgotten client fails loudly instead of silently losing data. Keep the revocation in the change log with the date and the reason.",
+    ].join("\n"),
+    metadata: { lang: "en", kind: "runbook" },
+  },
 ];
 
 describe.skipIf(!chromium.path)("the page in Chromium", () => {
@@ -151,10 +170,12 @@ describe.skipIf(!chromium.path)("the page in Chromium", () => {
       if (box) box.value = "";
     });
     await page.reload();
-    await search("Rhine", "keyword");
+    await search("revoke the old token", "keyword");
     await page.click(".result h3 a");
     await page.waitForSelector(".chunk.target");
-    expect(await page.$eval("#doc-title", (el) => el.textContent)).toBe("Rhine");
+    expect(await page.$eval("#doc-title", (el) => el.textContent)).toBe("Rotating API tokens");
+    expect(await page.$$eval(".chunk", (chunks) => chunks.length)).toBeGreaterThan(1);
+    expect(await page.$eval(".chunk.target", (el) => el.textContent ?? "")).toContain("Revoke the old token");
     const boundary = await page.$eval(".chunk .boundary", (el) => el.textContent ?? "");
     expect(boundary).toMatch(/characters 0–\d+/);
     expect(boundary).toContain("embedded");
@@ -169,12 +190,12 @@ describe.skipIf(!chromium.path)("the page in Chromium", () => {
     await shot("05-delete-confirm");
     await page.click("dialog.confirm button.cancel");
     await page.waitForSelector("dialog.confirm", { hidden: true });
-    expect((await ui.api<{ total: number }>("GET", "/databases/vectors/documents")).body.total).toBe(4);
+    expect((await ui.api<{ total: number }>("GET", "/databases/vectors/documents")).body.total).toBe(DOCS.length);
     await page.click("#delete-document");
     await page.waitForSelector("dialog.confirm[open]");
     await page.click("dialog.confirm button.confirm-delete");
     await page.waitForSelector("#deleted-note");
-    expect((await ui.api<{ total: number }>("GET", "/databases/vectors/documents")).body.total).toBe(3);
+    expect((await ui.api<{ total: number }>("GET", "/databases/vectors/documents")).body.total).toBe(DOCS.length - 1);
   }, 120_000);
 
   it("imports a folder with the progress bar reaching 100%", async () => {

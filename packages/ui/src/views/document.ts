@@ -33,7 +33,12 @@ interface DocumentView {
   chunks: Chunk[];
 }
 
-export function DocumentPage(props: { db: string; id: string; at?: number; readOnly: boolean }) {
+/** The chunk a link asked for: by id (the passage's best chunk), else the one holding offset `at`. */
+function targetOf(chunks: Chunk[], chunkId?: string, at?: number): Chunk | undefined {
+  return chunks.find((c) => c.chunk_id === chunkId) ?? (at === undefined ? undefined : chunks.find((c) => at >= c.start && at < c.end));
+}
+
+export function DocumentPage(props: { db: string; id: string; at?: number; chunkId?: string; readOnly: boolean }) {
   const [doc, setDoc] = useState<DocumentView | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [asking, setAsking] = useState(false);
@@ -47,12 +52,11 @@ export function DocumentPage(props: { db: string; id: string; at?: number; readO
   }, [props.db, props.id]);
 
   useEffect(() => {
-    if (!doc || props.at === undefined) return;
-    const target = doc.chunks.find((c) => (props.at as number) >= c.start && (props.at as number) < c.end);
+    const target = doc ? targetOf(doc.chunks, props.chunkId, props.at) : undefined;
     const element = target ? document.getElementById(`chunk-${target.index}`) : null;
     element?.scrollIntoView({ block: "start" });
     element?.focus();
-  }, [doc, props.at]);
+  }, [doc, props.at, props.chunkId]);
 
   const remove = async () => {
     setAsking(false);
@@ -68,6 +72,7 @@ export function DocumentPage(props: { db: string; id: string; at?: number; readO
   if (error) return html`<${ErrorNote} error=${error} />`;
   if (!doc) return html`<p>${t("loading")}</p>`;
   const meta = Object.entries(doc.metadata);
+  const target = targetOf(doc.chunks, props.chunkId, props.at);
   return html`<section aria-labelledby="doc-title" class="document">
     <h2 id="doc-title">${doc.title || doc.source || doc.doc_id}</h2>
     <dl class="fields">
@@ -89,9 +94,7 @@ export function DocumentPage(props: { db: string; id: string; at?: number; readO
     <h3>${t("chunks")} (${doc.chunks.length})</h3>
     <ol class="chunks">
       ${doc.chunks.map(
-        (
-          c,
-        ) => html`<li id=${`chunk-${c.index}`} tabindex="-1" class=${`chunk${props.at !== undefined && props.at >= c.start && props.at < c.end ? " target" : ""}`}>
+        (c) => html`<li id=${`chunk-${c.index}`} tabindex="-1" class=${`chunk${c === target ? " target" : ""}`}>
           <p class="boundary">
             <strong>${t("chunk", { i: c.index + 1 })}</strong>
             <span>${t("chars", { a: c.start, b: c.end })}</span>

@@ -23,7 +23,7 @@ function Result(props: { passage: Passage; terms: string[]; rank: number }) {
   return html`<li class="result">
     <article aria-labelledby=${`r-${props.rank}`}>
       <h3 id=${`r-${props.rank}`}>
-        <a href=${`#/doc/${encodeURIComponent(p.doc_id)}?at=${p.start}`} title=${t("openAt")}>${p.title || p.source || p.doc_id}</a>
+        <a href=${`#/doc/${encodeURIComponent(p.doc_id)}?chunk=${encodeURIComponent(p.chunk_id)}&at=${p.start}`} title=${t("openAt")}>${p.title || p.source || p.doc_id}</a>
       </h3>
       <p class="where">
         ${p.heading ? html`<span class="heading">${p.heading}</span>` : null}
