@@ -223,6 +223,10 @@ describe.skipIf(!chromium.path)("the page in Chromium", () => {
     expect(await page.$eval("#collections", (el) => el.textContent ?? "")).toContain("guide");
     await page.click("#documents th:first-child button");
     await page.waitForSelector('#documents th[aria-sort="ascending"]');
+    await page.type("#documents-filter", '{"lang":"ja"}');
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.querySelectorAll("#documents tbody tr").length === 1);
+    expect(await page.$eval("#documents tbody", (el) => el.textContent ?? "")).toContain("東京");
     await checkAxe("browse");
     await shot("07-browse");
   }, 120_000);

@@ -70,19 +70,22 @@ function DocumentsTable(props: { db: string; collections: CollectionInfo[] }) {
   const [order, setOrder] = useState<"asc" | "desc">("desc");
   const [offset, setOffset] = useState(0);
   const [collection, setCollection] = useState("");
+  const [filter, setFilter] = useState("");
+  const [filterText, setFilterText] = useState("");
   const [page, setPage] = useState<DocPage | null>(null);
   const [error, setError] = useState<unknown>(null);
 
   useEffect(() => {
     const q = new URLSearchParams({ sort, order, offset: String(offset), limit: String(PAGE) });
     if (collection) q.set("collection", collection);
+    if (filter) q.set("filter", filter);
     api<DocPage>("GET", dbPath(props.db, `/documents?${q}`))
       .then((p) => {
         setPage(p);
         setError(null);
       })
       .catch(setError);
-  }, [props.db, sort, order, offset, collection]);
+  }, [props.db, sort, order, offset, collection, filter]);
 
   const header = (key: string, label: MessageKey) => {
     const active = sort === key;
@@ -94,7 +97,9 @@ function DocumentsTable(props: { db: string; collections: CollectionInfo[] }) {
       }}>${t(label)}${active ? (order === "asc" ? " ▲" : " ▼") : ""}</button>
     </th>`;
   };
-  const total = page?.total ?? 0;
+  // A filtered listing has no total: the pager then knows only whether this page was full.
+  const shown = page?.documents.length ?? 0;
+  const total = page?.total ?? (shown === PAGE ? offset + PAGE + 1 : offset + shown);
   return html`<div>
     <label>${t("collection")}
       <select id="documents-collection" value=${collection} onChange=${(e: Event) => {
@@ -105,6 +110,14 @@ function DocumentsTable(props: { db: string; collections: CollectionInfo[] }) {
         ${props.collections.map((c) => html`<option value=${c.name}>${c.name}</option>`)}
       </select>
     </label>
+    <form class="inline" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      setFilter(filterText.trim());
+      setOffset(0);
+    }}>
+      <label>${t("filterJson")} <input id="documents-filter" value=${filterText} placeholder='{"lang":"ja"}' onInput=${(e: Event) => setFilterText((e.target as HTMLInputElement).value)} /></label>
+      <button type="submit">${t("apply")}</button>
+    </form>
     <${ErrorNote} error=${error} />
     <table class="grid" id="documents">
       <caption>${t("documents")}</caption>
@@ -122,7 +135,7 @@ function DocumentsTable(props: { db: string; collections: CollectionInfo[] }) {
     </table>
     <nav class="pager" aria-label=${t("documents")}>
       <button type="button" disabled=${offset === 0} onClick=${() => setOffset(Math.max(0, offset - PAGE))}>${t("previous")}</button>
-      <span>${t("pageOf", { from: total === 0 ? 0 : offset + 1, to: Math.min(offset + PAGE, total), total: formatNumber(total) })}</span>
+      <span>${page?.total === null ? `${offset + (shown ? 1 : 0)}–${offset + shown}` : t("pageOf", { from: total === 0 ? 0 : offset + 1, to: Math.min(offset + PAGE, total), total: formatNumber(total) })}</span>
       <button type="button" disabled=${offset + PAGE >= total} onClick=${() => setOffset(offset + PAGE)}>${t("next")}</button>
     </nav>
   </div>`;
