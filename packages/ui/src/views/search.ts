@@ -114,7 +114,7 @@ export function SearchView(props: { db: string }) {
     ${
       answer
         ? html`<div class="answer" aria-live="polite">
-            <p id="search-took" data-render-ms=${renderMs ?? ""}>${t("resultsIn", { n: answer.results.length, ms: answer.took_ms })}</p>
+            <p id="search-took" data-render-ms=${renderMs ?? ""} data-took-ms=${answer.took_ms}>${t("resultsIn", { n: answer.results.length, ms: answer.took_ms })}</p>
             <${Warnings} warnings=${answer.warnings} />
             ${answer.results.length === 0 ? html`<p>${t("noResults")}</p>` : null}
             <ol class="results">${answer.results.map((p, i) => html`<${Result} key=${p.chunk_id} passage=${p} terms=${answer.terms} rank=${i + 1} />`)}</ol>
