@@ -49,6 +49,7 @@ const ENTRIES = [
   "@docdb/mcp-server",
   "@docdb/mcp-server/flags",
   "@docdb/mcp-server/serve",
+  "@docdb/mcp-server/ui",
 ];
 
 /** The environment of a user's shell: nothing from the pnpm/vitest run or a docdb setting of this machine. */

@@ -14,6 +14,7 @@ const [bundle, launcher] = bundleOptions("docdb", "src/index.ts", "index", {
   "@docdb/eval": "../../packages/eval/src/index.ts",
   "@docdb/mcp-server/flags": "../mcp-server/src/flags.ts",
   "@docdb/mcp-server/serve": "../mcp-server/src/serve.ts",
+  "@docdb/mcp-server/ui": "../mcp-server/src/ui.ts",
 });
 export default defineConfig([
   bundle!,

@@ -9,7 +9,7 @@ export default defineConfig([
   // The library (`@docdb/mcp-server`, imported by `docdb serve` and by programs): dependencies stay
   // imports. `.mjs`, because the programs below make dist/ a CommonJS folder.
   {
-    entry: ["src/index.ts", "src/flags.ts", "src/serve.ts"],
+    entry: ["src/index.ts", "src/flags.ts", "src/serve.ts", "src/ui.ts"],
     format: ["esm"],
     outExtension: () => ({ js: ".mjs" }),
     target: "node20",

@@ -20,6 +20,7 @@ import { qaCommand } from "./commands/qa.js";
 import { serveCommand } from "./commands/serve.js";
 import { sqlCommand } from "./commands/sql.js";
 import { statusCommand } from "./commands/status.js";
+import { uiCommand } from "./commands/ui.js";
 import { watchCommand } from "./commands/watch.js";
 import { handleUsageErrors } from "./usage.js";
 
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
     watchCommand(),
     qaCommand(),
     serveCommand(),
+    uiCommand(),
     evalCommand(),
     copyCommand(),
     installCommand(),

@@ -18,6 +18,7 @@ import { checkJsonRpc } from "./jsonrpc-gate.js";
 import type { ToolRegistry } from "./registry.js";
 import type { DocdbResources } from "./resources.js";
 import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
+import { createUiHandler, isUiPath, tokenAuthenticator, type UiHandlerOptions } from "./ui/handler.js";
 
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS };
 
@@ -43,6 +44,11 @@ export interface HttpOptions {
   maxSessions?: number;
   /** A session unused this long is closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /**
+   * Serve the web page and its API under /ui (docs/ui.md). `authenticate` defaults to the
+   * server's token; the Origin/Host checks are this server's.
+   */
+  ui?: Pick<UiHandlerOptions, "docdb"> & Partial<Pick<UiHandlerOptions, "authenticate" | "assets">>;
 }
 
 export interface HttpHandle {
@@ -108,6 +114,16 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   let allowedOrigins: string[] = [];
 
   const sessionIdleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  // The page checks its own token per API call: its files load without one (a browser cannot send it).
+  const ui = options.ui
+    ? createUiHandler({
+        ...options.ui,
+        logger,
+        authenticate: options.ui.authenticate ?? tokenAuthenticator(token),
+        guard: (request) => checkOriginAndHost(request, { allowedOrigins, loopbackOnly }),
+        maxBodyBytes,
+      })
+    : undefined;
 
   /** Closes the sessions nobody has used for sessionIdleMs; the map is in order of last use. */
   function expireIdle(now = Date.now()): void {
@@ -203,6 +219,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (ui && isUiPath(new URL(request.url ?? "/", "http://localhost").pathname)) return ui(request, response);
     if (token && !hasToken(request, token)) {
       return sendError(response, 401, "UNAUTHORIZED", "missing or wrong bearer token: send Authorization: Bearer <token>", {
         headers: { "www-authenticate": 'Bearer realm="docdb"' },

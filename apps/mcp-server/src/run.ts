@@ -94,9 +94,11 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
         allowedOrigins: resolved.allowedOrigins,
         maxSessions: resolved.maxSessions,
         sessionIdleMs: resolved.sessionIdleMs,
+        ui: { docdb },
       });
       process.stderr.write(
-        `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""})\n`,
+        `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""})\n` +
+          `the page: ${handle.url.replace(/\/mcp$/, "/ui/")}\n`,
       );
       await signal.promise;
       await handle.close();
