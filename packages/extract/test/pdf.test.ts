@@ -96,6 +96,26 @@ describe("PDF extraction", () => {
     expect(pageTexts(result)[2]).toBe("第二頁：まとめ。");
   });
 
+  it("joins letter-spaced Japanese without the spaces the PDF library guesses between glyphs", async () => {
+    const lines = ["東京は日本の首都です。", "第一章：総則と「定義」"];
+    const result = await pdf(makePdf({ pages: [{ charSpacing: 4, lines }] }));
+    expect(result.text).toBe(lines.join("\n"));
+  });
+
+  it("gives back every word of long wrapped text that flows over several pages, typographic marks included", async () => {
+    const first =
+      "Étude of TNF-α levels ≥ 5 mg — results (p < 0.05) in 2,000 patients; café “quoted” ‘single’ … β-catenin ± 3 °C, ligand–receptor.";
+    const long = Array.from(
+      { length: 150 },
+      (_, i) => `Sentence ${i} reports cohort outcomes with hazard ratios and confidence intervals.`,
+    ).join(" ");
+    const result = await pdf(makePdf({ pages: [{ lines: [first, "", long] }] }));
+    const words = (text: string) => text.split(/\s+/).filter(Boolean);
+    expect(words(result.text)).toEqual(words(`${first} ${long}`));
+    expect(result.segments.length).toBeGreaterThan(2);
+    expect(result.segments.map((s) => s.locator.page)).toEqual(result.segments.map((_, i) => i + 1));
+  });
+
   it("reads a two-column page column by column, below its full-width title", async () => {
     const left = ["Alpha one begins here", "alpha two continues", "alpha three ends it."];
     const right = ["Beta one starts anew", "beta two goes on", "beta three is last."];

@@ -16,7 +16,10 @@ interface Line {
   text: string;
 }
 
-const CJK = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\uac00-\ud7af]/;
+const CJK_CLASS = "[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]";
+const CJK = new RegExp(CJK_CLASS);
+/** A single space between two CJK glyphs: the PDF library's guess from letter spacing, never written. */
+const SPACE_IN_CJK = new RegExp(`(${CJK_CLASS}) (?=${CJK_CLASS})`, "g");
 
 /** Counts characters by font size across a document, to tell body text from headings. */
 export class SizeCensus {
@@ -178,7 +181,7 @@ function toLines(pieces: TextPiece[]): Line[] {
     return {
       y: row[0]?.y ?? 0,
       size: Math.max(...row.map((p) => p.size)),
-      text: text.replace(/\s+/g, " ").trim(),
+      text: text.replace(/\s+/g, " ").replace(SPACE_IN_CJK, "$1").trim(),
     };
   });
 }
