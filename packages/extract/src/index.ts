@@ -1,5 +1,5 @@
 // @docdb/extract: bytes of a document in, Markdown text with locators out.
-export { detectFormat, extract } from "./extract.js";
+export { detectFormat, extract, sniffFormat } from "./extract.js";
 export * from "./types.js";
 export {
   type AutoOptions,

@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { detectFormat, extract } from "./extract.js";
+import { extract } from "./extract.js";
 import { DEFAULT_LIMITS, ExtractError, type ExtractErrorCode, type Extracted, type ExtractInput } from "./types.js";
 
 export interface WorkerOptions {
@@ -96,14 +96,13 @@ export function extractAuto(input: ExtractInput, options: AutoOptions = {}): Pro
 }
 
 /**
- * Reads and extracts a file (format from its name unless `input.format`/`mediaType` say). The size
+ * Reads and extracts a file (format from `format`, `mediaType`, the name, then the content). The size
  * is checked before reading, so an oversized file fails fast without being loaded.
  */
 export async function extractFile(path: string, options: AutoOptions & Omit<ExtractInput, "bytes"> = {}): Promise<Extracted> {
   const { timeoutMs, maxMemoryMb, workerThresholdBytes, transfer: _transfer, ...rest } = options;
   const input = { name: path, ...rest };
   const maxBytes = input.limits?.maxBytes ?? DEFAULT_LIMITS.maxBytes;
-  if (detectFormat(input) === null) return extract({ ...input, bytes: new Uint8Array() }); // the clear "cannot tell the format" error
   const { size } = await stat(path);
   if (size > maxBytes) throw new ExtractError("too_large", `the file is ${size} bytes, over the limit of ${maxBytes}`);
   const buffer = await readFile(path);
