@@ -123,6 +123,46 @@ describe("PDF extraction", () => {
     expect(result.text).toBe(`# A Study in Two Columns\n\n${left.join("\n")}\n\n${right.join("\n")}`);
   });
 
+  it("reads a paper-like page: title, abstract across the page, then two columns with their own headings", async () => {
+    const sentences = (topic: string, n: number) => Array.from({ length: n }, (_, i) => `${topic} sentence ${i + 1} goes here.`).join(" ");
+    const abstract = `${sentences("Abstract", 5)} It ends short.`;
+    const intro = sentences("Intro", 12);
+    const methods = sentences("Methods", 10);
+    const result = await pdf(
+      makePdf({
+        pages: [
+          {
+            lines: [{ text: "Tides and Moons", size: 20 }, abstract],
+            columns: [
+              [{ text: "1 Introduction", size: 14 }, intro],
+              [{ text: "2 Methods", size: 14 }, methods],
+            ],
+          },
+        ],
+      }),
+    );
+    const sections = result.text.split(/\n(?=#)/);
+    expect(sections.map((s) => s.split("\n")[0])).toEqual(["# Tides and Moons", "## 1 Introduction", "## 2 Methods"]);
+    const words = (text: string) =>
+      text
+        .replace(/^#+ .*\n/, "")
+        .split(/\s+/)
+        .filter(Boolean)
+        .join(" ");
+    expect(words(sections[0] as string)).toBe(abstract);
+    expect(words(sections[1] as string)).toBe(intro);
+    expect(words(sections[2] as string)).toBe(methods);
+  });
+
+  it("finds the columns even when a page number sits in the gap between them, and reads it last", async () => {
+    // Lines that fill their column (digits are as wide as the fixture's estimate), and a footer across the gap.
+    const left = Array.from({ length: 12 }, (_, i) => `A${String(i + 1).padStart(3, "0")} ${"1234567890".repeat(3)}`);
+    const right = Array.from({ length: 12 }, (_, i) => `B${String(i + 1).padStart(3, "0")} ${"0987654321".repeat(3)}`);
+    const opening = "An opening line that runs across the page from one margin to the other.";
+    const result = await pdf(makePdf({ pages: [{ lines: [opening], columns: [left, right], footer: "Page 7" }] }));
+    expect(result.text.split("\n").filter(Boolean)).toEqual([opening, ...left, ...right, "Page 7"]);
+  });
+
   it("keeps a single-column page with short lines in line order", async () => {
     const lines = ["Name: Ada", "Role: engineer", "Team: tides", "Site: harbour"];
     const result = await pdf(makePdf({ pages: [{ lines }] }));

@@ -96,8 +96,8 @@ function headingLevel(line: Line, bodySize: number): number {
  * left column first, then right; otherwise the whole page is one group.
  */
 function readingGroups(pieces: TextPiece[]): TextPiece[][] {
-  const gutter = findGutter(pieces);
-  if (!gutter) return [pieces];
+  const middle = findGutter(pieces);
+  if (middle === undefined) return [pieces];
   const groups: TextPiece[][] = [];
   let left: TextPiece[] = [];
   let right: TextPiece[] = [];
@@ -110,7 +110,7 @@ function readingGroups(pieces: TextPiece[]): TextPiece[][] {
   };
   const sorted = [...pieces].sort((a, b) => b.y - a.y || a.x - b.x);
   for (const piece of sorted) {
-    const side = piece.x + piece.width <= gutter.start + 1 ? "left" : piece.x >= gutter.end - 1 ? "right" : "full";
+    const side = piece.x + piece.width <= middle ? "left" : piece.x >= middle ? "right" : "full";
     if (side === "full") {
       flushColumns();
       full.push(piece);
@@ -127,36 +127,43 @@ function readingGroups(pieces: TextPiece[]): TextPiece[][] {
   return groups;
 }
 
-/** The widest empty vertical band in the middle of the text that has at least three lines on each side. */
-function findGutter(pieces: TextPiece[]): { start: number; end: number } | undefined {
+/**
+ * The widest vertical band in the middle of the text that column-width pieces leave (nearly)
+ * empty, with at least three lines on each side. A few pieces may cross it (a short line above
+ * the columns, a page number): one in twenty, and they are read as full-width lines. Returns the
+ * band's middle: pieces left of it are the first column, right of it the second.
+ */
+function findGutter(pieces: TextPiece[]): number | undefined {
   if (pieces.length < 6) return undefined;
   const left = Math.min(...pieces.map((p) => p.x));
   const right = Math.max(...pieces.map((p) => p.x + p.width));
   const span = right - left;
   if (span <= 0) return undefined;
   const narrow = pieces.filter((p) => p.width < span * 0.55);
-  const covered = new Uint8Array(Math.ceil(span) + 1);
+  const allowed = Math.floor(narrow.length / 20);
+  const covered = new Uint16Array(Math.ceil(span) + 1);
   for (const piece of narrow) {
     const from = Math.max(0, Math.floor(piece.x - left));
     const to = Math.min(covered.length - 1, Math.ceil(piece.x + piece.width - left));
-    covered.fill(1, from, to + 1);
+    for (let at = from; at <= to; at++) covered[at] = (covered[at] as number) + 1;
   }
+  const open = (at: number) => (covered[at] as number) <= allowed;
   let best: { start: number; end: number } | undefined;
   const low = Math.floor(span * 0.2);
   const high = Math.ceil(span * 0.8);
   for (let at = low; at <= high; at++) {
-    if (covered[at]) continue;
+    if (!open(at)) continue;
     let end = at;
-    while (end + 1 < covered.length && !covered[end + 1]) end++;
+    while (end + 1 < covered.length && open(end + 1)) end++;
     if (end < high && (!best || end - at > best.end - best.start)) best = { start: left + at, end: left + end + 1 };
     at = end;
   }
   const body = pieces.map((p) => p.size).sort((a, b) => a - b)[Math.floor(pieces.length / 2)] ?? 10;
   if (!best || best.end - best.start < Math.max(6, body)) return undefined;
-  const gutter = best;
-  const leftLines = new Set(narrow.filter((p) => p.x + p.width <= gutter.start + 1).map((p) => Math.round(p.y)));
-  const rightLines = new Set(narrow.filter((p) => p.x >= gutter.end - 1).map((p) => Math.round(p.y)));
-  return leftLines.size >= 3 && rightLines.size >= 3 ? gutter : undefined;
+  const middle = (best.start + best.end) / 2;
+  const leftLines = new Set(narrow.filter((p) => p.x + p.width <= middle).map((p) => Math.round(p.y)));
+  const rightLines = new Set(narrow.filter((p) => p.x >= middle).map((p) => Math.round(p.y)));
+  return leftLines.size >= 3 && rightLines.size >= 3 ? middle : undefined;
 }
 
 /** Pieces grouped into lines by baseline, top down, each line's pieces left to right and joined. */
