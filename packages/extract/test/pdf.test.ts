@@ -123,6 +123,13 @@ describe("PDF extraction", () => {
     expect(result.text).toBe(`# A Study in Two Columns\n\n${left.join("\n")}\n\n${right.join("\n")}`);
   });
 
+  it("reads a Japanese two-column page column by column, without spaces", async () => {
+    const left = ["左の段の一行目です。", "左の段の二行目です。", "左の段の三行目です。"];
+    const right = ["右の段の一行目です。", "右の段の二行目です。", "右の段の三行目です。"];
+    const result = await pdf(makePdf({ pages: [{ lines: [{ text: "二段組の頁", size: 20 }], columns: [left, right] }] }));
+    expect(result.text).toBe(`# 二段組の頁\n\n${left.join("\n")}\n\n${right.join("\n")}`);
+  });
+
   it("reads a paper-like page: title, abstract across the page, then two columns with their own headings", async () => {
     const sentences = (topic: string, n: number) => Array.from({ length: n }, (_, i) => `${topic} sentence ${i + 1} goes here.`).join(" ");
     const abstract = `${sentences("Abstract", 5)} It ends short.`;
