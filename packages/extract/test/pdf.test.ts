@@ -123,6 +123,12 @@ describe("PDF extraction", () => {
     expect(result.text).toBe(`# A Study in Two Columns\n\n${left.join("\n")}\n\n${right.join("\n")}`);
   });
 
+  it("reads vertical Japanese (tategaki) column by column, right to left", async () => {
+    const lines = ["縦書きの一行目です。", "二行目は「かぎ括弧」を含みます、ね。", "", "三行目で終わります。"];
+    const result = await pdf(makePdf({ pages: [{ vertical: true, lines }] }));
+    expect(result.text).toBe("縦書きの一行目です。\n二行目は「かぎ括弧」を含みます、ね。\n\n三行目で終わります。");
+  });
+
   it("reads a Japanese two-column page column by column, without spaces", async () => {
     const left = ["左の段の一行目です。", "左の段の二行目です。", "左の段の三行目です。"];
     const right = ["右の段の一行目です。", "右の段の二行目です。", "右の段の三行目です。"];

@@ -8,6 +8,8 @@ export interface TextPiece {
   y: number;
   width: number;
   size: number;
+  /** Written top to bottom (a vertical CJK font): `x` is the column, `y` where it starts. */
+  vertical?: boolean;
 }
 
 interface Line {
@@ -46,8 +48,16 @@ export class SizeCensus {
 /** The page's text as Markdown: paragraphs separated by blank lines, larger lines as `#`/`##` headings. */
 export function layoutPage(pieces: TextPiece[], bodySize: number): string {
   const usable = pieces.filter((piece) => piece.str.trim() !== "" && Number.isFinite(piece.x) && Number.isFinite(piece.y));
+  const across = usable.filter((piece) => !piece.vertical);
+  const down = usable.filter((piece) => piece.vertical);
   const blocks: Line[][] = [];
-  for (const group of readingGroups(usable)) blocks.push(toLines(group));
+  for (const group of readingGroups(across)) blocks.push(toLines(group));
+  if (down.length) {
+    // Mostly vertical (tategaki) pages read their columns first; headers and page numbers after.
+    const chars = (list: TextPiece[]) => list.reduce((sum, piece) => sum + piece.str.length, 0);
+    if (chars(down) >= chars(across)) blocks.unshift(verticalLines(down));
+    else blocks.push(verticalLines(down));
+  }
   const out: string[] = [];
   for (const lines of blocks) {
     let previous: Line | undefined;
@@ -191,6 +201,33 @@ function toLines(pieces: TextPiece[]): Line[] {
       text: text.replace(/\s+/g, " ").replace(SPACE_IN_CJK, "$1").trim(),
     };
   });
+}
+
+/**
+ * Vertical text as lines: pieces grouped into columns by x, read right to left, each column top
+ * down; vertical presentation forms (︒ ︑ ﹁…) become their ordinary characters.
+ */
+function verticalLines(pieces: TextPiece[]): Line[] {
+  const sorted = [...pieces].sort((a, b) => b.x - a.x || b.y - a.y);
+  const columns: TextPiece[][] = [];
+  for (const piece of sorted) {
+    const column = columns.at(-1);
+    const first = column?.[0];
+    if (column && first && Math.abs(first.x - piece.x) <= 0.4 * Math.max(first.size, piece.size)) column.push(piece);
+    else columns.push([piece]);
+  }
+  // A Line's `y` orders and spaces lines; for columns that is their x (right to left = top down).
+  return columns.map((column) => ({
+    y: column[0]?.x ?? 0,
+    size: Math.max(...column.map((p) => p.size)),
+    text: column
+      .sort((a, b) => b.y - a.y)
+      .map((p) => p.str)
+      .join("")
+      .replace(/[\ufe10-\ufe19\ufe30-\ufe4f]/g, (char) => char.normalize("NFKC"))
+      .replace(/\s+/g, " ")
+      .trim(),
+  }));
 }
 
 /** `next` as it follows `before`: after a space, unless either side already has one or both sides are CJK. */

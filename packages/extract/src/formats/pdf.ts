@@ -97,7 +97,8 @@ async function readPage(doc: PdfDocument, number: number, census: SizeCensus): P
     for (const item of content.items) {
       if (!("str" in item) || item.str === "") continue;
       const [, , c = 0, d = 0, x = 0, y = 0] = item.transform as number[];
-      pieces.push({ str: item.str, x, y, width: item.width, size: Math.hypot(c, d) || item.height });
+      const size = Math.hypot(c, d) || item.height;
+      pieces.push({ str: item.str, x, y, width: item.width, size, ...(item.dir === "ttb" ? { vertical: true } : {}) });
     }
     census.add(pieces);
     return layoutPage(pieces, census.body());
