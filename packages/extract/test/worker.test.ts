@@ -71,6 +71,12 @@ describe("extraction in a worker thread", () => {
     expect(error.message).toContain("took longer than");
   });
 
+  it("stops a worker that outgrows maxMemoryMb", { timeout: 120_000 }, async () => {
+    const error = await failure(extractInWorker({ bytes: sample(), name: "a.pdf" }, { maxMemoryMb: 4 }));
+    expect(error.code).toBe("limit_exceeded");
+    expect(error.message).toContain("more than 4 MiB of memory");
+  });
+
   it("extractFile reads a file, in a worker from the threshold up, and refuses an oversized one before reading it", async () => {
     const path = join(dir, "sample.pdf");
     writeFileSync(path, sample());
