@@ -214,6 +214,12 @@ describe("PDF extraction", () => {
     }
   });
 
+  it("refuses a PDF without pages with code corrupt", async () => {
+    const error = await failure(pdf(makePdf({ pages: [] })));
+    expect(error.code).toBe("corrupt");
+    expect(error.message).toContain("no pages");
+  });
+
   it("enforces maxTextChars", async () => {
     const bytes = makePdf({ pages: [{ lines: ["a fairly long line of words"] }, { lines: ["another long line of words"] }] });
     const error = await failure(extract({ bytes, name: "x.pdf", limits: { maxTextChars: 40 } }));

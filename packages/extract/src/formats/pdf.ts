@@ -70,6 +70,8 @@ async function readDocument(pdfjs: Pdfjs, doc: PdfDocument, limits: ExtractLimit
     parts.push(text);
     segments.push({ start, end: length, locator: { page: number } });
   }
+  if (doc.numPages === 0)
+    throw new ExtractError("corrupt", "the PDF has no pages; there is nothing to import (re-export it from its source)");
   if (segments.length === 0) {
     throw new ExtractError(
       "no_text_layer",
