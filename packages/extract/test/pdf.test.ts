@@ -199,6 +199,24 @@ describe("PDF extraction", () => {
     expect(error.message).toBe("the PDF is password-protected; remove the password and import it again");
   });
 
+  it("writes real encryption: with the password, pdfjs reads the text back", async () => {
+    const { getDocument } = await import("pdfjs-dist/legacy/build/pdf.mjs");
+    const doc = await getDocument({
+      data: makePdf({ userPassword: "secret", pages: [{ lines: ["hidden words"] }] }),
+      password: "secret",
+      verbosity: 0,
+    }).promise;
+    const content = await (await doc.getPage(1)).getTextContent();
+    expect(content.items.map((item) => ("str" in item ? item.str : "")).join("")).toBe("hidden words");
+    await doc.destroy();
+  });
+
+  it("reads a PDF encrypted with an empty user password (owner restrictions only), as viewers do", async () => {
+    const result = await pdf(makePdf({ userPassword: "", title: "Restricted", pages: [{ lines: ["open words", "東京の地図"] }] }));
+    expect(result.text).toBe("open words\n東京の地図");
+    expect(result.title).toBe("Restricted");
+  });
+
   it("refuses a PDF of images only with code no_text_layer and says to OCR it", async () => {
     const error = await failure(pdf(makePdf({ pages: [{ image: true }, { image: true }] })));
     expect(error.code).toBe("no_text_layer");
