@@ -77,6 +77,32 @@ describe("PDF extraction", () => {
     expect(bytes.length).toBeGreaterThan(0); // the caller's bytes are left alone
   });
 
+  it("keeps a heading that wraps as one heading, and headings apart from each other as two", async () => {
+    const big = (text: string) => ({ text, size: 18 });
+    const result = await pdf(
+      makePdf({
+        pages: [
+          {
+            lines: [
+              big("A long title that needs"),
+              big("two lines"),
+              "body text under it, long enough to be most of the page",
+              "",
+              "",
+              big("Contents"),
+              "",
+              "",
+              big("Chapter one"),
+            ],
+          },
+        ],
+      }),
+    );
+    expect(result.text).toBe(
+      "# A long title that needs two lines\n\nbody text under it, long enough to be most of the page\n\n# Contents\n\n# Chapter one",
+    );
+  });
+
   it("reads Japanese text through the CMaps exactly, without spaces between CJK glyphs", async () => {
     const lines = [
       "東京は日本の首都であり、人口は約千四百万人です。",

@@ -70,8 +70,8 @@ export function layoutPage(pieces: TextPiece[], bodySize: number): string {
       const level = headingLevel(line, bodySize);
       if (level) {
         // A heading that wraps onto a second line at the same size stays one heading.
-        if (heading && heading.level === level && Math.abs(heading.size - line.size) < 0.5)
-          heading.text += joinText(heading.text, line.text);
+        const wraps = heading && previous && previous.y - line.y <= 1.8 * line.size && Math.abs(heading.size - line.size) < 0.5;
+        if (heading && wraps && heading.level === level) heading.text += joinText(heading.text, line.text);
         else {
           flushHeading();
           heading = { level, text: line.text, size: line.size };
