@@ -1,4 +1,4 @@
-// Picks the format (explicit, media type, extension, then magic bytes), checks size, and hands the
+// Picks the format (explicit, media type, extension, then the content's first bytes), checks size, and hands the
 // bytes to that format's extractor.
 import { extractorFor } from "./formats/index.js";
 import { DEFAULT_LIMITS, ExtractError, type Extracted, type ExtractFormat, type ExtractInput } from "./types.js";
@@ -35,13 +35,39 @@ const BY_MEDIA_TYPE: Record<string, ExtractFormat> = {
   "message/rfc822": "eml",
 };
 
-/** The format `input` names (explicit format, media type, then file extension), or null. */
-export function detectFormat(input: Pick<ExtractInput, "name" | "mediaType" | "format">): ExtractFormat | null {
+/**
+ * The format of `input`: the explicit format, else the media type, else the file extension, else
+ * (when `bytes` are given) what the content starts with. Null when none of them tells.
+ */
+export function detectFormat(input: Pick<ExtractInput, "name" | "mediaType" | "format"> & { bytes?: Uint8Array }): ExtractFormat | null {
   if (input.format) return input.format;
   const media = input.mediaType?.split(";")[0]?.trim().toLowerCase();
   if (media && BY_MEDIA_TYPE[media]) return BY_MEDIA_TYPE[media];
   const extension = input.name?.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
-  return (extension && BY_EXTENSION[extension]) || null;
+  if (extension && BY_EXTENSION[extension]) return BY_EXTENSION[extension];
+  return input.bytes ? sniffFormat(input.bytes) : null;
+}
+
+/** Zip containers told apart by a part only that format has, looked for near the start (where writers put them). */
+const ZIP_MARKERS: [string, ExtractFormat][] = [
+  ["mimetypeapplication/epub+zip", "epub"],
+  ["mimetypeapplication/vnd.oasis.opendocument.spreadsheet", "ods"],
+  ["word/", "docx"],
+  ["ppt/", "pptx"],
+  ["xl/", "xlsx"],
+];
+
+/** The format the content's first bytes announce (PDF, RTF, HTML, the zip-based formats), or null. */
+export function sniffFormat(bytes: Uint8Array): ExtractFormat | null {
+  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
+  if (head.includes("%PDF-")) return "pdf";
+  if (head.startsWith("{\\rtf")) return "rtf";
+  if (head.startsWith("PK\x03\x04")) {
+    const names = new TextDecoder("latin1").decode(bytes.subarray(0, 64 * 1024));
+    return ZIP_MARKERS.find(([marker]) => names.includes(marker))?.[1] ?? null;
+  }
+  if (/^(\ufeff|\xef\xbb\xbf)?\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<(!doctype html|html)[\s>]/i.test(head)) return "html";
+  return null;
 }
 
 export async function extract(input: ExtractInput): Promise<Extracted> {
