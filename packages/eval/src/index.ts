@@ -1,5 +1,6 @@
 // @docdb/eval: retrieval evaluation (test sets, metrics, the run behind `docdb eval`).
 export { type CorpusDocument, type EvalDataset, type EvalQuery, loadDataset, readCorpus } from "./dataset.js";
+export { corpusIdOfFile, type LoadedDocuments, loadDocumentFolder } from "./documents.js";
 export {
   collapseToDocuments,
   type Judgments,

@@ -22,6 +22,7 @@ import type { EmbeddingModel, Reranker } from "@docdb/embed";
 const EVAL_MAX_TOP_K = 1000;
 
 import { countCorpusLines, type EvalDataset, loadDataset, readCorpus } from "./dataset.js";
+import { loadDocumentFolder } from "./documents.js";
 import { collapseToDocuments, meanMetrics, percentile, type QueryMetrics, queryMetrics } from "./metrics.js";
 
 export interface EvalProgress {
@@ -54,6 +55,14 @@ export interface EvaluateOptions {
    */
   store?: string;
   onProgress?: (progress: EvalProgress) => void;
+  /**
+   * A folder of documents to load instead of corpus.jsonl: one file per corpus entry, named
+   * `<corpus id>.<ext>` (PDF, DOCX, HTML…), each extracted as `docdb insert FILE` would.
+   * Measures retrieval on the extracted text (see scripts/render-eval-files.mjs).
+   */
+  documents?: string;
+  /** Called for each file of `documents` that could not be stored (it counts as skipped). */
+  onFailure?: (file: string, message: string) => void;
 }
 
 export interface EvalMetrics {
@@ -75,6 +84,8 @@ export interface EvalReport {
   reranker: string | null;
   embedding_dimensions: number | null;
   corpus: { documents: number; chunks: number; skipped: number };
+  /** The folder of rendered documents loaded instead of corpus.jsonl, if any. */
+  documents?: string;
   /** Queries evaluated (those with at least one relevant judgment, up to --limit-queries). */
   queries: number;
   /** Relevant judgments naming documents absent from the corpus (they still count as missed). */
@@ -259,7 +270,11 @@ export async function evaluateRetrieval(options: EvaluateOptions): Promise<EvalR
     const loader = openDocDB({ ...common, embedding: null });
     let corpus: { documents: number; skipped: number; ids: Set<string> };
     try {
-      corpus = await loadCorpus(await loader.database(dbName, { create: true }), dataset, options.onProgress);
+      const target = await loader.database(dbName, { create: true });
+      corpus =
+        options.documents !== undefined
+          ? await loadDocumentFolder(target, options.documents, options.onProgress, options.onFailure)
+          : await loadCorpus(target, dataset, options.onProgress);
     } finally {
       await loader.close();
     }
@@ -287,6 +302,7 @@ export async function evaluateRetrieval(options: EvaluateOptions): Promise<EvalR
         queries: dataset.queries.length,
         judgments_not_in_corpus: missing,
         top_k: topK,
+        ...(options.documents !== undefined ? { documents: options.documents } : {}),
       };
       const reports: EvalReport[] = [];
       for (const mode of modes) {

@@ -42,7 +42,8 @@ function printTable(reports: EvalReport[]): void {
   const models = [...new Set(reports.map((r) => r.embedding_model).filter((m): m is string => m !== null))];
   const lines = [
     `dataset   ${first.dataset}`,
-    `corpus    ${first.corpus.documents} documents, ${first.corpus.chunks} chunks${first.corpus.skipped ? ` (${first.corpus.skipped} empty entries skipped)` : ""}`,
+    ...(first.documents ? [`documents ${first.documents}`] : []),
+    `corpus    ${first.corpus.documents} documents, ${first.corpus.chunks} chunks${first.corpus.skipped ? ` (${first.corpus.skipped} ${first.documents ? "files not stored" : "empty entries skipped"})` : ""}`,
     `queries   ${first.queries}${first.judgments_not_in_corpus ? ` (${first.judgments_not_in_corpus} relevant judgments name documents not in the corpus)` : ""}`,
     `model     ${models.length > 0 ? models.join(", ") : "none (keyword search uses no embeddings)"}`,
     ...(first.reranker ? [`reranker  ${first.reranker}`] : []),
@@ -69,15 +70,23 @@ export function evalCommand(): Command {
     .option("--mode <mode>", `${MODE_CHOICES.join(", ")}`, "all")
     .option("--limit-queries <n>", "evaluate only the first n judged queries")
     .option("--rerank", "rerank every query's candidates with the configured reranker (DOCDB_RERANKER…), as `find --rerank` does")
+    .option(
+      "--documents <dir>",
+      "load this folder of documents (one file per corpus entry, named <corpus id>.<ext>: PDF, DOCX, HTML…) instead of corpus.jsonl",
+    )
     .option("--json", "print JSON: one object, or an array of one per mode with --mode all")
     .addHelpText(
       "after",
       "\nThe corpus is loaded into a fresh temporary database (removed afterwards) through the normal insert path;\n" +
         "vector and hybrid modes need an embedding model and say so when there is none.\n\n" +
-        "Examples:\n  docdb eval ../shared/eval/scifact --mode keyword\n  docdb eval ./my-set --limit-queries 200 --json",
+        "Examples:\n  docdb eval ../shared/eval/scifact --mode keyword\n  docdb eval ../shared/eval/scifact --mode keyword --documents .tmp/eval-files/scifact-pdf\n  docdb eval ./my-set --limit-queries 200 --json",
     )
     .action(
-      async (datasetDir: string, options: { mode: string; limitQueries?: string; rerank?: boolean; json?: boolean }, command: Command) => {
+      async (
+        datasetDir: string,
+        options: { mode: string; limitQueries?: string; rerank?: boolean; documents?: string; json?: boolean },
+        command: Command,
+      ) => {
         const progress = progressReporter();
         try {
           const modes = parseModes(options.mode);
@@ -90,6 +99,8 @@ export function evalCommand(): Command {
             limitQueries,
             embedding: embeddingFromFlags(command),
             rerank: options.rerank === true,
+            documents: options.documents,
+            onFailure: (file, message) => process.stderr.write(`${file}: ${message}\n`),
             store: globals.store ?? (process.env.DOCDB_STORE_URL || undefined),
             logger: createLogger({ level }),
             onProgress: (p) => progress.update(p),
