@@ -5,6 +5,9 @@
 //
 //   node scripts/render-eval-files.mjs [--eval-dir ../shared/eval] [--out .tmp/eval-files]
 //     [--sets scifact-pdf,jaquad-docx,jaquad-html] [--limit N]
+//   Rendered only when named in --sets: jaquad-pdf (Japanese in the CID font), and scifact-md /
+//   jaquad-md, the text as Markdown under the title as a heading: the structure of the rendered
+//   files without extraction, to tell structure effects from extraction effects.
 //   pnpm -s docdb eval ../shared/eval/scifact --mode keyword --documents .tmp/eval-files/scifact-pdf
 import { createReadStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -54,13 +57,19 @@ const renderHtml = (doc) =>
     "utf-8",
   );
 
+/** Markdown: the title as a `#` heading, then the paragraphs (no extraction needed). */
+const renderMarkdown = (doc) => Buffer.from(`${doc.title ? `# ${doc.title}\n\n` : ""}${paragraphs(doc.text).join("\n\n")}\n`);
+
 const RENDERS = [
   { set: "scifact", format: "pdf", render: renderPdf },
   { set: "jaquad", format: "docx", render: renderDocx },
   { set: "jaquad", format: "html", render: renderHtml },
+  { set: "jaquad", format: "pdf", render: renderPdf, extra: true },
+  { set: "scifact", format: "md", render: renderMarkdown, extra: true },
+  { set: "jaquad", format: "md", render: renderMarkdown, extra: true },
 ];
 
-for (const { set, format, render } of RENDERS.filter((r) => only.length === 0 || only.includes(`${r.set}-${r.format}`))) {
+for (const { set, format, render } of RENDERS.filter((r) => (only.length === 0 ? !r.extra : only.includes(`${r.set}-${r.format}`)))) {
   const target = join(out, `${set}-${format}`);
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
