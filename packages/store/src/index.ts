@@ -1,4 +1,4 @@
-export { AUDIT_DETAIL_MAX, auditFromRow, tokenFromRow, tokenToRow } from "./access-rows.js";
+export { AUDIT_DETAIL_MAX, type AuditRow, auditFromRow, type TokenRow, tokenFromRow, tokenToRow } from "./access-rows.js";
 export { StoreError, type StoreErrorCode } from "./errors.js";
 export {
   allOf,
