@@ -7,6 +7,9 @@ interface Bucket {
   at: number;
 }
 
+/** Callers remembered at most; past it the oldest tenth is forgotten (a forgotten caller starts full again). */
+const MAX_BUCKETS = 10_000;
+
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
@@ -16,6 +19,10 @@ export class RateLimiter {
     if (!rate || rate <= 0) return undefined;
     const key = `${caller.via}:${caller.name}`;
     const perMs = rate / 60_000;
+    if (!this.buckets.has(key) && this.buckets.size >= MAX_BUCKETS) {
+      // A Map keeps insertion order: the first entries are the oldest callers.
+      for (const old of [...this.buckets.keys()].slice(0, MAX_BUCKETS / 10)) this.buckets.delete(old);
+    }
     const bucket = this.buckets.get(key) ?? { tokens: rate, at: now };
     bucket.tokens = Math.min(rate, bucket.tokens + (now - bucket.at) * perMs);
     bucket.at = now;
