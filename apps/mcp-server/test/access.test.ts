@@ -2,18 +2,22 @@
 // through any tool, resource or SQL; a token for one database never sees another; expired, revoked
 // and unknown tokens get 401; rate and body limits answer 429/413; every write is in the audit trail.
 import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { openDocDB } from "@docdb/core";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storeContentHash } from "../../../test/support/store-hash.js";
+import { QA, registerDeterministicSampling } from "./support/memory-flow.js";
 import { CLI, type HttpServerProcess, serverEnv, startHttpServer, tempDataDir } from "./support/server-process.js";
 
 const ADMIN = "admin-token-5b1d9e";
 
-async function connect(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "docdb-access-test", version: "0.0.0" });
+async function connect(url: string, token: string, sampling = false): Promise<Client> {
+  const client = new Client({ name: "docdb-access-test", version: "0.0.0" }, sampling ? { capabilities: { sampling: {} } } : {});
+  if (sampling) registerDeterministicSampling(client, []);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   return client;
 }
@@ -185,16 +189,24 @@ describe("scoped tokens, audit and limits over HTTP", () => {
   });
 
   it("records every write with its caller in the audit trail; reads are not recorded", async () => {
-    const admin = await connect(server.url, ADMIN);
+    const admin = await connect(server.url, ADMIN, true);
     const made = await admin.callTool({ name: "insert_document", arguments: { text: "admin text", key: "k1" } });
     const docId = (made.structuredContent as { doc_id: string }).doc_id;
     await admin.callTool({ name: "delete_document", arguments: { doc_id: docId } });
     await admin.callTool({ name: "create_database", arguments: { db_name: "gamma" } });
     await admin.callTool({ name: "store_qa", arguments: { question: "How?", answer: "So.", topic: "Ways" } });
     await admin.callTool({ name: "store_knowledge", arguments: { text: "Ways are so.", topic: "Ways" } });
+    for (const qa of [QA.rollback1, QA.rollback2]) await admin.callTool({ name: "store_qa", arguments: { ...qa, topic: "Deploy" } });
+    const merged = await admin.callTool({ name: "merge_knowledge", arguments: { topic: "Deploy" } });
+    expect(merged.isError, JSON.stringify(merged.structuredContent)).toBeFalsy();
     await admin.callTool({ name: "find_similar_documents", arguments: { text: "admin" } });
     await admin.close();
     cli("delete", ids.beta as string, "--db", "beta");
+    const folder = join(data.parent, "notes");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "a.md"), "# Notes\n\nImported text.\n");
+    cli("collection", "add", "-n", "notes", "-d", "team notes", "-s", folder);
+    cli("import", "-n", "notes");
     cli("db", "drop", "gamma", "--yes");
     const entries = JSON.parse(cli("audit", "--json", "--since", "1h")) as {
       actor: string;
@@ -210,11 +222,21 @@ describe("scoped tokens, audit and limits over HTTP", () => {
       "admin|create_database|gamma",
       "admin|store_qa|vectors",
       "admin|store_knowledge|vectors",
+      "admin|merge|vectors",
       "alpha-writer|insert|alpha",
     ]) {
       expect(seen, expected).toContain(expected);
     }
-    for (const action of ["delete", "drop_database", "token_create", "token_revoke", "insert", "create_database"]) {
+    for (const action of [
+      "import",
+      "collection_add",
+      "delete",
+      "drop_database",
+      "token_create",
+      "token_revoke",
+      "insert",
+      "create_database",
+    ]) {
       expect(
         entries.some((e) => e.action === action && e.origin === "cli"),
         action,
