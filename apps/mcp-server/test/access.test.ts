@@ -7,11 +7,12 @@ import { join } from "node:path";
 import { openDocDB } from "@docdb/core";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storeContentHash } from "../../../test/support/store-hash.js";
 import { QA, registerDeterministicSampling } from "./support/memory-flow.js";
-import { CLI, type HttpServerProcess, serverEnv, startHttpServer, tempDataDir } from "./support/server-process.js";
+import { BIN, CLI, type HttpServerProcess, serverEnv, startHttpServer, tempDataDir } from "./support/server-process.js";
 
 const ADMIN = "admin-token-5b1d9e";
 
@@ -105,6 +106,17 @@ describe("scoped tokens, audit and limits over HTTP", () => {
     expect(resources.length).toBeGreaterThanOrEqual(3);
     for (const resource of resources) await client.readResource({ uri: resource.uri });
     await client.close();
+    // SQL stays read-only for admin too.
+    const admin = await connect(server.url, ADMIN);
+    for (const sql of [
+      "DELETE FROM documents",
+      "DROP TABLE documents",
+      "UPDATE documents SET title = 'x'",
+      "WITH d AS (DELETE FROM documents RETURNING 1) SELECT 1",
+    ]) {
+      expect((await admin.callTool({ name: "query_sql", arguments: { sql } })).isError, sql).toBe(true);
+    }
+    await admin.close();
     expect(await snapshot()).toEqual(before);
   });
 
@@ -149,6 +161,29 @@ describe("scoped tokens, audit and limits over HTTP", () => {
     await client.close();
     const manifest = await fetch(new URL("/tools", server.base), { headers: { authorization: `Bearer ${tokens.alpha}` } });
     expect(manifest.status).toBe(200);
+    // A session belongs to the caller that opened it: another token naming its id finds no session.
+    const admin = new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { authorization: `Bearer ${ADMIN}` } },
+    });
+    const adminClient = new Client({ name: "admin", version: "0.0.0" });
+    await adminClient.connect(admin);
+    const hijack = await fetch(server.url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${tokens.reader}`,
+        "mcp-session-id": admin.sessionId as string,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "delete_document", arguments: { doc_id: ids.alpha, db_name: "alpha" } },
+      }),
+    });
+    expect(hijack.status).toBe(404);
+    await adminClient.close();
   });
 
   it("refuses unknown, expired and revoked tokens with 401 and WWW-Authenticate, saying which", async () => {
@@ -201,6 +236,12 @@ describe("scoped tokens, audit and limits over HTTP", () => {
     expect(merged.isError, JSON.stringify(merged.structuredContent)).toBeFalsy();
     await admin.callTool({ name: "find_similar_documents", arguments: { text: "admin" } });
     await admin.close();
+    const stdio = new Client({ name: "stdio-agent", version: "0.0.0" });
+    await stdio.connect(
+      new StdioClientTransport({ command: process.execPath, args: [BIN, "--data-dir", data.dir], env: serverEnv(), stderr: "pipe" }),
+    );
+    expect((await stdio.callTool({ name: "insert_document", arguments: { text: "over stdio" } })).isError).toBeFalsy();
+    await stdio.close();
     cli("delete", ids.beta as string, "--db", "beta");
     const folder = join(data.parent, "notes");
     mkdirSync(folder);
@@ -243,6 +284,7 @@ describe("scoped tokens, audit and limits over HTTP", () => {
       ).toBe(true);
     }
     expect(entries.find((e) => e.actor === "admin" && e.action === "insert")?.detail).toContain(docId);
+    expect(entries.some((e) => e.actor === "local" && e.origin === "stdio" && e.action === "insert")).toBe(true);
     expect(entries.find((e) => e.actor === "admin")?.origin).toMatch(/127\.0\.0\.1|::1/);
     expect(entries.some((e) => e.action.startsWith("find"))).toBe(false);
     expect(entries.some((e) => e.actor === "reader")).toBe(false);
