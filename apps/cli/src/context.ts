@@ -14,6 +14,7 @@ import {
 } from "@docdb/core";
 import { CONFIG_FLAGS } from "@docdb/mcp-server/flags";
 import type { Command } from "commander";
+import { recordCliWrite } from "./cli-audit.js";
 import { jsonRequested, USAGE_EXIT_CODE } from "./usage.js";
 
 export interface GlobalOptions {
@@ -125,6 +126,7 @@ export function action<A extends unknown[]>(fn: (docdb: DocDB, ...args: A) => Pr
     try {
       docdb = openFromCommand(command);
       await fn(docdb, ...args);
+      await recordCliWrite(docdb, command, args);
     } catch (error) {
       reportError(error, command.opts<{ json?: boolean }>().json === true || jsonRequested());
     } finally {

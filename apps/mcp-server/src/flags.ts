@@ -48,6 +48,13 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { name: "port", value: "port", description: "HTTP port (env DOCDB_HTTP_PORT, default 7411)" },
   { name: "token", value: "token", description: "require Authorization: Bearer <token> (env DOCDB_HTTP_TOKEN)" },
   {
+    name: "oauth-issuer",
+    value: "url",
+    description: "accept OAuth access tokens (JWTs) of this authorization server (env DOCDB_OAUTH_ISSUER)",
+  },
+  { name: "oauth-audience", value: "url", description: "this server's resource URL, the tokens' aud (env DOCDB_OAUTH_AUDIENCE)" },
+  { name: "oauth-jwks", value: "url", description: "the issuer's JWKS (env DOCDB_OAUTH_JWKS_URL; default from its metadata)" },
+  {
     name: "allow-origin",
     value: "url",
     description: "also accept browser requests from this origin (repeatable; env DOCDB_HTTP_ALLOWED_ORIGINS, comma-separated)",
@@ -119,6 +126,9 @@ export function fromServeFlags(get: (name: string) => unknown): { config: Config
       host: str("host"),
       port: str("port"),
       token: str("token"),
+      oauthIssuer: str("oauth-issuer"),
+      oauthAudience: str("oauth-audience"),
+      oauthJwks: str("oauth-jwks"),
       allowedOrigins: get("allow-origin") as string[] | undefined,
       defaultDb: str("db"),
       watch: get("watch") as boolean | undefined,

@@ -1,4 +1,4 @@
-import { type ConfigKey, DocDBError, type LoadedConfig } from "@docdb/core";
+import { type ConfigKey, DocDBError, type LoadedConfig, settingsFromEnv } from "@docdb/core";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from "./http-defaults.js";
 import type { ToolDescriptors } from "./tool-descriptors.js";
 
@@ -9,6 +9,12 @@ export interface ServeOptions {
   host?: string;
   port?: number | string;
   token?: string;
+  /** OAuth 2.1: the authorization server whose access tokens (JWTs) are accepted. */
+  oauthIssuer?: string;
+  /** OAuth 2.1: this server's resource URL, the `aud` tokens must carry. */
+  oauthAudience?: string;
+  /** OAuth 2.1: the issuer's JWKS URL (default: from its metadata). */
+  oauthJwks?: string;
   allowedOrigins?: readonly string[];
   /** Database for tool calls without db_name. Default "vectors". */
   defaultDb?: string;
@@ -25,6 +31,7 @@ export interface ResolvedServeOptions {
   host: string;
   port: number;
   token: string | undefined;
+  oauth: { issuer: string; audience: string; jwksUrl?: string } | undefined;
   allowedOrigins: string[];
   defaultDb: string | undefined;
   watch: boolean;
@@ -64,6 +71,42 @@ function parseToken(value: string | undefined, where: string): string | undefine
   return value;
 }
 
+function httpUrl(value: string, where: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new DocDBError("INVALID_REQUEST", `${where} must be an http(s) URL, got ${JSON.stringify(value.slice(0, 200))}`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new DocDBError("INVALID_REQUEST", `${where} must be an http(s) URL, got ${JSON.stringify(value.slice(0, 200))}`);
+  }
+  return value;
+}
+
+/** OAuth from flags over DOCDB_OAUTH_*: issuer and audience together, or neither. */
+function resolveOAuth(options: ServeOptions, env: NodeJS.ProcessEnv): ResolvedServeOptions["oauth"] {
+  const fromEnv = settingsFromEnv(env).oauth;
+  const issuer = options.oauthIssuer ?? fromEnv.issuer;
+  const audience = options.oauthAudience ?? fromEnv.audience;
+  const jwksUrl = options.oauthJwks ?? fromEnv.jwksUrl;
+  if (issuer === undefined && audience === undefined) {
+    if (jwksUrl !== undefined) throw new DocDBError("INVALID_REQUEST", "--oauth-jwks needs --oauth-issuer and --oauth-audience");
+    return undefined;
+  }
+  if (issuer === undefined || audience === undefined) {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      "OAuth needs both --oauth-issuer (the authorization server) and --oauth-audience (this server's resource URL, e.g. https://docdb.example.com/mcp)",
+    );
+  }
+  return {
+    issuer: httpUrl(issuer, "--oauth-issuer"),
+    audience: httpUrl(audience, "--oauth-audience"),
+    ...(jwksUrl !== undefined ? { jwksUrl: httpUrl(jwksUrl, "--oauth-jwks") } : {}),
+  };
+}
+
 /** Flags over environment (DOCDB_HTTP_HOST, _PORT, _TOKEN, _ALLOWED_ORIGINS) over defaults. */
 export function resolveServeOptions(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): ResolvedServeOptions {
   const envOrigins = (env.DOCDB_HTTP_ALLOWED_ORIGINS ?? "")
@@ -85,6 +128,7 @@ export function resolveServeOptions(options: ServeOptions, env: NodeJS.ProcessEn
         : env.DOCDB_HTTP_TOKEN
           ? parseToken(env.DOCDB_HTTP_TOKEN, "DOCDB_HTTP_TOKEN")
           : undefined,
+    oauth: resolveOAuth(options, env),
     allowedOrigins: [...(options.allowedOrigins ?? []), ...envOrigins],
     defaultDb: options.defaultDb,
     watch: options.watch ?? false,

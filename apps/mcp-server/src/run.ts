@@ -1,5 +1,6 @@
 import { DEFAULT_DB_NAME, type DocDB, validateDbName } from "@docdb/core";
 // Not the collections index: it also exports the tool definitions, which load when a collection exists.
+import { auditSink } from "./auth/audit.js";
 import { attachCollectionTools } from "./collections/sync.js";
 import { startCollectionWatcher } from "./collections/watch.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
@@ -91,20 +92,30 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
         host: resolved.host,
         port: resolved.port,
         token: resolved.token,
+        tokens: docdb.access(),
+        oauth: resolved.oauth,
+        audit: auditSink(docdb),
+        defaultDb: resolved.defaultDb,
         allowedOrigins: resolved.allowedOrigins,
         maxSessions: resolved.maxSessions,
         sessionIdleMs: resolved.sessionIdleMs,
         ui: { docdb },
       });
       process.stderr.write(
-        `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""})\n` +
+        `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""}${resolved.oauth ? `, OAuth tokens of ${resolved.oauth.issuer}` : ""})\n` +
           `the page: ${handle.url.replace(/\/mcp$/, "/ui/")}\n`,
       );
       await signal.promise;
       await handle.close();
     } else {
       const { serveStdio } = await import("./stdio.js");
-      const handle = await serveStdio({ registry, resources, logger: docdb.logger });
+      const handle = await serveStdio({
+        registry,
+        resources,
+        logger: docdb.logger,
+        audit: auditSink(docdb),
+        defaultDb: resolved.defaultDb,
+      });
       process.stderr.write(`docdb MCP server on stdio (store ${await docdb.location()})\n`);
       await Promise.race([handle.done, signal.promise]);
       await handle.close();

@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
 import { type EmbeddingModel, LocalEmbeddingModel, type Reranker } from "@docdb/embed";
 import type { StoreEngine } from "@docdb/store";
+import { Access, SERVER_DB_NAME } from "./access.js";
 import { AnalysisPool } from "./analysis.js";
 import { type CopyOptions, type CopyResult, copyStore } from "./copy.js";
 import { Database } from "./database/database.js";
@@ -94,6 +95,7 @@ export class DocDB {
   private readonly open = new Map<string, Promise<Database>>();
   private enginePromise: Promise<StoreEngine> | undefined;
   private healer: PendingHealer | undefined;
+  private accessRoom: Access | undefined;
   private readonly embedDeadlineMs: number;
   private readonly analysis: AnalysisPool;
 
@@ -269,11 +271,17 @@ export class DocDB {
     }
   }
 
-  /** Names of the databases, sorted. */
+  /** Scoped tokens and the audit trail of this location (in its reserved server database). */
+  access(): Access {
+    this.accessRoom ??= new Access(async () => (await this.engine()).openDatabase(SERVER_DB_NAME, { create: true }));
+    return this.accessRoom;
+  }
+
+  /** Names of the databases, sorted (never the reserved server database). */
   async databaseNames(): Promise<string[]> {
     const engine = await this.engine();
     try {
-      return await engine.listDatabases();
+      return (await engine.listDatabases()).filter((name) => name.toLowerCase() !== SERVER_DB_NAME);
     } catch (error) {
       throw fromStoreError(error);
     }
@@ -376,6 +384,7 @@ export class DocDB {
       if (engine && !isEngine(this.options.store)) await engine.close();
     }
     this.enginePromise = undefined;
+    this.accessRoom = undefined;
     await this.embedding?.close?.();
     if (!isReranker(this.options.reranker)) await this.reranker?.close?.();
     await this.analysis.close();

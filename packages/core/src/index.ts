@@ -1,3 +1,15 @@
+export type { AccessLevel, AuditRecord, TokenLimits, TokenRecord } from "@docdb/store";
+export {
+  Access,
+  type Actor,
+  type AuditInput,
+  hashToken,
+  SERVER_DB_NAME,
+  TOKEN_NAME_PATTERN,
+  type TokenCheck,
+  type TokenInfo,
+  type TokenInput,
+} from "./access.js";
 export {
   COLLECTION_NAME_PATTERN,
   type CollectionFileStatus,

@@ -1,3 +1,4 @@
+export { AUDIT_DETAIL_MAX, type AuditRow, auditFromRow, type TokenRow, tokenFromRow, tokenToRow } from "./access-rows.js";
 export { StoreError, type StoreErrorCode } from "./errors.js";
 export {
   allOf,
@@ -27,6 +28,10 @@ export {
   textFault,
 } from "./text.js";
 export type {
+  AccessLevel,
+  AuditEntry,
+  AuditQuery,
+  AuditRecord,
   ChunkHit,
   CodeSymbol,
   CollectionCounts,
@@ -52,6 +57,8 @@ export type {
   StoredDocument,
   StoredFile,
   StoreEngine,
+  TokenLimits,
+  TokenRecord,
   VectorHit,
   VectorIndexControl,
   VectorIndexProgress,

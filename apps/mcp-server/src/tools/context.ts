@@ -1,5 +1,7 @@
 import { type Database, type DocDB, DocDBError } from "@docdb/core";
 import { z } from "zod/v4";
+import { currentCaller } from "../auth/current.js";
+import { assertSees } from "../auth/scope.js";
 
 /** What every docdb tool is built from. */
 export interface ToolsContext {
@@ -20,6 +22,8 @@ export async function databaseFor(
 ): Promise<Database> {
   const name = dbName ?? defaultDb;
   try {
+    // A database the caller may not see fails exactly like one that does not exist.
+    await assertSees(docdb, currentCaller(), name);
     return await docdb.database(name, { create: use.write === true && name === defaultDb });
   } catch (error) {
     if (DocDBError.isInstance(error) && error.code === "NOT_FOUND" && error.details?.database === name) {

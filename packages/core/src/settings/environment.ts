@@ -36,6 +36,8 @@ export interface Settings {
   readonly modelCacheDir: string;
   /** HF_HUB_CACHE, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub` (read only). */
   readonly hubCacheDir: string;
+  /** DOCDB_OAUTH_ISSUER, DOCDB_OAUTH_AUDIENCE, DOCDB_OAUTH_JWKS_URL: OAuth access tokens an HTTP server accepts. */
+  readonly oauth: { issuer?: string; audience?: string; jwksUrl?: string };
 }
 
 const MEMORY_ENV: Record<keyof MemoryOptions, string> = {
@@ -115,6 +117,11 @@ export function settingsFromEnv(env: Env): Settings {
     heal: () => ({ minDelayMs: envMs(env, "DOCDB_HEAL_MIN_MS"), maxDelayMs: envMs(env, "DOCDB_HEAL_MAX_MS") }),
     modelCacheDir: () => defaultModelCacheDir(env),
     hubCacheDir: () => huggingFaceHubCacheDir(env),
+    oauth: () => ({
+      issuer: env.DOCDB_OAUTH_ISSUER?.trim() || undefined,
+      audience: env.DOCDB_OAUTH_AUDIENCE?.trim() || undefined,
+      jwksUrl: env.DOCDB_OAUTH_JWKS_URL?.trim() || undefined,
+    }),
   });
 }
 

@@ -2,6 +2,7 @@
 // per area, in this folder) against an engine.
 import { afterAll, beforeAll, describe } from "vitest";
 import type { Store, StoreEngine } from "../types.js";
+import { accessContract } from "./access.js";
 import { codeChunksContract } from "./code-chunks.js";
 import { collectionsContract } from "./collections.js";
 import type { ContractContext, ContractTarget } from "./context.js";
@@ -58,5 +59,6 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
     collectionsContract(ctx);
     sqlContract(ctx);
     writersContract(ctx);
+    accessContract(ctx);
   });
 }
