@@ -87,6 +87,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       const handle = await serveHttp({
         registry,
         resources,
+        samplingTimeoutMs: docdb.deadlines.samplingMs,
         logger: docdb.logger,
         host: resolved.host,
         port: resolved.port,
@@ -102,7 +103,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       await handle.close();
     } else {
       const { serveStdio } = await import("./stdio.js");
-      const handle = await serveStdio({ registry, resources, logger: docdb.logger });
+      const handle = await serveStdio({ registry, resources, logger: docdb.logger, samplingTimeoutMs: docdb.deadlines.samplingMs });
       process.stderr.write(`docdb MCP server on stdio (store ${await docdb.location()})\n`);
       await Promise.race([handle.done, signal.promise]);
       await handle.close();

@@ -12,6 +12,8 @@ export interface StdioOptions {
   logger: Logger;
   /** Documents and agent memory (knowledge://) as resources, the search prompt and argument completion. */
   resources?: DocdbResources;
+  /** How long a client has to answer a sampling request (merge_knowledge), in ms. */
+  samplingTimeoutMs?: number;
   stdin?: Readable;
   stdout?: Writable;
   /** Longest message accepted; longer lines are dropped. Default 8 MiB. */
@@ -58,7 +60,7 @@ export async function serveStdio(options: StdioOptions): Promise<StdioHandle> {
   // What still fails the SDK's reading (nothing the gate lets through should): reported here.
   transport.onerror = (error) =>
     logger.warn({ err: error.message.replace(/\s+/g, " ").slice(0, 300) }, "ignored an unreadable stdin message");
-  const server = createServer(options.registry, { resources: options.resources });
+  const server = createServer(options.registry, { resources: options.resources, samplingTimeoutMs: options.samplingTimeoutMs });
   await server.connect(transport);
 
   return {

@@ -95,6 +95,8 @@ export class DocDB {
   private enginePromise: Promise<StoreEngine> | undefined;
   private healer: PendingHealer | undefined;
   private readonly embedDeadlineMs: number;
+  /** Deadlines in ms: one insert's or query's embedding, one bulk batch, one rerank, a client's sampling answer. */
+  readonly deadlines: Readonly<{ embedMs: number; embedBatchMs: number; rerankMs: number; samplingMs: number }>;
   private readonly analysis: AnalysisPool;
 
   constructor(options: OpenDocDBOptions = {}) {
@@ -112,6 +114,12 @@ export class DocDB {
       logger: this.logger,
     });
     this.embedDeadlineMs = options.embedDeadlineMs ?? settings.embedDeadlineMs;
+    this.deadlines = Object.freeze({
+      embedMs: this.embedDeadlineMs,
+      embedBatchMs: settings.embedBatchDeadlineMs,
+      rerankMs: settings.rerankDeadlineMs,
+      samplingMs: settings.samplingTimeoutMs,
+    });
   }
 
   /**
@@ -248,6 +256,8 @@ export class DocDB {
       chunkOptions: this.options.chunkOptions ?? {},
       engine: engine.kind,
       embedDeadlineMs: this.embedDeadlineMs,
+      embedBatchDeadlineMs: this.deadlines.embedBatchMs,
+      rerankDeadlineMs: this.deadlines.rerankMs,
       onPending: () => this.healer?.kick(),
       healing: () => this.healer?.status(),
       analyse: this.analysis.analyse,

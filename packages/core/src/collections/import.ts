@@ -189,15 +189,16 @@ export async function importCollection(target: ImportTarget, collection: Collect
     progress.embed_total = (await store.counts()).pending;
     report();
     try {
-      const result = await embedPending(ctx, {
-        signal: options.signal,
-        onProgress: ({ done, total }) => {
-          progress.embedded = done;
-          progress.embed_total = total;
-          report();
-        },
-      });
-      summary.embedded = result.embedded;
+      // Other writers' pending chunks are embedded too, but only this collection's are counted.
+      const countOwn = async (chunkIds: string[]) => {
+        summary.embedded += (await store.chunkHits(chunkIds)).filter((hit) => hit.collection === name).length;
+      };
+      const onProgress = ({ done, total }: { done: number; total: number }) => {
+        progress.embedded = done;
+        progress.embed_total = total;
+        report();
+      };
+      await embedPending(ctx, { signal: options.signal, onProgress }, countOwn);
     } catch (error) {
       interrupted(options.signal);
       if (!DocDBError.isInstance(error) || error.code !== "EMBEDDING_UNAVAILABLE") throw error;
