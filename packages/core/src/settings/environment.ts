@@ -82,7 +82,7 @@ function workersFromEnv(env: Env): number | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0 || n > 64) {
-    throw new DocDBError("INVALID_REQUEST", `DOCDB_ANALYSIS_WORKERS="${raw}" must be a whole number from 0 to 64`);
+    throw new DocDBError("INVALID_REQUEST", `DOCDB_ANALYSIS_WORKERS="${echo(raw)}" must be a whole number from 0 to 64`);
   }
   return n;
 }
