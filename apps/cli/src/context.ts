@@ -4,6 +4,7 @@ import {
   type DocDB,
   DocDBError,
   type EmbeddingConfig,
+  echo,
   explicitEmbeddingConfig,
   type LoadedConfig,
   loadConfig,
@@ -169,12 +170,12 @@ export function parseJsonOption(value: string | undefined, flag: string): Record
 
 export function parseInteger(value: string, flag: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be an integer, got "${value}"`);
+  if (!Number.isInteger(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be an integer, got "${echo(value)}"`);
   return n;
 }
 
 export function parseNumber(value: string, flag: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be a number, got "${value}"`);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be a number, got "${echo(value)}"`);
   return n;
 }

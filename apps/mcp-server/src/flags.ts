@@ -1,4 +1,4 @@
-import { type ConfigInput, type ConfigKey, DocDBError, parseProviderName } from "@docdb/core";
+import { type ConfigInput, type ConfigKey, DocDBError, echo, parseProviderName } from "@docdb/core";
 import type { ServeOptions } from "./options.js";
 
 /**
@@ -99,7 +99,7 @@ export function parseArgsOptions(): Record<string, { type: "string" | "boolean";
 function whole(value: string, flag: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isInteger(n) || n < 0)
-    throw new DocDBError("INVALID_REQUEST", `${flag} must be a whole number, got "${value}"`);
+    throw new DocDBError("INVALID_REQUEST", `${flag} must be a whole number, got "${echo(value)}"`);
   return n;
 }
 

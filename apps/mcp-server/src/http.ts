@@ -32,6 +32,8 @@ export interface HttpOptions {
   logger: Logger;
   /** Documents and agent memory (knowledge://) as resources, the search prompt and argument completion. */
   resources?: DocdbResources;
+  /** How long a client has to answer a sampling request (merge_knowledge), in ms. */
+  samplingTimeoutMs?: number;
   /** Default 127.0.0.1. Any other than loopback needs a token. */
   host?: string;
   /** Default 7411; 0 picks a free port. */
@@ -183,6 +185,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       origin: request.socket.remoteAddress ?? "http",
       audit: options.audit,
       defaultDb,
+      samplingTimeoutMs: options.samplingTimeoutMs,
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -1,4 +1,4 @@
-import { type ConfigKey, DocDBError, type LoadedConfig, settingsFromEnv } from "@docdb/core";
+import { type ConfigKey, DocDBError, echo, type LoadedConfig, settingsFromEnv } from "@docdb/core";
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from "./http-defaults.js";
 import type { ToolDescriptors } from "./tool-descriptors.js";
 
@@ -46,7 +46,7 @@ function positiveWhole(value: string | undefined, where: string): number | undef
   if (value === undefined || value.trim() === "") return undefined;
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) {
-    throw new DocDBError("INVALID_REQUEST", `${where} must be a whole number of at least 1, got ${JSON.stringify(value.slice(0, 40))}`);
+    throw new DocDBError("INVALID_REQUEST", `${where} must be a whole number of at least 1, got "${echo(value)}"`);
   }
   return number;
 }
@@ -54,7 +54,7 @@ function positiveWhole(value: string | undefined, where: string): number | undef
 function parsePort(value: number | string, where: string): number {
   const port = typeof value === "number" ? value : Number(value.trim() === "" ? Number.NaN : value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new DocDBError("INVALID_REQUEST", `${where} must be a port number from 0 to 65535, got ${JSON.stringify(String(value))}`);
+    throw new DocDBError("INVALID_REQUEST", `${where} must be a port number from 0 to 65535, got "${echo(String(value))}"`);
   }
   return port;
 }

@@ -88,6 +88,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       const handle = await serveHttp({
         registry,
         resources,
+        samplingTimeoutMs: docdb.deadlines.samplingMs,
         logger: docdb.logger,
         host: resolved.host,
         port: resolved.port,
@@ -115,6 +116,7 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
         logger: docdb.logger,
         audit: auditSink(docdb),
         defaultDb: resolved.defaultDb,
+        samplingTimeoutMs: docdb.deadlines.samplingMs,
       });
       process.stderr.write(`docdb MCP server on stdio (store ${await docdb.location()})\n`);
       await Promise.race([handle.done, signal.promise]);

@@ -32,8 +32,8 @@ const INSTRUCTIONS = [
   "knowledge://{topic}/{query} resources serve it.",
 ].join(" ");
 
-/** How long a sampling request (the client's LLM writing a merge) may take. */
-const SAMPLING_TIMEOUT_MS = 5 * 60_000;
+/** How long a sampling request (the client's LLM writing a merge) may take by default (DOCDB_SAMPLING_TIMEOUT_MS). */
+const SAMPLING_TIMEOUT_MS = 60_000;
 
 export interface CreateServerOptions {
   name?: string;
@@ -52,6 +52,8 @@ export interface CreateServerOptions {
   audit?: AuditSink;
   /** The database of tool calls without db_name (collection tools work in it). Default "vectors". */
   defaultDb?: string;
+  /** How long the client has to answer a sampling request, in ms (default 60,000). */
+  samplingTimeoutMs?: number;
 }
 
 /** Collection tools work in the default database: hidden from a caller who may not see it. */
@@ -125,8 +127,8 @@ export function createServer(registry: ToolRegistry, options: CreateServerOption
               createMessage: (samplingParams) =>
                 extra.sendRequest({ method: "sampling/createMessage", params: samplingParams }, CreateMessageResultSchema, {
                   signal: extra.signal,
-                  timeout: SAMPLING_TIMEOUT_MS,
-                  resetTimeoutOnProgress: true,
+                  // A hard limit: progress notifications do not extend it.
+                  timeout: options.samplingTimeoutMs ?? SAMPLING_TIMEOUT_MS,
                 }),
             },
           });

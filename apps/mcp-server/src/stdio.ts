@@ -13,6 +13,8 @@ export interface StdioOptions {
   logger: Logger;
   /** Documents and agent memory (knowledge://) as resources, the search prompt and argument completion. */
   resources?: DocdbResources;
+  /** How long a client has to answer a sampling request (merge_knowledge), in ms. */
+  samplingTimeoutMs?: number;
   stdin?: Readable;
   stdout?: Writable;
   /** Longest message accepted; longer lines are dropped. Default 8 MiB. */
@@ -68,6 +70,7 @@ export async function serveStdio(options: StdioOptions): Promise<StdioHandle> {
     audit: options.audit,
     defaultDb: options.defaultDb,
     origin: "stdio",
+    samplingTimeoutMs: options.samplingTimeoutMs,
   });
   await server.connect(transport);
 

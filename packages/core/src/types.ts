@@ -247,7 +247,7 @@ export interface EmbedOptions {
   onProgress?: (progress: EmbedProgress) => void;
   /** Retries per provider call after the first attempt. Default 4. */
   retries?: number;
-  /** Deadline of each batch's provider call, retries included, in ms. Default none. */
+  /** Deadline of each batch's provider calls, retries included, in ms: past it the run stops, the rest left pending. Default DOCDB_EMBED_BATCH_DEADLINE_MS, else 120,000. */
   deadline_ms?: number;
 }
 

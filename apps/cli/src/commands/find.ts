@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CHARS, DocDBError, SEARCH_MODES, type SearchMode, type SearchResult } from "@docdb/core";
+import { DEFAULT_MAX_CHARS, DocDBError, echo, SEARCH_MODES, type SearchMode, type SearchResult } from "@docdb/core";
 import { Command } from "commander";
 import { action, parseInteger, parseJsonOption, parseNumber, printJson, warn } from "../context.js";
 
@@ -80,7 +80,7 @@ export function findCommand(): Command {
           },
         ) => {
           if (!SEARCH_MODES.includes(options.mode as SearchMode)) {
-            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${SEARCH_MODES.join(", ")}, got "${options.mode}"`);
+            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${SEARCH_MODES.join(", ")}, got "${echo(options.mode)}"`);
           }
           const db = await docdb.database(options.db);
           const found = await db.findSimilar({

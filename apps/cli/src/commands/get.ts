@@ -1,4 +1,4 @@
-import { DocDBError, type DocumentRange } from "@docdb/core";
+import { DocDBError, type DocumentRange, echo } from "@docdb/core";
 import { Command } from "commander";
 import { action, printJson } from "../context.js";
 
@@ -6,7 +6,7 @@ import { action, printJson } from "../context.js";
 function parsePair(value: string, flag: string): [number | undefined, number | undefined] {
   const match = /^\s*(\d*)\s*[:-]\s*(\d*)\s*$/.exec(value);
   if (!match || (match[1] === "" && match[2] === "")) {
-    throw new DocDBError("INVALID_REQUEST", `${flag} takes FROM:TO (either may be left out), e.g. ${flag} 120:480, got "${value}"`);
+    throw new DocDBError("INVALID_REQUEST", `${flag} takes FROM:TO (either may be left out), e.g. ${flag} 120:480, got "${echo(value)}"`);
   }
   return [match[1] ? Number(match[1]) : undefined, match[2] ? Number(match[2]) : undefined];
 }

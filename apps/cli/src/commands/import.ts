@@ -1,4 +1,4 @@
-import { DocDBError, IMPORT_MODES, type ImportMode, type ImportSummary } from "@docdb/core";
+import { DocDBError, echo, IMPORT_MODES, type ImportMode, type ImportSummary } from "@docdb/core";
 import { Command } from "commander";
 import { action, parseInteger, printJson, warn } from "../context.js";
 import { createImportProgress } from "../import-progress.js";
@@ -37,7 +37,7 @@ export function importCommand(): Command {
           },
         ) => {
           if (!IMPORT_MODES.includes(options.mode as ImportMode)) {
-            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${IMPORT_MODES.join(", ")}, got "${options.mode}"`);
+            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${IMPORT_MODES.join(", ")}, got "${echo(options.mode)}"`);
           }
           const db = await docdb.database(options.db);
           const progress = createImportProgress(options.name, { quiet: options.json && !process.stderr.isTTY });

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { DEFAULT_MAX_TEXT_LENGTH, DocDBError } from "@docdb/core";
+import { DEFAULT_MAX_TEXT_LENGTH, DocDBError, echo } from "@docdb/core";
 import { Command } from "commander";
 import { action, CREATE_FLAG, parseJsonOption, printJson, warn, writableDatabase } from "../context.js";
 
@@ -85,7 +85,7 @@ export function insertCommand(): Command {
         ) => {
           const metadata = parseJsonOption(options.meta, "--meta");
           if (options.format !== undefined && options.format !== "text" && options.format !== "markdown") {
-            throw new DocDBError("INVALID_REQUEST", `--format must be text or markdown, got "${options.format}"`);
+            throw new DocDBError("INVALID_REQUEST", `--format must be text or markdown, got "${echo(options.format)}"`);
           }
           const db = await writableDatabase(docdb, command, options);
           const text = await readInput(file, options.text);

@@ -6,7 +6,7 @@ import { nodeCrypto } from "../builtins.js";
 import type { DatabaseContext } from "../database/context.js";
 import { embedPending } from "../database/embedding.js";
 import { assertSameModel } from "../embedding-guard.js";
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import { contentHash as hashText, newId, toStoredChunks } from "../stored-chunks.js";
 import { chunkFile, chunkingKey } from "./chunk-file.js";
 import { decodeText, fileKind } from "./file-kind.js";
@@ -73,7 +73,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
   const started = performance.now();
   const mode = options.mode ?? "update";
   if (!IMPORT_MODES.includes(mode)) {
-    throw new DocDBError("INVALID_REQUEST", `mode must be one of ${IMPORT_MODES.join(", ")}, got "${String(mode)}"`);
+    throw new DocDBError("INVALID_REQUEST", `mode must be one of ${IMPORT_MODES.join(", ")}, got "${echo(mode)}"`);
   }
   const settings = resolveSettings(target, collection, options);
   const { ctx } = target;
@@ -189,15 +189,16 @@ export async function importCollection(target: ImportTarget, collection: Collect
     progress.embed_total = (await store.counts()).pending;
     report();
     try {
-      const result = await embedPending(ctx, {
-        signal: options.signal,
-        onProgress: ({ done, total }) => {
-          progress.embedded = done;
-          progress.embed_total = total;
-          report();
-        },
-      });
-      summary.embedded = result.embedded;
+      // Other writers' pending chunks are embedded too, but only this collection's are counted.
+      const countOwn = async (chunkIds: string[]) => {
+        summary.embedded += (await store.chunkHits(chunkIds)).filter((hit) => hit.collection === name).length;
+      };
+      const onProgress = ({ done, total }: { done: number; total: number }) => {
+        progress.embedded = done;
+        progress.embed_total = total;
+        report();
+      };
+      await embedPending(ctx, { signal: options.signal, onProgress }, countOwn);
     } catch (error) {
       interrupted(options.signal);
       if (!DocDBError.isInstance(error) || error.code !== "EMBEDDING_UNAVAILABLE") throw error;

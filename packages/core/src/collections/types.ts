@@ -83,7 +83,7 @@ export interface ImportSummary {
   chunks: number;
   /** Chunks of the collection after the run. */
   total_chunks: number;
-  /** Chunks embedded by this run. */
+  /** Chunks of this collection embedded by this run (other writers' pending chunks it embedded are not counted). */
   embedded: number;
   /**
    * Chunks of changed files that kept their vector because their text (and embedding input)

@@ -1,6 +1,6 @@
 // Reading and removing stored documents: one by id (whole or a range), deletion, and listing.
 import { allOf } from "@docdb/store";
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import { parseFilter } from "../filter.js";
 import { lineIndex } from "../lines.js";
 import { withoutMemory } from "../search/filters.js";
@@ -13,7 +13,7 @@ import { resolveRange } from "./ranges.js";
 export async function getDocument(ctx: DatabaseContext, id: string, range?: DocumentRange): Promise<DocumentView> {
   validateId(id);
   const doc = await ctx.store.getDocument(id);
-  if (!doc) throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${ctx.name}"`);
+  if (!doc) throw new DocDBError("NOT_FOUND", `no document with id "${echo(id)}" in database "${ctx.name}"`);
   const content = doc.content;
   const lineOf = lineIndex(content);
   const lines = lineOf(content.length);
@@ -63,7 +63,7 @@ export async function deleteDocument(ctx: DatabaseContext, id: string): Promise<
   validateId(id);
   const removed = await ctx.store.deleteDocuments([id]);
   if (removed.documents === 0) {
-    throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${ctx.name}"; nothing was deleted`);
+    throw new DocDBError("NOT_FOUND", `no document with id "${echo(id)}" in database "${ctx.name}"; nothing was deleted`);
   }
   ctx.logger.info({ db: ctx.name, doc_id: id, chunks: removed.chunks, ms: Math.round(performance.now() - started) }, "delete");
   return { deleted_chunks: removed.chunks };

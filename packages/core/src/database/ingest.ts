@@ -214,6 +214,7 @@ export async function insertTogether(ctx: DatabaseContext, inputs: (InsertInput 
  */
 export async function insertDocument(ctx: DatabaseContext, input: InsertInput): Promise<InsertResult> {
   assertUserCollection(input);
-  const [result] = await insertTogether(ctx, [input]);
+  // One deadline for the whole insert (a keyed one may embed before and after its write).
+  const [result] = await insertTogether(ctx.withDeadline(), [input]);
   return result as InsertResult;
 }

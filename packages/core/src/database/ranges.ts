@@ -1,11 +1,11 @@
 // Character and line ranges of a document's text, as `getDocument` takes them.
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import type { DocumentRange } from "../types.js";
 
 function rangeNumber(value: unknown, name: string, min: number): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
-    throw new DocDBError("INVALID_REQUEST", `${name} must be an integer of at least ${min}, got ${JSON.stringify(value)}`);
+    throw new DocDBError("INVALID_REQUEST", `${name} must be an integer of at least ${min}, got ${echo(value)}`);
   }
   return value;
 }
