@@ -10,6 +10,8 @@ export {
   type FilterableChunk,
   type FilterableDocument,
   type FilterField,
+  LOCATOR_FIELDS,
+  type LocatorField,
   METADATA_PATH_SEGMENT,
   matchesFilter,
   type Scalar,
@@ -28,6 +30,7 @@ export {
 } from "./text.js";
 export type {
   ChunkHit,
+  ChunkLocator,
   CodeSymbol,
   CollectionCounts,
   CollectionPatch,

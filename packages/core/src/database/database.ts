@@ -13,6 +13,8 @@ import type {
   EmbedResult,
   FindInput,
   FindResult,
+  InsertBytesInput,
+  InsertFileOptions,
   InsertInput,
   InsertManyOptions,
   InsertManyResult,
@@ -26,6 +28,7 @@ import { DatabaseContext, type DatabaseServices } from "./context.js";
 import { deleteDocument, getDocument, listDocuments } from "./documents.js";
 import { embedPending, reembed } from "./embedding.js";
 import { insertDocument } from "./ingest.js";
+import { insertBytes, insertFile } from "./insert-file.js";
 import { insertDocuments } from "./insert-many.js";
 import { indexStatus, rebuildIndex, sql, status } from "./maintenance.js";
 
@@ -67,6 +70,23 @@ export class Database {
    */
   async insertDocument(input: InsertInput): Promise<InsertResult> {
     return insertDocument(this.ctx, input);
+  }
+
+  /**
+   * Stores a file as a document, its path as `source`: a document format (PDF, DOCX, PPTX,
+   * XLSX/ODS/CSV/TSV, HTML, EPUB, RTF, EML — by extension or `type`) is extracted to Markdown,
+   * its chunks carrying their page, slide or sheet and row (`locator`), its own title used when
+   * none is given and its metadata (author, created…, `format`) merged under yours; other files
+   * are stored as UTF-8 text. INVALID_REQUEST saying why when a file cannot be read
+   * (encrypted, "no text layer — OCR it first", corrupt, over a limit).
+   */
+  async insertFile(path: string, options?: InsertFileOptions): Promise<InsertResult> {
+    return insertFile(this.ctx, path, options);
+  }
+
+  /** Stores bytes as a document, as `insertFile` does a file (`name`, `media_type` or `type` names the format). */
+  async insertBytes(input: InsertBytesInput): Promise<InsertResult> {
+    return insertBytes(this.ctx, input);
   }
 
   /**

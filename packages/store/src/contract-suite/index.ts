@@ -10,6 +10,7 @@ import { documentsContract } from "./documents.js";
 import { embeddingsContract } from "./embeddings.js";
 import { exportContract } from "./export.js";
 import { filtersContract } from "./filters.js";
+import { locatorsContract } from "./locators.js";
 import { testId } from "./fixtures.js";
 import { manyDocumentsContract } from "./many-documents.js";
 import { searchContract } from "./search.js";
@@ -55,6 +56,7 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
     searchContract(ctx);
     filtersContract(ctx);
     codeChunksContract(ctx);
+    locatorsContract(ctx);
     collectionsContract(ctx);
     sqlContract(ctx);
     writersContract(ctx);
