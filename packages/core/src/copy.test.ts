@@ -37,7 +37,16 @@ function doc(i: number, vector?: Float32Array): DocumentWrite {
       updatedAt: `2024-01-01T00:00:${String(i % 60).padStart(2, "0")}.000Z`,
     },
     chunks: [
-      { id: `chunk${String(i).padStart(4, "0")}`, idx: 0, text: `document number ${i}`, start: 0, end: 20, inputHash: `i${i}`, vector, locator: { page: i + 1 } },
+      {
+        id: `chunk${String(i).padStart(4, "0")}`,
+        idx: 0,
+        text: `document number ${i}`,
+        start: 0,
+        end: 20,
+        inputHash: `i${i}`,
+        vector,
+        locator: { page: i + 1 },
+      },
     ],
   };
 }

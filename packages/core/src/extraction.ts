@@ -71,7 +71,10 @@ export function checkType(type: unknown): ExtractFormatName {
   const name = typeof type === "string" ? type.toLowerCase().replace(/^\./, "") : type;
   const known = name === "htm" || name === "xhtml" ? "html" : name;
   if (typeof known !== "string" || !(EXTRACT_FORMATS as readonly string[]).includes(known)) {
-    throw new DocDBError("INVALID_REQUEST", `unknown document type ${echo(JSON.stringify(type))}: use one of ${EXTRACT_FORMATS.join(", ")}`);
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `unknown document type ${echo(JSON.stringify(type))}: use one of ${EXTRACT_FORMATS.join(", ")}`,
+    );
   }
   return known as ExtractFormatName;
 }
@@ -138,4 +141,16 @@ export function locatorAt(segments: LocatorSegment[], offset: number): ChunkLoca
   if (!found) return null;
   const locator = Object.fromEntries(Object.entries(found.locator).filter(([, v]) => v !== undefined && v !== null));
   return Object.keys(locator).length > 0 ? (locator as ChunkLocator) : null;
+}
+
+/** A locator as people write it: `p. 3`, `slide 2`, `sheet "売上" row 12`, `section "Chapter 1"`. */
+export function describeLocator(locator: ChunkLocator | null | undefined): string {
+  if (!locator) return "";
+  const parts: string[] = [];
+  if (locator.page !== undefined) parts.push(`p. ${locator.page}`);
+  if (locator.slide !== undefined) parts.push(`slide ${locator.slide}`);
+  if (locator.sheet !== undefined) parts.push(`sheet ${JSON.stringify(locator.sheet)}`);
+  if (locator.row !== undefined) parts.push(`row ${locator.row}`);
+  if (locator.section !== undefined) parts.push(`section ${JSON.stringify(locator.section)}`);
+  return parts.join(" ");
 }

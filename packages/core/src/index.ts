@@ -27,7 +27,8 @@ export { MAX_INSERT_BYTES } from "./database/insert-file.js";
 export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { createEngine, ENGINES, type EngineEntry, type EngineFactory, type EngineSettings } from "./engines.js";
 export { DocDBError, ECHO_MAX_CHARS, ERROR_CODES, type ErrorCode, echo, MESSAGE_MAX_CHARS, toDocDBError } from "./errors.js";
-export { EXTRACT_FORMATS, type ExtractFormatName, extractedFormatOfName } from "./extraction.js";
+export { describeLocator, EXTRACT_FORMATS, type ExtractFormatName, extractedFormatOfName } from "./extraction.js";
+export { FETCH_DEFAULTS, type Fetched, type FetchOptions, fetchUrl, isPrivateAddress } from "./fetch-url.js";
 export { FILTER_LIMITS, parseFilter } from "./filter.js";
 export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
 export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
@@ -70,6 +71,7 @@ export type {
   InsertManyOptions,
   InsertManyResult,
   InsertResult,
+  InsertUrlOptions,
   SearchMode,
   SearchResult,
   SqlOptions,

@@ -37,6 +37,18 @@ export interface InsertFileOptions {
   format?: "text" | "markdown";
 }
 
+/** How `insertUrl` fetches and stores a page. */
+export interface InsertUrlOptions extends Omit<InsertFileOptions, "source" | "format"> {
+  /** Allow loopback, link-local and private addresses (your own machine's servers); default false. */
+  allow_private?: boolean;
+  /** The whole fetch, redirects included; default 30,000 ms. */
+  timeout_ms?: number;
+  /** Largest body; default 50 MiB. */
+  max_bytes?: number;
+  /** Redirects followed, each checked again; default 5. */
+  max_redirects?: number;
+}
+
 /** A document as bytes: extracted when its type, media type or name says a document format, else stored as UTF-8 text. */
 export interface InsertBytesInput extends InsertFileOptions {
   bytes: Uint8Array;

@@ -233,7 +233,8 @@ function locatorCondition(
   scope: FilterScope,
 ): string {
   if (!(LOCATOR_FIELDS as readonly string[]).includes(field)) invalid(`unknown locator field ${JSON.stringify(field)}`);
-  const on = (alias: string) => `(CASE WHEN jsonb_typeof(${alias}.locator -> '${field}') = 'null' THEN NULL ELSE ${alias}.locator -> '${field}' END)`;
+  const on = (alias: string) =>
+    `(CASE WHEN jsonb_typeof(${alias}.locator -> '${field}') = 'null' THEN NULL ELSE ${alias}.locator -> '${field}' END)`;
   const test = (alias: string, positive: typeof filter): string => {
     const value = on(alias);
     if (positive.op === "eq" && positive.value === null) return `(${value} IS NULL)`;

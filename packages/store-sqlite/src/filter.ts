@@ -4,10 +4,10 @@ import {
   type ChunkField,
   type Filter,
   type FilterField,
+  LOCATOR_FIELDS,
   type LocatorField,
   METADATA_PATH_SEGMENT,
   type Scalar,
-  LOCATOR_FIELDS,
   StoreError,
 } from "@docdb/store";
 
@@ -70,10 +70,10 @@ class SqlBuilder {
       "locator" in field
         ? this.onLocator(field.locator, (at) => `${locatorType(at)} <> 'null'`)
         : "chunk" in field
-        ? this.onChunk(field.chunk, (column) => `${column} IS NOT NULL`)
-        : "builtin" in field
-          ? `${COLUMNS[field.builtin]} IS NOT NULL`
-          : `json_type(d.metadata, ${this.add(jsonPath(field))}) IS NOT NULL`;
+          ? this.onChunk(field.chunk, (column) => `${column} IS NOT NULL`)
+          : "builtin" in field
+            ? `${COLUMNS[field.builtin]} IS NOT NULL`
+            : `json_type(d.metadata, ${this.add(jsonPath(field))}) IS NOT NULL`;
     return value ? `(${present})` : `(NOT (${present}))`;
   }
 
@@ -109,7 +109,9 @@ class SqlBuilder {
       const type = locatorType({ column, path });
       const at = `json_extract(${column}, ${path})`;
       if (op === "prefix") {
-        return typeof value === "string" ? `(${type} = 'text' AND substr(${at}, 1, ${this.add([...value].length)}) = ${this.add(value)})` : "0";
+        return typeof value === "string"
+          ? `(${type} = 'text' AND substr(${at}, 1, ${this.add([...value].length)}) = ${this.add(value)})`
+          : "0";
       }
       const sign = op === "eq" ? "=" : OPERATORS[op];
       if (typeof value === "number") return `(${type} IN ('integer', 'real') AND ${at} ${sign} ${this.add(value)})`;

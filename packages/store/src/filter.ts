@@ -151,7 +151,8 @@ export function matchesFilter(filter: Filter, doc: FilterableDocument): boolean 
       return !candidates(doc, filter.field).some((v) => filter.values.some((x) => equal(v, x)));
     case "exists":
       if ("builtin" in filter.field) return (builtinValue(doc, filter.field.builtin) !== null) === filter.value;
-      if ("chunk" in filter.field || "locator" in filter.field) return candidates(doc, filter.field).some((v) => v !== null) === filter.value;
+      if ("chunk" in filter.field || "locator" in filter.field)
+        return candidates(doc, filter.field).some((v) => v !== null) === filter.value;
       return (metadataValue(doc, filter.field.metadata) !== MISSING) === filter.value;
     case "prefix":
       return candidates(doc, filter.field).some((v) => typeof v === "string" && v.startsWith(filter.value));

@@ -14,6 +14,8 @@ export const TOOL_NAMES = [
   "create_database",
   "list_databases",
   "insert_document",
+  "insert_file",
+  "insert_url",
   "find_similar_documents",
   "get_document",
   "delete_document",

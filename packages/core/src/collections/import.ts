@@ -16,8 +16,8 @@ import {
   type CollectionInfo,
   DEFAULT_MAX_DOCUMENT_SIZE,
   DEFAULT_MAX_FILE_SIZE,
-  type ImportFailure,
   IMPORT_MODES,
+  type ImportFailure,
   type ImportOptions,
   type ImportProgress,
   type ImportSettings,
@@ -157,7 +157,11 @@ export async function importCollection(target: ImportTarget, collection: Collect
     // A document too large to extract is named with its reason, not only counted.
     if (s.reason === "too_large" && fileKind(s.path).kind === "document") {
       const limit = documentLimit(settings);
-      fail({ path: s.path, reason: "too_large", message: `the file is over the ${limit}-byte limit for documents (max_file_size raises it)` });
+      fail({
+        path: s.path,
+        reason: "too_large",
+        message: `the file is over the ${limit}-byte limit for documents (max_file_size raises it)`,
+      });
     } else skip(s.reason);
   }
 
@@ -327,7 +331,13 @@ async function importFile(
   }
   const record = { path: file.path, size: bytes.length, mtime: file.mtime, contentHash, chunking };
   if (document) {
-    const extracted = await extractedFileWrite(bytes, file.path, kind.language as ExtractFormatName, settings.chunk_size, settings.chunk_overlap);
+    const extracted = await extractedFileWrite(
+      bytes,
+      file.path,
+      kind.language as ExtractFormatName,
+      settings.chunk_size,
+      settings.chunk_overlap,
+    );
     if ("failure" in extracted) return { kind: "failed", failure: extracted.failure };
     await batch.add({ ...extracted.document, file: { collection: name, record } });
     return { kind: row ? "updated" : "added", chunks: extracted.chunks, warnings: extracted.warnings };

@@ -97,7 +97,7 @@ async function loadRules(dir: string, base: string): Promise<Rules | undefined> 
  */
 export async function walkFolder(
   root: string,
-  options: { maxFileSize: number; /** Documents docdb extracts (PDF…): their own limit. */ maxDocumentSize?: number; signal?: AbortSignal },
+  options: { maxFileSize: number /** Documents docdb extracts (PDF…): their own limit. */; maxDocumentSize?: number; signal?: AbortSignal },
 ): Promise<WalkResult> {
   const realRoot = await fs.realpath(root);
   const files: WalkedFile[] = [];

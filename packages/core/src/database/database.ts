@@ -19,6 +19,7 @@ import type {
   InsertManyOptions,
   InsertManyResult,
   InsertResult,
+  InsertUrlOptions,
   SearchMode,
   SearchResult,
   SqlOptions,
@@ -28,7 +29,7 @@ import { DatabaseContext, type DatabaseServices } from "./context.js";
 import { deleteDocument, getDocument, listDocuments } from "./documents.js";
 import { embedPending, reembed } from "./embedding.js";
 import { insertDocument } from "./ingest.js";
-import { insertBytes, insertFile } from "./insert-file.js";
+import { insertBytes, insertFile, insertUrl } from "./insert-file.js";
 import { insertDocuments } from "./insert-many.js";
 import { indexStatus, rebuildIndex, sql, status } from "./maintenance.js";
 
@@ -87,6 +88,16 @@ export class Database {
   /** Stores bytes as a document, as `insertFile` does a file (`name`, `media_type` or `type` names the format). */
   async insertBytes(input: InsertBytesInput): Promise<InsertResult> {
     return insertBytes(this.ctx, input);
+  }
+
+  /**
+   * Fetches a web page (HTML: its main text, without navigation) or a PDF by http(s) URL and
+   * stores it with the URL as `source` and `key`, so inserting it again replaces it. Bounded by a
+   * deadline, a body size cap and a number of redirects (each checked again); loopback,
+   * link-local and private addresses are refused unless `allow_private`.
+   */
+  async insertUrl(url: string, options?: InsertUrlOptions): Promise<InsertResult> {
+    return insertUrl(this.ctx, url, options);
   }
 
   /**

@@ -20,9 +20,8 @@ export async function getDocument(ctx: DatabaseContext, id: string, range?: Docu
   const all = await ctx.store.getChunks(id);
   const page = range?.page !== undefined ? pageRange(doc, all, range) : undefined;
   const part = page?.part ?? resolveRange(content, range);
-  const chunks = page?.chunks ?? all.filter(
-    (c) => !part || (c.start < part.end && c.end > part.start) || (c.start === c.end && c.start === part.start),
-  );
+  const chunks =
+    page?.chunks ?? all.filter((c) => !part || (c.start < part.end && c.end > part.start) || (c.start === c.end && c.start === part.start));
   return {
     doc_id: doc.id,
     key: doc.key,

@@ -1,10 +1,12 @@
 // Inserting files and bytes: a document format (PDF, DOCX, PPTX, spreadsheets, HTML…) is
 // extracted to Markdown with its title, metadata and page/slide/sheet locators; text is stored as is.
 import { promises as fs } from "node:fs";
+import { nodeCrypto } from "../builtins.js";
 import { decodeText } from "../collections/file-kind.js";
 import { DocDBError, echo } from "../errors.js";
 import { detectExtractFormat, extractDocument, extractedMetadata } from "../extraction.js";
-import type { InsertBytesInput, InsertFileOptions, InsertResult } from "../types.js";
+import { type FetchOptions, fetchUrl } from "../fetch-url.js";
+import type { InsertBytesInput, InsertFileOptions, InsertResult, InsertUrlOptions } from "../types.js";
 import type { DatabaseContext } from "./context.js";
 import { assertUserCollection, insertTogether } from "./ingest.js";
 
@@ -78,4 +80,39 @@ export async function insertFile(ctx: DatabaseContext, path: string, options: In
     throw new DocDBError(code === "ENOENT" ? "NOT_FOUND" : "INVALID_REQUEST", `cannot read ${echo(path)}: ${(error as Error).message}`);
   }
   return insertBytes(ctx, { ...options, bytes, name: path, source: options.source ?? path });
+}
+
+/** The key a fetched page is stored under: its URL (a long one shortened with its hash, within the 512-character limit). */
+export function urlKey(url: string): string {
+  if (url.length <= 512) return url;
+  return `${url.slice(0, 440)}#sha256=${nodeCrypto().createHash("sha256").update(url).digest("hex").slice(0, 32)}`;
+}
+
+/**
+ * Fetches a web page or PDF and stores it (see Database.insertUrl): the URL becomes the
+ * document's `source` and `key`, so inserting it again replaces it.
+ */
+export async function insertUrl(ctx: DatabaseContext, url: string, options: InsertUrlOptions = {}): Promise<InsertResult> {
+  if (typeof url !== "string" || url === "") throw new DocDBError("INVALID_REQUEST", "insertUrl needs an http or https URL");
+  const fetchOptions: FetchOptions = {
+    allowPrivate: options.allow_private ?? false,
+    timeoutMs: options.timeout_ms,
+    maxBytes: options.max_bytes,
+    maxRedirects: options.max_redirects,
+  };
+  const fetched = await fetchUrl(url, fetchOptions);
+  const name = new URL(fetched.finalUrl).pathname;
+  const result = await insertBytes(ctx, {
+    title: options.title,
+    metadata: { url: fetched.finalUrl, ...(options.metadata ?? {}) },
+    collection: options.collection,
+    type: options.type,
+    bytes: fetched.bytes,
+    name,
+    media_type: fetched.mediaType,
+    url: fetched.finalUrl,
+    source: url,
+    key: options.key ?? urlKey(url),
+  });
+  return result;
 }

@@ -1,6 +1,7 @@
 // Character and line ranges of a document's text, as `getDocument` takes them.
-import { DocDBError } from "../errors.js";
+
 import type { StoredChunk, StoredDocument } from "@docdb/store";
+import { DocDBError } from "../errors.js";
 import type { DocumentRange } from "../types.js";
 
 function rangeNumber(value: unknown, name: string, min: number): number | undefined {
@@ -82,7 +83,7 @@ export function pageRange(
   if (wanted > last) {
     throw new DocDBError("INVALID_REQUEST", `document "${doc.id}" has ${last} page${last === 1 ? "" : "s"}; there is no page ${wanted}`);
   }
-  const held = chunks.filter((c, i) => {
+  const held = chunks.filter((_chunk, i) => {
     const from = pages[i];
     if (from === null || from === undefined || from > wanted) return false;
     if (from === wanted) return true;

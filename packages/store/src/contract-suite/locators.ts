@@ -27,7 +27,11 @@ export function locatorsContract(ctx: ContractContext): void {
       const layouts: (ChunkLocator | null)[][] = [
         [{ page: 1 }, { page: 2 }, { page: 3 }],
         [{ slide: 1 }, { slide: 4 }],
-        [{ sheet: "売上", row: 1 }, { sheet: "売上", row: 40 }, { sheet: "Costs", row: 2 }],
+        [
+          { sheet: "売上", row: 1 },
+          { sheet: "売上", row: 40 },
+          { sheet: "Costs", row: 2 },
+        ],
         [null],
         [{ page: 7 }, null],
       ];
@@ -57,7 +61,12 @@ export function locatorsContract(ctx: ContractContext): void {
         { op: "exists", field: { locator: "page" }, value: true },
         { op: "exists", field: { locator: "row" }, value: false },
         { op: "eq", field: { locator: "page" }, value: "2" },
-        { and: [{ op: "eq", field: { locator: "sheet" }, value: "売上" }, { op: "gt", field: { locator: "row" }, value: 5 }] },
+        {
+          and: [
+            { op: "eq", field: { locator: "sheet" }, value: "売上" },
+            { op: "gt", field: { locator: "row" }, value: 5 },
+          ],
+        },
       ];
       for (const filter of filters) {
         const label = JSON.stringify(filter);
