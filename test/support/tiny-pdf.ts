@@ -1,7 +1,7 @@
 // A small, valid PDF written by hand for tests: pages of ASCII lines in Helvetica, an Info
 // dictionary (title, author, creation date); and a page with no text at all (a "scan").
 
-function escape(text: string): string {
+function pdfString(text: string): string {
   return text.replace(/[\\()]/g, (c) => `\\${c}`);
 }
 
@@ -20,7 +20,7 @@ export function tinyPdf(pages: (string[] | null)[], info: { title?: string; auth
     const stream =
       lines === null
         ? "0.5 g 72 72 400 600 re f"
-        : `BT /F1 12 Tf 14 TL 72 740 Td ${lines.map((line, i) => `${i === 0 ? "" : "T* "}(${escape(line)}) Tj`).join(" ")} ET`;
+        : `BT /F1 12 Tf 14 TL 72 740 Td ${lines.map((line, i) => `${i === 0 ? "" : "T* "}(${pdfString(line)}) Tj`).join(" ")} ET`;
     const content = add(`<< /Length ${Buffer.byteLength(stream, "latin1")} >>\nstream\n${stream}\nendstream`);
     kids.push(
       add(
@@ -31,8 +31,8 @@ export function tinyPdf(pages: (string[] | null)[], info: { title?: string; auth
   objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesId} 0 R >>`;
   objects[pagesId - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(" ")}] /Count ${kids.length} >>`;
   const infoFields = [
-    info.title ? `/Title (${escape(info.title)})` : "",
-    info.author ? `/Author (${escape(info.author)})` : "",
+    info.title ? `/Title (${pdfString(info.title)})` : "",
+    info.author ? `/Author (${pdfString(info.author)})` : "",
     info.created ? `/CreationDate (${info.created})` : "",
   ].join(" ");
   const infoId = add(`<< ${infoFields} /Producer (docdb tests) >>`);
