@@ -5,8 +5,11 @@ import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
 import { databaseFor, dbNameArgument, plural, type ToolsContext } from "./context.js";
 
-/** Largest file insert_file takes, decoded: 20 MiB (its base64 is a third longer). */
-export const MAX_INSERT_FILE_BYTES = 20 * 1024 * 1024;
+/**
+ * Largest file insert_file takes, decoded: 5 MiB. Its base64 is a third longer and must fit one
+ * message (8 MiB on stdio; an HTTP body is 4 MiB, so about 3 MiB there).
+ */
+export const MAX_INSERT_FILE_BYTES = 5 * 1024 * 1024;
 
 const insertOutput = z.object({
   doc_id: z.string(),
