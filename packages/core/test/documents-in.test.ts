@@ -114,3 +114,31 @@ describe("a folder of documents imported", () => {
     expect((await db.findSimilar({ text: "zeppelin", mode: "keyword" })).results).toEqual([]);
   });
 });
+
+describe("the watcher", () => {
+  it("extracts a PDF dropped into a watched folder, and a changed one again", async () => {
+    const db = await database();
+    writeFileSync(join(folder, "notes.md"), "# Notes\n\nwatched\n");
+    await db.collections.add({ name: "watched", source: folder });
+    const events: string[] = [];
+    const watcher = db.collections.watch({ debounceMs: 100, pollMs: 50, onEvent: (e) => events.push(e.type) });
+    const until = async (check: () => Promise<boolean>, what: string) => {
+      const deadline = Date.now() + 30_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${events.join(",")}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      await watcher.start();
+      writeFileSync(join(folder, "dropped.pdf"), tinyPdf([pageLines("okapi", 4), pageLines("ibex", 4)]));
+      const hit = async (word: string) => (await db.findSimilar({ text: word, mode: "keyword" })).results[0];
+      await until(async () => (await hit("ibex"))?.locator?.page === 2, "the dropped PDF");
+      writeFileSync(join(folder, "dropped.pdf"), tinyPdf([pageLines("tapir", 4)]));
+      await until(async () => (await hit("tapir"))?.locator?.page === 1, "the changed PDF");
+      expect(await hit("ibex")).toBeUndefined();
+    } finally {
+      await watcher.close();
+    }
+  });
+});
