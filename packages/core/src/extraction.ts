@@ -25,6 +25,9 @@ const EXTRACTED_EXTENSIONS: Record<string, ExtractFormatName> = {
   ".eml": "eml",
 };
 
+/** Longest text of one extracted document (a 300-page PDF is about a million characters): 20 million characters. */
+export const MAX_EXTRACTED_TEXT_LENGTH = 20_000_000;
+
 /** Extensions of document formats docdb cannot read: named in import results instead of skipped silently. */
 export const UNREADABLE_DOCUMENT_EXTENSIONS = new Set([".doc", ".xls", ".ppt", ".odt", ".odp"]);
 
@@ -89,7 +92,14 @@ export async function extractDocument(request: ExtractRequest): Promise<Extracte
   const format = request.type !== undefined ? checkType(request.type) : undefined;
   let result: Awaited<ReturnType<typeof extract.extract>>;
   try {
-    result = await extract.extract({ bytes: request.bytes, name: request.name, mediaType: request.media_type, format, url: request.url });
+    result = await extract.extract({
+      bytes: request.bytes,
+      name: request.name,
+      mediaType: request.media_type,
+      format,
+      url: request.url,
+      limits: { maxTextChars: MAX_EXTRACTED_TEXT_LENGTH },
+    });
   } catch (error) {
     if (error instanceof extract.ExtractError || (error instanceof Error && error.name === "ExtractError")) {
       const code = (error as { code?: string }).code ?? "corrupt";

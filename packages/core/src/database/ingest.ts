@@ -6,7 +6,7 @@ import type { DocumentWrite, WriteResult } from "@docdb/store";
 import { analyseInThread } from "../analysis.js";
 import { assertSameModel, embeddingInput } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
-import type { LocatorSegment } from "../extraction.js";
+import { type LocatorSegment, MAX_EXTRACTED_TEXT_LENGTH } from "../extraction.js";
 import { isSystemCollection, MEMORY_COLLECTION_PREFIX } from "../memory/names.js";
 import { contentHash, newId, toStoredChunks } from "../stored-chunks.js";
 import type { InsertInput, InsertResult } from "../types.js";
@@ -69,7 +69,9 @@ export function assertUserCollection(input: InsertInput): void {
  */
 export function prepareInsert(ctx: DatabaseContext, input: InternalInsert): PreparedInsert {
   if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
-  const text = validateText(input.text, ctx.services.maxTextLength);
+  // Extracted documents (a 300-page PDF) are as long as their files make them, within their own limit.
+  const limit = input.segments !== undefined ? Math.max(ctx.services.maxTextLength, MAX_EXTRACTED_TEXT_LENGTH) : ctx.services.maxTextLength;
+  const text = validateText(input.text, limit);
   const metadata = validateMetadata(input.metadata);
   const key = input.key === undefined ? undefined : validateKey(input.key);
   const title = validateOptionalText(input.title, "title", 1000);
