@@ -1,0 +1,35 @@
+// Locators of chunks from extraction segments, and how people read them.
+import { describe, expect, it } from "vitest";
+import { checkType, describeLocator, extractedFormatOfName, locatorAt } from "./extraction.js";
+
+describe("locatorAt", () => {
+  const segments = [
+    { start: 0, end: 100, locator: { page: 1 } },
+    { start: 102, end: 250, locator: { page: 2 } },
+    { start: 250, end: 400, locator: { sheet: "売上", row: 12 } },
+  ];
+  it("gives the segment a chunk's start falls in; a start between segments belongs to the next one", () => {
+    expect(locatorAt(segments, 0)).toEqual({ page: 1 });
+    expect(locatorAt(segments, 99)).toEqual({ page: 1 });
+    expect(locatorAt(segments, 100)).toEqual({ page: 2 });
+    expect(locatorAt(segments, 101)).toEqual({ page: 2 });
+    expect(locatorAt(segments, 249)).toEqual({ page: 2 });
+    expect(locatorAt(segments, 250)).toEqual({ sheet: "売上", row: 12 });
+    expect(locatorAt(segments, 9999)).toEqual({ sheet: "売上", row: 12 });
+    expect(locatorAt([], 5)).toBeNull();
+  });
+});
+
+describe("names and types", () => {
+  it("reads document formats from names, refuses unknown types, and writes locators as people do", () => {
+    expect(extractedFormatOfName("a/Report.PDF")).toBe("pdf");
+    expect(extractedFormatOfName("page.htm")).toBe("html");
+    expect(extractedFormatOfName("notes.md")).toBeNull();
+    expect(checkType(".XLSX")).toBe("xlsx");
+    expect(() => checkType("doc")).toThrow(/unknown document type "doc": use one of pdf, docx/);
+    expect(describeLocator({ page: 3 })).toBe("p. 3");
+    expect(describeLocator({ slide: 2 })).toBe("slide 2");
+    expect(describeLocator({ sheet: "売上", row: 12 })).toBe('sheet "売上" row 12');
+    expect(describeLocator(null)).toBe("");
+  });
+});
