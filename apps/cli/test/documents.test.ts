@@ -77,7 +77,7 @@ describe("docdb import of a folder with bad files", () => {
     writeFileSync(join(folder, "sub", "manual.pdf"), manual());
     writeFileSync(join(folder, "broken.pdf"), "%PDF-1.4\nnot really\n");
     writeFileSync(join(folder, "scan.pdf"), tinyPdf([null]));
-    expect((await docdb("collection", "add", "-n", "docs", "-s", folder)).code).toBe(0);
+    expect((await docdb("collection", "add", "-n", "docs", "-d", "manuals and notes for the tests", "-s", folder)).code).toBe(0);
     const plain = await docdb("import", "-n", "docs");
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toMatch(/2 added.*2 file\(s\) failed/s);

@@ -44,7 +44,9 @@ const env = { ...process.env, DOCDB_EMBEDDING: "none", OPENAI_API_KEY: "", DOCDB
 
 describe("docdb import of a folder with hostile files", () => {
   it("imports the 20 good files, names each bad one with its reason, and stays under 500 MB", async () => {
-    expect((await runCli(["--data-dir", dataDir, "collection", "add", "-n", "hostile", "-s", folder])).code).toBe(0);
+    expect(
+      (await runCli(["--data-dir", dataDir, "collection", "add", "-n", "hostile", "-d", "good and hostile documents", "-s", folder])).code,
+    ).toBe(0);
     const run = startNode(CLI, ["--data-dir", dataDir, "import", "-n", "hostile", "--json"], { env });
     const rss = watchPeakRss(run.child.pid as number);
     const result = await run.done;

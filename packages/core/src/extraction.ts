@@ -92,8 +92,11 @@ export async function extractDocument(request: ExtractRequest): Promise<Extracte
   const format = request.type !== undefined ? checkType(request.type) : undefined;
   let result: Awaited<ReturnType<typeof extract.extract>>;
   try {
-    result = await extract.extract({
-      bytes: request.bytes,
+    // Large files are extracted in a worker thread. A Node Buffer is copied into a plain
+    // Uint8Array: PDF.js refuses Buffers, and a worker may take the bytes it is handed.
+    const bytes = Buffer.isBuffer(request.bytes) ? new Uint8Array(request.bytes) : request.bytes;
+    result = await extract.extractAuto({
+      bytes,
       name: request.name,
       mediaType: request.media_type,
       format,
@@ -163,4 +166,51 @@ export function describeLocator(locator: ChunkLocator | null | undefined): strin
   if (locator.row !== undefined) parts.push(`row ${locator.row}`);
   if (locator.section !== undefined) parts.push(`section ${JSON.stringify(locator.section)}`);
   return parts.join(" ");
+}
+
+/**
+ * The ranges of `text` a chunk must not cross: runs of segments on one page, slide, sheet or
+ * section (rows of a sheet stay together), gaps joined to the run that follows. The whole text
+ * when there are no segments.
+ */
+export function locatorRanges(text: string, segments: LocatorSegment[]): { start: number; end: number }[] {
+  const key = (l: ChunkLocator) => JSON.stringify([l.page, l.slide, l.sheet, l.section]);
+  const starts: number[] = [];
+  let previous: string | undefined;
+  for (const segment of segments) {
+    const current = key(segment.locator);
+    if (current !== previous) starts.push(starts.length === 0 ? 0 : segment.start);
+    previous = current;
+  }
+  if (starts.length === 0) return [{ start: 0, end: text.length }];
+  return starts.map((start, i) => ({ start, end: starts[i + 1] ?? text.length })).filter((r) => r.end > r.start);
+}
+
+/**
+ * Chunks an extracted document page by page (slide by slide, sheet by sheet): `chunkRange` cuts
+ * one range's text, and its chunks are moved to their place in the whole text and numbered in
+ * order, so that no chunk spans two pages and each chunk's locator is exact.
+ */
+export async function chunkByLocator<C extends { index: number; start: number; end: number; headingPath?: string[] }>(
+  text: string,
+  segments: LocatorSegment[],
+  chunkRange: (slice: string) => C[] | Promise<C[]>,
+): Promise<C[]> {
+  const out: C[] = [];
+  // A page that starts under a heading of an earlier page keeps it.
+  let headingPath: string[] | undefined;
+  for (const range of locatorRanges(text, segments)) {
+    for (const chunk of await chunkRange(text.slice(range.start, range.end))) {
+      const own = chunk.headingPath && chunk.headingPath.length > 0 ? chunk.headingPath : undefined;
+      headingPath = own ?? headingPath;
+      out.push({
+        ...chunk,
+        index: out.length,
+        start: chunk.start + range.start,
+        end: chunk.end + range.start,
+        ...(headingPath ? { headingPath } : {}),
+      });
+    }
+  }
+  return out;
 }

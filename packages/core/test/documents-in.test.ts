@@ -60,12 +60,12 @@ describe("a PDF inserted through core", () => {
     expect(doc.text.indexOf("zeppelin")).toBeLessThan(doc.text.indexOf("quasar"));
     expect(doc.chunks.every((c) => typeof c.locator?.page === "number")).toBe(true);
 
-    const found = await db.findSimilar({ text: "zeppelin", mode: "keyword" });
+    const found = await db.findSimilar({ query: "zeppelin", mode: "keyword" });
     expect(found.results[0]?.locator).toEqual({ page: 2 });
-    const onPage3 = await db.findSimilar({ text: "filler", mode: "keyword", top_k: 100, filter: { "locator.page": { $gte: 3 } } });
+    const onPage3 = await db.findSimilar({ query: "filler", mode: "keyword", top_k: 100, filter: { "locator.page": { $gte: 3 } } });
     expect(onPage3.results.length).toBeGreaterThan(0);
     expect(onPage3.results.every((r) => (r.locator?.page ?? 0) >= 3)).toBe(true);
-    expect((await db.findSimilar({ text: "aardvark", mode: "keyword", filter: { "locator.page": 3 } })).results).toEqual([]);
+    expect((await db.findSimilar({ query: "aardvark", mode: "keyword", filter: { "locator.page": 3 } })).results).toEqual([]);
 
     const page2 = await db.getDocument(inserted.doc_id, { page: 2 });
     expect(page2.page).toEqual({ number: 2, of: 3 });
@@ -93,7 +93,7 @@ describe("a folder of documents imported", () => {
     writeFileSync(join(folder, "guide.pdf"), THREE_PAGES());
     writeFileSync(join(folder, "broken.pdf"), "%PDF-1.4\nthis is not a PDF body at all\n");
     writeFileSync(join(folder, "scan.pdf"), tinyPdf([null, null]));
-    await db.collections.add({ name: "docs", source: folder });
+    await db.collections.add({ name: "docs", description: "manuals and notes for the tests", source: folder });
     const reports: string[] = [];
     const first = await db.collections.import("docs", { onProgress: (p) => p.failure && reports.push(p.failure.path) });
     expect(first.added).toBe(2);
@@ -102,16 +102,16 @@ describe("a folder of documents imported", () => {
     const scan = first.failed.find((f) => f.path === "scan.pdf");
     expect(scan?.reason).toBe("no_text_layer");
     expect(scan?.message).toMatch(/no text layer — OCR it first/);
-    const found = await db.findSimilar({ text: "zeppelin", mode: "keyword" });
-    expect(found.results[0]).toMatchObject({ source: undefined, locator: { page: 2 }, metadata: { path: "guide.pdf", format: "pdf" } });
+    const found = await db.findSimilar({ query: "zeppelin", mode: "keyword" });
+    expect(found.results[0]).toMatchObject({ source: "guide.pdf", locator: { page: 2 }, metadata: { path: "guide.pdf", format: "pdf" } });
 
     const again = await db.collections.import("docs", {});
     expect(again).toMatchObject({ added: 0, updated: 0, unchanged: 2 });
     writeFileSync(join(folder, "guide.pdf"), tinyPdf([pageLines("narwhal", 5)], { title: "Field Guide 2" }));
     const changed = await db.collections.import("docs", {});
     expect(changed).toMatchObject({ updated: 1, unchanged: 1 });
-    expect((await db.findSimilar({ text: "narwhal", mode: "keyword" })).results[0]?.locator).toEqual({ page: 1 });
-    expect((await db.findSimilar({ text: "zeppelin", mode: "keyword" })).results).toEqual([]);
+    expect((await db.findSimilar({ query: "narwhal", mode: "keyword" })).results[0]?.locator).toEqual({ page: 1 });
+    expect((await db.findSimilar({ query: "zeppelin", mode: "keyword" })).results).toEqual([]);
   });
 });
 
@@ -119,7 +119,7 @@ describe("the watcher", () => {
   it("extracts a PDF dropped into a watched folder, and a changed one again", async () => {
     const db = await database();
     writeFileSync(join(folder, "notes.md"), "# Notes\n\nwatched\n");
-    await db.collections.add({ name: "watched", source: folder });
+    await db.collections.add({ name: "watched", description: "a watched folder of documents", source: folder });
     const events: string[] = [];
     const watcher = db.collections.watch({ debounceMs: 100, pollMs: 50, onEvent: (e) => events.push(e.type) });
     const until = async (check: () => Promise<boolean>, what: string) => {
@@ -132,7 +132,7 @@ describe("the watcher", () => {
     try {
       await watcher.start();
       writeFileSync(join(folder, "dropped.pdf"), tinyPdf([pageLines("okapi", 4), pageLines("ibex", 4)]));
-      const hit = async (word: string) => (await db.findSimilar({ text: word, mode: "keyword" })).results[0];
+      const hit = async (word: string) => (await db.findSimilar({ query: word, mode: "keyword" })).results[0];
       await until(async () => (await hit("ibex"))?.locator?.page === 2, "the dropped PDF");
       writeFileSync(join(folder, "dropped.pdf"), tinyPdf([pageLines("tapir", 4)]));
       await until(async () => (await hit("tapir"))?.locator?.page === 1, "the changed PDF");

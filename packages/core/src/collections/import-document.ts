@@ -1,8 +1,8 @@
 // A collection file that is a document docdb extracts (PDF, DOCX, PPTX, spreadsheets, HTML…):
-// its bytes extracted to Markdown, chunked by headings with each chunk's page/slide/sheet locator.
+// its bytes extracted to Markdown, chunked by headings page by page, each chunk with its locator.
 import type { DocumentWrite } from "@docdb/store";
 import { DocDBError } from "../errors.js";
-import { type ExtractFormatName, extractDocument } from "../extraction.js";
+import { chunkByLocator, type ExtractFormatName, extractDocument } from "../extraction.js";
 import { contentHash, newId, toStoredChunks } from "../stored-chunks.js";
 import { chunkFile } from "./chunk-file.js";
 import type { ImportFailure } from "./types.js";
@@ -26,7 +26,9 @@ export async function extractedFileWrite(
     return { failure: { path, reason: String(error.details?.reason ?? "unreadable"), message: error.message } };
   }
   const { text } = extracted;
-  const chunks = await chunkFile(text, { kind: "markdown", language: "markdown" }, size, overlap);
+  const chunks = await chunkByLocator(text, extracted.segments, (slice) =>
+    chunkFile(slice, { kind: "markdown", language: "markdown" }, size, overlap),
+  );
   const title = extracted.title ?? path;
   return {
     document: {

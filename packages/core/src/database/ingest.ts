@@ -13,8 +13,11 @@ import type { InsertInput, InsertResult } from "../types.js";
 import { validateKey, validateMetadata, validateOptionalText, validateText } from "../validate.js";
 import { type DatabaseContext, describeEmbeddingFailure } from "./context.js";
 
-/** An insert as core's rooms hand it over: a caller inside core may choose the id, extraction adds locators. */
-export type InternalInsert = InsertInput & { id?: string; segments?: LocatorSegment[] };
+/**
+ * An insert as core's rooms hand it over: a caller inside core may choose the id; extraction
+ * adds locators and its chunks, cut page by page.
+ */
+export type InternalInsert = InsertInput & { id?: string; segments?: LocatorSegment[]; chunks?: Chunk[] };
 
 /** The deadline in ms of the provider calls that embed `chunks` chunks. */
 export type Deadline = (chunks: number) => number;
@@ -77,7 +80,7 @@ export function prepareInsert(ctx: DatabaseContext, input: InternalInsert): Prep
   const title = validateOptionalText(input.title, "title", 1000);
   const source = validateOptionalText(input.source, "source", 4096);
   const collection = validateOptionalText(input.collection, "collection", 200);
-  const chunks = toStoredChunks(text, chunk(ctx, input, text), title, input.segments);
+  const chunks = toStoredChunks(text, input.chunks ?? chunk(ctx, input, text), title, input.segments);
   return {
     title,
     keyed: key !== undefined,

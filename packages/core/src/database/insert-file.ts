@@ -1,10 +1,11 @@
 // Inserting files and bytes: a document format (PDF, DOCX, PPTX, spreadsheets, HTML…) is
 // extracted to Markdown with its title, metadata and page/slide/sheet locators; text is stored as is.
 import { promises as fs } from "node:fs";
+import { chunkMarkdown } from "@docdb/chunker";
 import { nodeCrypto } from "../builtins.js";
 import { decodeText } from "../collections/file-kind.js";
 import { DocDBError, echo } from "../errors.js";
-import { detectExtractFormat, extractDocument, extractedMetadata } from "../extraction.js";
+import { chunkByLocator, detectExtractFormat, extractDocument, extractedMetadata } from "../extraction.js";
 import { type FetchOptions, fetchUrl } from "../fetch-url.js";
 import type { InsertBytesInput, InsertFileOptions, InsertResult, InsertUrlOptions } from "../types.js";
 import type { DatabaseContext } from "./context.js";
@@ -47,6 +48,7 @@ export async function insertBytes(ctx: DatabaseContext, input: InsertBytesInput)
     return result as InsertResult;
   }
   const extracted = await extractDocument({ ...input, type: format });
+  const chunks = await chunkByLocator(extracted.text, extracted.segments, (slice) => chunkMarkdown(slice, ctx.services.chunkOptions));
   const [result] = await insertTogether(ctx, [
     {
       text: extracted.text,
@@ -57,6 +59,7 @@ export async function insertBytes(ctx: DatabaseContext, input: InsertBytesInput)
       collection: input.collection,
       format: "markdown",
       segments: extracted.segments,
+      chunks,
     },
   ]);
   const stored = result as InsertResult;
