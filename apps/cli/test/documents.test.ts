@@ -42,13 +42,13 @@ describe("docdb insert / find / get with a PDF", () => {
     writeFileSync(file, manual());
     const inserted = await json<{ doc_id: string; format: string; chunk_count: number }>("insert", file);
     expect(inserted.format).toBe("pdf");
-    const found = await json<{ results: Passage[] }>("find", "flywheel", "--mode", "keyword");
-    expect(found.results[0]).toMatchObject({ doc_id: inserted.doc_id, locator: { page: 2 }, source: file });
+    const found = await json<Passage[]>("find", "flywheel", "--mode", "keyword");
+    expect(found[0]).toMatchObject({ doc_id: inserted.doc_id, locator: { page: 2 }, source: file });
     const text = await docdb("find", "flywheel", "--mode", "keyword");
     expect(text.stdout).toContain(`${file} p. 2`);
-    const filtered = await json<{ results: Passage[] }>("find", "filler", "--mode", "keyword", "--filter", '{"locator.page":3}');
-    expect(filtered.results.length).toBeGreaterThan(0);
-    expect(filtered.results.every((r) => r.locator?.page === 3)).toBe(true);
+    const filtered = await json<Passage[]>("find", "filler", "--mode", "keyword", "--filter", '{"locator.page":3}');
+    expect(filtered.length).toBeGreaterThan(0);
+    expect(filtered.every((r) => r.locator?.page === 3)).toBe(true);
 
     const page = await json<{ text: string; page: { number: number; of: number }; title: string }>("get", inserted.doc_id, "--page", "2");
     expect(page).toMatchObject({ page: { number: 2, of: 3 }, title: "Clock Manual" });
@@ -91,8 +91,8 @@ describe("docdb import of a folder with bad files", () => {
       ["broken.pdf", expect.any(String)],
       ["scan.pdf", "no_text_layer"],
     ]);
-    const found = await json<{ results: Passage[] }>("find", "gyroscope", "--mode", "keyword");
-    expect(found.results[0]?.locator).toEqual({ page: 1 });
+    const found = await json<Passage[]>("find", "gyroscope", "--mode", "keyword");
+    expect(found[0]?.locator).toEqual({ page: 1 });
   });
 });
 

@@ -82,7 +82,7 @@ describe("docdb import of a folder with hostile files", () => {
       '{"locator.page":250}',
       "--json",
     ]);
-    expect(JSON.parse(page.stdout).results[0]?.locator).toEqual({ page: 250 });
+    expect(JSON.parse(page.stdout)[0]?.locator).toEqual({ page: 250 });
 
     const strict = await runCli(["--data-dir", dataDir, "import", "-n", "hostile", "--strict"]);
     expect(strict.code).toBe(1);
