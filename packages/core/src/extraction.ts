@@ -28,6 +28,12 @@ const EXTRACTED_EXTENSIONS: Record<string, ExtractFormatName> = {
 /** Longest text of one extracted document (a 300-page PDF is about a million characters): 20 million characters. */
 export const MAX_EXTRACTED_TEXT_LENGTH = 20_000_000;
 
+/**
+ * Most a zip container (DOCX, PPTX, XLSX, ODS, EPUB) may inflate to in docdb: 128 MiB (extraction's
+ * own default is 512 MiB). Entries are inflated in memory, so this bounds what one file can take.
+ */
+export const MAX_INFLATED_BYTES = 128 * 1024 * 1024;
+
 /** Extensions of document formats docdb cannot read: named in import results instead of skipped silently. */
 export const UNREADABLE_DOCUMENT_EXTENSIONS = new Set([".doc", ".xls", ".ppt", ".odt", ".odp"]);
 
@@ -101,7 +107,7 @@ export async function extractDocument(request: ExtractRequest): Promise<Extracte
       mediaType: request.media_type,
       format,
       url: request.url,
-      limits: { maxTextChars: MAX_EXTRACTED_TEXT_LENGTH },
+      limits: { maxTextChars: MAX_EXTRACTED_TEXT_LENGTH, maxInflatedBytes: MAX_INFLATED_BYTES },
     });
   } catch (error) {
     if (error instanceof extract.ExtractError || (error instanceof Error && error.name === "ExtractError")) {
