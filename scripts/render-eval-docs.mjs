@@ -3,7 +3,8 @@
 // document, jaquad as DOCX and as HTML (with navigation around the article). Writes BEIR-style
 // folders (corpus.jsonl of the extracted text, queries.jsonl, qrels.tsv) under --out.
 //
-//   pnpm build && node scripts/render-eval-docs.mjs [--eval-dir ../shared/eval] [--out .tmp/eval-docs] [--limit N] [--keep-files]
+//   pnpm build && node scripts/render-eval-docs.mjs [--eval-dir ../shared/eval] [--out .tmp/eval-docs] [--limit N]
+//     [--sets scifact-pdf,jaquad-docx,jaquad-html] [--keep-files]
 //   pnpm -s docdb eval .tmp/eval-docs/scifact-pdf --mode keyword --json
 import { copyFileSync, createReadStream, createWriteStream, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,6 +22,9 @@ const evalDir = resolve(option("eval-dir", join(root, "..", "shared", "eval")));
 const out = resolve(option("out", join(root, ".tmp", "eval-docs")));
 const limit = Number(option("limit", "0")) || Number.POSITIVE_INFINITY;
 const keepFiles = args.includes("--keep-files");
+const only = option("sets", "")
+  .split(",")
+  .filter(Boolean);
 
 const { extract } = await import(pathToFileURL(join(root, "packages/extract/dist/index.js")).href);
 const { zipSync, strToU8 } = createRequire(join(root, "packages/extract/package.json"))("fflate");
@@ -159,7 +163,7 @@ const RENDERS = [
   { set: "jaquad", format: "html", render: renderHtml },
 ];
 
-for (const { set, format, render } of RENDERS) {
+for (const { set, format, render } of RENDERS.filter((r) => only.length === 0 || only.includes(`${r.set}-${r.format}`))) {
   const source = join(evalDir, set);
   const target = join(out, `${set}-${format}`);
   mkdirSync(target, { recursive: true });
@@ -179,7 +183,7 @@ for (const { set, format, render } of RENDERS) {
     let text = "";
     let title = doc.title;
     try {
-      const extracted = await extract({ bytes: file, format });
+      const extracted = await extract({ bytes: new Uint8Array(file), format });
       text = extracted.text;
       title = extracted.title ?? "";
     } catch (error) {
