@@ -22,9 +22,7 @@ const evalDir = resolve(option("eval-dir", join(root, "..", "shared", "eval")));
 const out = resolve(option("out", join(root, ".tmp", "eval-docs")));
 const limit = Number(option("limit", "0")) || Number.POSITIVE_INFINITY;
 const keepFiles = args.includes("--keep-files");
-const only = option("sets", "")
-  .split(",")
-  .filter(Boolean);
+const only = option("sets", "").split(",").filter(Boolean);
 
 const { extract } = await import(pathToFileURL(join(root, "packages/extract/dist/index.js")).href);
 const { zipSync, strToU8 } = createRequire(join(root, "packages/extract/package.json"))("fflate");
