@@ -61,6 +61,14 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
     multiple: true,
   },
   { name: "watch", description: "re-import changed files of enabled collections while serving" },
+  {
+    name: "allow-fetch",
+    description: "let the insert_url tool fetch web pages (env DOCDB_MCP_ALLOW_FETCH=1; default off), never private addresses",
+  },
+  {
+    name: "allow-private-fetch",
+    description: "with --allow-fetch: also loopback, link-local and private addresses (env DOCDB_MCP_FETCH_PRIVATE=1; default off)",
+  },
   { name: "debounce", value: "ms", description: "with --watch: quiet time before a re-import", default: "2000" },
 ];
 
@@ -133,6 +141,8 @@ export function fromServeFlags(get: (name: string) => unknown): { config: Config
       defaultDb: str("db"),
       watch: get("watch") as boolean | undefined,
       watchDebounceMs: whole(debounce ?? "2000", "--debounce"),
+      allowFetch: get("allow-fetch") as boolean | undefined,
+      allowPrivateFetch: get("allow-private-fetch") as boolean | undefined,
     },
   };
 }

@@ -22,6 +22,10 @@ export interface ServeOptions {
   watch?: boolean;
   /** Quiet time before a re-import, in ms. Default 2000. */
   watchDebounceMs?: number;
+  /** insert_url may fetch web pages (else DOCDB_MCP_ALLOW_FETCH; default off). */
+  allowFetch?: boolean;
+  /** ...and reach loopback, link-local and private addresses (else DOCDB_MCP_FETCH_PRIVATE; default off). */
+  allowPrivateFetch?: boolean;
   /** The tools' descriptors made at build time (a program passes its own; see tool-descriptors.ts). */
   toolDescriptors?: ToolDescriptors;
 }
@@ -36,6 +40,8 @@ export interface ResolvedServeOptions {
   defaultDb: string | undefined;
   watch: boolean;
   watchDebounceMs: number | undefined;
+  /** insert_url: whether it fetches at all, and whether it may reach private addresses. */
+  fetch: { allow: boolean; allowPrivate: boolean };
   /** DOCDB_HTTP_MAX_SESSIONS: open MCP sessions at most (default 100). */
   maxSessions: number | undefined;
   /** DOCDB_HTTP_SESSION_IDLE_SECONDS, in ms: a session unused this long is closed (default 30 min). */
@@ -133,6 +139,10 @@ export function resolveServeOptions(options: ServeOptions, env: NodeJS.ProcessEn
     defaultDb: options.defaultDb,
     watch: options.watch ?? false,
     watchDebounceMs: options.watchDebounceMs,
+    fetch: {
+      allow: options.allowFetch === true || settingsFromEnv(env).mcpAllowFetch,
+      allowPrivate: options.allowPrivateFetch === true || settingsFromEnv(env).mcpFetchPrivate,
+    },
     maxSessions: positiveWhole(env.DOCDB_HTTP_MAX_SESSIONS, "DOCDB_HTTP_MAX_SESSIONS"),
     sessionIdleMs: ((seconds) => (seconds === undefined ? undefined : seconds * 1000))(
       positiveWhole(env.DOCDB_HTTP_SESSION_IDLE_SECONDS, "DOCDB_HTTP_SESSION_IDLE_SECONDS"),

@@ -32,16 +32,21 @@ function untilSignal(): { promise: Promise<void>; dispose(): void } {
  * docdb's own tools. With descriptors made for this default database, each is listed from its
  * descriptor and its module is loaded on the first call; otherwise all are built now.
  */
-export async function docdbTools(docdb: DocDB, defaultDb: string | undefined, descriptors?: ToolDescriptors): Promise<ToolRegistry> {
+export async function docdbTools(
+  docdb: DocDB,
+  defaultDb: string | undefined,
+  descriptors?: ToolDescriptors,
+  fetch?: { allow: boolean; allowPrivate: boolean },
+): Promise<ToolRegistry> {
   const db = validateDbName(defaultDb ?? DEFAULT_DB_NAME);
   if (descriptors?.default_db !== db) {
     const { createDocdbTools } = await import("./tools/index.js");
-    return createDocdbTools(docdb, { defaultDb: db });
+    return createDocdbTools(docdb, { defaultDb: db, fetch });
   }
   let definitions: Promise<Map<string, ToolDefinition>> | undefined;
   const load = async (name: string): Promise<ToolDefinition> => {
     definitions ??= import("./tools/index.js").then(
-      ({ docdbToolDefinitions }) => new Map(docdbToolDefinitions({ docdb, defaultDb: db }).map((tool) => [tool.name, tool])),
+      ({ docdbToolDefinitions }) => new Map(docdbToolDefinitions({ docdb, defaultDb: db, fetch }).map((tool) => [tool.name, tool])),
     );
     let loaded: Map<string, ToolDefinition>;
     try {
@@ -66,7 +71,7 @@ export async function docdbTools(docdb: DocDB, defaultDb: string | undefined, de
  */
 export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promise<void> {
   const resolved = resolveServeOptions(options);
-  const registry = await docdbTools(docdb, resolved.defaultDb, options.toolDescriptors);
+  const registry = await docdbTools(docdb, resolved.defaultDb, options.toolDescriptors, resolved.fetch);
   // Loaded here, not at start-up of every importer: it brings the SDK's McpServer module.
   const { DocdbResources } = await import("./resources.js");
   const resources = new DocdbResources(docdb, { defaultDb: resolved.defaultDb ?? DEFAULT_DB_NAME });

@@ -8,6 +8,12 @@ export interface ToolsContext {
   docdb: DocDB;
   /** The database used when a call leaves out db_name. */
   defaultDb: string;
+  /**
+   * Whether `insert_url` may fetch (off unless the server was started with --allow-fetch or
+   * DOCDB_MCP_ALLOW_FETCH=1), and whether it may reach loopback, link-local and private addresses
+   * (--allow-private-fetch or DOCDB_MCP_FETCH_PRIVATE=1; never by default).
+   */
+  fetch?: { allow: boolean; allowPrivate: boolean };
 }
 
 /**

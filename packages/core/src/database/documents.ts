@@ -7,7 +7,7 @@ import { withoutMemory } from "../search/filters.js";
 import type { DocumentListing, DocumentRange, DocumentView } from "../types.js";
 import { validateId } from "../validate.js";
 import type { DatabaseContext } from "./context.js";
-import { resolveRange } from "./ranges.js";
+import { pageRange, resolveRange } from "./ranges.js";
 
 /** A document with its text and chunk layout, or the part `range` names (see Database.getDocument). */
 export async function getDocument(ctx: DatabaseContext, id: string, range?: DocumentRange): Promise<DocumentView> {
@@ -17,10 +17,11 @@ export async function getDocument(ctx: DatabaseContext, id: string, range?: Docu
   const content = doc.content;
   const lineOf = lineIndex(content);
   const lines = lineOf(content.length);
-  const part = resolveRange(content, range);
-  const chunks = (await ctx.store.getChunks(id)).filter(
-    (c) => !part || (c.start < part.end && c.end > part.start) || (c.start === c.end && c.start === part.start),
-  );
+  const all = await ctx.store.getChunks(id);
+  const page = range?.page !== undefined ? pageRange(doc, all, range) : undefined;
+  const part = page?.part ?? resolveRange(content, range);
+  const chunks =
+    page?.chunks ?? all.filter((c) => !part || (c.start < part.end && c.end > part.start) || (c.start === c.end && c.start === part.start));
   return {
     doc_id: doc.id,
     key: doc.key,
@@ -39,6 +40,7 @@ export async function getDocument(ctx: DatabaseContext, id: string, range?: Docu
           },
         }
       : {}),
+    ...(page ? { page: page.page } : {}),
     metadata: doc.metadata,
     collection: doc.collection,
     created_at: doc.createdAt,
@@ -51,6 +53,7 @@ export async function getDocument(ctx: DatabaseContext, id: string, range?: Docu
       embedded: c.embedded,
       ...(c.lineStart !== null ? { line_start: c.lineStart } : {}),
       ...(c.lineEnd !== null ? { line_end: c.lineEnd } : {}),
+      ...(c.locator ? { locator: c.locator } : {}),
       ...(c.symbol !== null ? { symbol: c.symbol } : {}),
       ...(c.symbolKind !== null ? { symbol_kind: c.symbolKind } : {}),
     })),

@@ -50,6 +50,13 @@ export interface Settings {
   readonly hubCacheDir: string;
   /** DOCDB_OAUTH_ISSUER, DOCDB_OAUTH_AUDIENCE, DOCDB_OAUTH_JWKS_URL: OAuth access tokens an HTTP server accepts. */
   readonly oauth: { issuer?: string; audience?: string; jwksUrl?: string };
+  /** DOCDB_MCP_ALLOW_FETCH=1: the MCP server may fetch web pages (`insert_url`); off by default. */
+  readonly mcpAllowFetch: boolean;
+  /**
+   * DOCDB_MCP_FETCH_PRIVATE=1: those fetches may also reach loopback, link-local and private
+   * addresses (never by default: a server must not be a way into its own network).
+   */
+  readonly mcpFetchPrivate: boolean;
 }
 
 const MEMORY_ENV: Record<keyof MemoryOptions, string> = {
@@ -95,6 +102,15 @@ function envMs(env: Env, name: string): number | undefined {
   return env[name] && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
+/** A yes/no variable: 1/true/yes/on or 0/false/no/off (or unset: no); anything else is an error naming it. */
+function envFlag(env: Env, name: string): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return false;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new DocDBError("INVALID_REQUEST", `${name}="${env[name]}" must be 1 or 0 (true/false, yes/no, on/off)`);
+}
+
 /** An object whose properties are computed on first read and kept (a failed read is tried again). */
 function lazily<T extends object>(readers: { [K in keyof T]: () => T[K] }): T {
   const target = {} as T;
@@ -138,6 +154,8 @@ export function settingsFromEnv(env: Env): Settings {
       audience: env.DOCDB_OAUTH_AUDIENCE?.trim() || undefined,
       jwksUrl: env.DOCDB_OAUTH_JWKS_URL?.trim() || undefined,
     }),
+    mcpAllowFetch: () => envFlag(env, "DOCDB_MCP_ALLOW_FETCH"),
+    mcpFetchPrivate: () => envFlag(env, "DOCDB_MCP_FETCH_PRIVATE"),
   });
 }
 

@@ -12,6 +12,7 @@ import { embeddingsContract } from "./embeddings.js";
 import { exportContract } from "./export.js";
 import { filtersContract } from "./filters.js";
 import { testId } from "./fixtures.js";
+import { locatorsContract } from "./locators.js";
 import { manyDocumentsContract } from "./many-documents.js";
 import { searchContract } from "./search.js";
 import { sqlContract } from "./sql.js";
@@ -56,6 +57,7 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
     searchContract(ctx);
     filtersContract(ctx);
     codeChunksContract(ctx);
+    locatorsContract(ctx);
     collectionsContract(ctx);
     sqlContract(ctx);
     writersContract(ctx);
