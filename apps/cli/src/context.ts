@@ -4,6 +4,7 @@ import {
   type DocDB,
   DocDBError,
   type EmbeddingConfig,
+  echo,
   explicitEmbeddingConfig,
   type LoadedConfig,
   loadConfig,
@@ -14,6 +15,7 @@ import {
 } from "@docdb/core";
 import { CONFIG_FLAGS } from "@docdb/mcp-server/flags";
 import type { Command } from "commander";
+import { recordCliWrite } from "./cli-audit.js";
 import { jsonRequested, USAGE_EXIT_CODE } from "./usage.js";
 
 export interface GlobalOptions {
@@ -125,6 +127,7 @@ export function action<A extends unknown[]>(fn: (docdb: DocDB, ...args: A) => Pr
     try {
       docdb = openFromCommand(command);
       await fn(docdb, ...args);
+      await recordCliWrite(docdb, command, args);
     } catch (error) {
       reportError(error, command.opts<{ json?: boolean }>().json === true || jsonRequested());
     } finally {
@@ -167,12 +170,12 @@ export function parseJsonOption(value: string | undefined, flag: string): Record
 
 export function parseInteger(value: string, flag: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be an integer, got "${value}"`);
+  if (!Number.isInteger(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be an integer, got "${echo(value)}"`);
   return n;
 }
 
 export function parseNumber(value: string, flag: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be a number, got "${value}"`);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new DocDBError("INVALID_REQUEST", `${flag} must be a number, got "${echo(value)}"`);
   return n;
 }

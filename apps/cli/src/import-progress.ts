@@ -42,6 +42,11 @@ export function createImportProgress(name: string, options: { quiet?: boolean; i
         lastLine = now;
       }
     },
+    /** Ends a redrawn line so that a message can follow on its own line. */
+    interrupt(): void {
+      if (drawn) process.stderr.write("\n");
+      drawn = false;
+    },
     finish(): void {
       if (drawn) process.stderr.write("\n");
       drawn = false;

@@ -1,6 +1,7 @@
 // The flags only: the server itself is loaded when `docdb serve` runs.
 import { SERVE_FLAGS } from "@docdb/mcp-server/flags";
 import { Command } from "commander";
+import { auditCommand } from "./commands/audit.js";
 import { collectionCommand } from "./commands/collection.js";
 import { configCommand } from "./commands/config.js";
 import { copyCommand } from "./commands/copy.js";
@@ -20,6 +21,7 @@ import { qaCommand } from "./commands/qa.js";
 import { serveCommand } from "./commands/serve.js";
 import { sqlCommand } from "./commands/sql.js";
 import { statusCommand } from "./commands/status.js";
+import { tokenCommand } from "./commands/token.js";
 import { uiCommand } from "./commands/ui.js";
 import { watchCommand } from "./commands/watch.js";
 import { handleUsageErrors } from "./usage.js";
@@ -61,6 +63,8 @@ export function buildProgram(): Command {
     installCommand(),
     uninstallCommand(),
     configCommand(),
+    tokenCommand(),
+    auditCommand(),
   ]) {
     program.addCommand(command);
   }

@@ -17,10 +17,11 @@ export function printWatchEvent(event: WatchEvent, json?: boolean): void {
       break;
     case "imported": {
       const s = event.summary;
-      if (event.reason !== "start" && s.added + s.updated + s.removed === 0) return;
+      if (event.reason !== "start" && s.added + s.updated + s.removed + s.failed.length === 0) return;
       process.stdout.write(
-        `${time} ${event.collection} (${event.reason}): ${s.added} added, ${s.updated} updated, ${s.removed} removed, ${s.unchanged} unchanged, ${s.chunks} chunk(s) in ${s.seconds.toFixed(2)} s\n`,
+        `${time} ${event.collection} (${event.reason}): ${s.added} added, ${s.updated} updated, ${s.removed} removed, ${s.unchanged} unchanged, ${s.chunks} chunk(s)${s.failed.length > 0 ? `, ${s.failed.length} failed` : ""} in ${s.seconds.toFixed(2)} s\n`,
       );
+      for (const f of s.failed) process.stderr.write(`${time} ${event.collection}: failed: ${f.path}: ${f.message} (${f.reason})\n`);
       break;
     }
     case "error":

@@ -113,7 +113,8 @@ describe("docdb CLI (built binary)", () => {
     expect(piped.code).toBe(0);
     const list = JSON.parse((await docdb("db", "list", "--json")).stdout) as { name: string; documents: number; pending: number }[];
     expect(list).toEqual([expect.objectContaining({ name: "notes", documents: 1, pending: 1 })]);
-    expect(readdirSync(dataDir).filter((f) => f.endsWith(".db"))).toEqual(["notes.db"]);
+    // Beside the database: the location's server database, holding the audit trail of these writes.
+    expect(readdirSync(dataDir).filter((f) => f.endsWith(".db"))).toEqual(["_docdb.db", "notes.db"]);
 
     const badMeta = await docdb("insert", "--text", "x", "--meta", "{nope", "--db", "notes");
     expect(badMeta.code).not.toBe(0);

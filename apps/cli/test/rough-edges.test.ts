@@ -164,7 +164,9 @@ describe("rough edges a new user hits", () => {
       for (let i = 0; i < 5; i++) openai.failures.push({ status: 429, retryAfter: "0" });
       const embedded = await runCli(["--data-dir", join(dataDir, "data"), "embed", "--pending"], { env: env() });
       expect(embedded.code).toBe(1);
-      expect(embedded.stderr).toMatch(/^EMBEDDING_UNAVAILABLE: embedding stopped after 0 of 1 pending chunks: OpenAI API error 429/m);
+      expect(embedded.stderr).toMatch(
+        /^EMBEDDING_UNAVAILABLE: embedding stopped after 0 of 1 pending chunks, 1 still pending: OpenAI API error 429/m,
+      );
       expect(embedded.stderr).toMatch(/To fix: check that the OpenAI API \(or OPENAI_BASE_URL\) is reachable/);
       expect(embedded.stderr).not.toMatch(/EMBEDDING_UNAVAILABLE: .*EMBEDDING_UNAVAILABLE/);
     });

@@ -1,4 +1,4 @@
-import { type ConfigInput, type ConfigKey, DocDBError, parseProviderName } from "@docdb/core";
+import { type ConfigInput, type ConfigKey, DocDBError, echo, parseProviderName } from "@docdb/core";
 import type { ServeOptions } from "./options.js";
 
 /**
@@ -48,12 +48,27 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { name: "port", value: "port", description: "HTTP port (env DOCDB_HTTP_PORT, default 7411)" },
   { name: "token", value: "token", description: "require Authorization: Bearer <token> (env DOCDB_HTTP_TOKEN)" },
   {
+    name: "oauth-issuer",
+    value: "url",
+    description: "accept OAuth access tokens (JWTs) of this authorization server (env DOCDB_OAUTH_ISSUER)",
+  },
+  { name: "oauth-audience", value: "url", description: "this server's resource URL, the tokens' aud (env DOCDB_OAUTH_AUDIENCE)" },
+  { name: "oauth-jwks", value: "url", description: "the issuer's JWKS (env DOCDB_OAUTH_JWKS_URL; default from its metadata)" },
+  {
     name: "allow-origin",
     value: "url",
     description: "also accept browser requests from this origin (repeatable; env DOCDB_HTTP_ALLOWED_ORIGINS, comma-separated)",
     multiple: true,
   },
   { name: "watch", description: "re-import changed files of enabled collections while serving" },
+  {
+    name: "allow-fetch",
+    description: "let the insert_url tool fetch web pages (env DOCDB_MCP_ALLOW_FETCH=1; default off), never private addresses",
+  },
+  {
+    name: "allow-private-fetch",
+    description: "with --allow-fetch: also loopback, link-local and private addresses (env DOCDB_MCP_FETCH_PRIVATE=1; default off)",
+  },
   { name: "debounce", value: "ms", description: "with --watch: quiet time before a re-import", default: "2000" },
 ];
 
@@ -92,7 +107,7 @@ export function parseArgsOptions(): Record<string, { type: "string" | "boolean";
 function whole(value: string, flag: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isInteger(n) || n < 0)
-    throw new DocDBError("INVALID_REQUEST", `${flag} must be a whole number, got "${value}"`);
+    throw new DocDBError("INVALID_REQUEST", `${flag} must be a whole number, got "${echo(value)}"`);
   return n;
 }
 
@@ -119,10 +134,15 @@ export function fromServeFlags(get: (name: string) => unknown): { config: Config
       host: str("host"),
       port: str("port"),
       token: str("token"),
+      oauthIssuer: str("oauth-issuer"),
+      oauthAudience: str("oauth-audience"),
+      oauthJwks: str("oauth-jwks"),
       allowedOrigins: get("allow-origin") as string[] | undefined,
       defaultDb: str("db"),
       watch: get("watch") as boolean | undefined,
       watchDebounceMs: whole(debounce ?? "2000", "--debounce"),
+      allowFetch: get("allow-fetch") as boolean | undefined,
+      allowPrivateFetch: get("allow-private-fetch") as boolean | undefined,
     },
   };
 }

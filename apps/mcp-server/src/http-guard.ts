@@ -13,12 +13,17 @@ function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();
 }
 
+/** Constant-time comparison of a presented token with the expected one. */
+export function sameToken(presented: string, expected: string): boolean {
+  // Hashing first makes both sides the same length, as timingSafeEqual requires.
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
 /** Constant-time check of `Authorization: Bearer <token>`. */
 export function hasToken(request: IncomingMessage, token: string): boolean {
   const header = request.headers.authorization ?? "";
   const match = /^Bearer\s+(.+)$/i.exec(header);
-  // Hashing first makes both sides the same length, as timingSafeEqual requires.
-  return match !== null && timingSafeEqual(digest(match[1]?.trim() ?? ""), digest(token));
+  return match !== null && sameToken(match[1]?.trim() ?? "", token);
 }
 
 /** The origins a browser page may call us from: the server's own loopback names, plus any configured. */

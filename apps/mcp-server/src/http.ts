@@ -1,10 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DocDBError, type Logger } from "@docdb/core";
+import { DocDBError, type Logger, type Access as TokenStore } from "@docdb/core";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { AuditSink } from "./auth/audit.js";
+import type { Caller } from "./auth/caller.js";
+import { RateLimiter } from "./auth/limits.js";
+import { type OAuthOptions, OAuthVerifier, resourceMetadata, resourceMetadataUrl } from "./auth/oauth.js";
+import { Authenticator, wwwAuthenticate } from "./auth/resolve.js";
 import { readJsonBody } from "./http-body.js";
 import {
   DEFAULT_HTTP_HOST,
@@ -13,12 +18,12 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_MS,
 } from "./http-defaults.js";
-import { checkOriginAndHost, defaultOrigins, hasToken, isLoopbackHost } from "./http-guard.js";
+import { checkOriginAndHost, defaultOrigins, isLoopbackHost, sameToken } from "./http-guard.js";
 import { checkJsonRpc } from "./jsonrpc-gate.js";
 import type { ToolRegistry } from "./registry.js";
 import type { DocdbResources } from "./resources.js";
-import { createServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
-import { createUiHandler, isUiPath, tokenAuthenticator, type UiHandlerOptions } from "./ui/handler.js";
+import { createServer, SERVER_NAME, SERVER_VERSION, visibleTool } from "./server.js";
+import { createUiHandler, isUiPath, type UiHandlerOptions } from "./ui/handler.js";
 
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS };
 
@@ -27,6 +32,8 @@ export interface HttpOptions {
   logger: Logger;
   /** Documents and agent memory (knowledge://) as resources, the search prompt and argument completion. */
   resources?: DocdbResources;
+  /** How long a client has to answer a sampling request (merge_knowledge), in ms. */
+  samplingTimeoutMs?: number;
   /** Default 127.0.0.1. Any other than loopback needs a token. */
   host?: string;
   /** Default 7411; 0 picks a free port. */
@@ -49,6 +56,14 @@ export interface HttpOptions {
    * server's token; the Origin/Host checks are this server's.
    */
   ui?: Pick<UiHandlerOptions, "docdb"> & Partial<Pick<UiHandlerOptions, "authenticate" | "assets">>;
+  /** Scoped tokens (`docdb token create`), looked up by hash on every request. */
+  tokens?: TokenStore;
+  /** OAuth 2.1 access tokens (JWTs) of this issuer for this audience. */
+  oauth?: OAuthOptions;
+  /** Where successful writes are recorded. */
+  audit?: AuditSink;
+  /** The database of tool calls without db_name. Default "vectors". */
+  defaultDb?: string;
 }
 
 export interface HttpHandle {
@@ -63,6 +78,8 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   /** When a request last named it (ms since the epoch). */
   lastUsed: number;
+  /** Who opened it; only the same caller may use it. */
+  caller: Caller;
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -103,7 +120,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const loopbackOnly = isLoopbackHost(host);
-  if (!loopbackOnly && !token) {
+  if (!loopbackOnly && !token && !options.oauth) {
     throw new DocDBError(
       "INVALID_REQUEST",
       `refusing to listen on ${host} without a token: anyone who can reach it could read and delete your documents. ` +
@@ -111,6 +128,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     );
   }
   const sessions = new Map<string, Session>();
+  const defaultDb = options.defaultDb ?? "vectors";
+  const oauth = options.oauth ? new OAuthVerifier(options.oauth) : undefined;
+  const metadataUrl = options.oauth ? resourceMetadataUrl(options.oauth.audience) : undefined;
+  const authenticator = new Authenticator({ serverToken: token, tokens: options.tokens, oauth, sameToken });
+  const limiter = new RateLimiter();
   let allowedOrigins: string[] = [];
 
   const sessionIdleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
@@ -119,7 +141,12 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     ? createUiHandler({
         ...options.ui,
         logger,
-        authenticate: options.ui.authenticate ?? tokenAuthenticator(token),
+        authenticate:
+          options.ui.authenticate ??
+          (async (request) => {
+            const auth = await authenticator.resolve(request);
+            return auth.ok ? auth.caller : undefined;
+          }),
         guard: (request) => checkOriginAndHost(request, { allowedOrigins, loopbackOnly }),
         maxBodyBytes,
       })
@@ -137,7 +164,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const sweeper = setInterval(expireIdle, Math.max(250, Math.min(sessionIdleMs / 4, 60_000)));
   sweeper.unref();
 
-  async function startSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+  async function startSession(request: IncomingMessage, response: ServerResponse, body: unknown, caller: Caller): Promise<void> {
     expireIdle();
     if (sessions.size >= maxSessions) {
       // Never another caller's live session: the new one waits until one closes or goes idle.
@@ -152,11 +179,18 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
         { headers: { "retry-after": String(retryAfter) } },
       );
     }
-    const server = createServer(registry, { resources: options.resources });
+    const server = createServer(registry, {
+      resources: options.resources,
+      caller,
+      origin: request.socket.remoteAddress ?? "http",
+      audit: options.audit,
+      defaultDb,
+      samplingTimeoutMs: options.samplingTimeoutMs,
+    });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { server, transport, lastUsed: Date.now() });
+        sessions.set(id, { server, transport, lastUsed: Date.now(), caller });
       },
     });
     transport.onclose = () => {
@@ -169,10 +203,12 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close();
   }
 
-  async function handleMcp(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function handleMcp(request: IncomingMessage, response: ServerResponse, caller: Caller): Promise<void> {
     const header = request.headers["mcp-session-id"];
     const sessionId = typeof header === "string" ? header : undefined;
-    const session = sessionId !== undefined ? sessions.get(sessionId) : undefined;
+    const found = sessionId !== undefined ? sessions.get(sessionId) : undefined;
+    // Another caller's session is, for this one, no session at all.
+    const session = found && found.caller.name === caller.name && found.caller.via === caller.via ? found : undefined;
     if (sessionId !== undefined && !session) {
       return sendError(response, 404, "NOT_FOUND", "unknown or expired MCP session: start a new one with initialize", { rpcCode: -32001 });
     }
@@ -183,7 +219,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       sessions.set(sessionId, session);
     }
     if (request.method === "POST") {
-      const body = await readJsonBody(request, maxBodyBytes);
+      const body = await readJsonBody(request, Math.min(maxBodyBytes, caller.limits?.maxBodyBytes ?? maxBodyBytes));
       if (!body.ok) {
         return sendError(response, body.status, "INVALID_REQUEST", body.message, {
           rpcCode: body.status === 400 ? ErrorCode.ParseError : -32000,
@@ -207,7 +243,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       if (!isInitializeRequest(body.value)) {
         return sendError(response, 400, "INVALID_REQUEST", "no mcp-session-id header: send initialize first to start a session");
       }
-      return startSession(request, response, body.value);
+      return startSession(request, response, body.value, caller);
     }
     if (request.method === "GET" || request.method === "DELETE") {
       if (!session) return sendError(response, 400, "INVALID_REQUEST", "this request needs the mcp-session-id header from initialize");
@@ -220,16 +256,34 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (ui && isUiPath(new URL(request.url ?? "/", "http://localhost").pathname)) return ui(request, response);
-    if (token && !hasToken(request, token)) {
-      return sendError(response, 401, "UNAUTHORIZED", "missing or wrong bearer token: send Authorization: Bearer <token>", {
-        headers: { "www-authenticate": 'Bearer realm="docdb"' },
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    if (options.oauth && request.method === "GET" && path.startsWith("/.well-known/oauth-protected-resource")) {
+      return sendJson(response, 200, resourceMetadata(options.oauth));
+    }
+    const auth = await authenticator.resolve(request);
+    if (!auth.ok) {
+      return sendError(response, auth.status, auth.status === 403 ? "FORBIDDEN" : "UNAUTHORIZED", auth.message, {
+        headers: { "www-authenticate": wwwAuthenticate(auth, metadataUrl) },
       });
     }
+    const { caller } = auth;
     const refused = checkOriginAndHost(request, { allowedOrigins, loopbackOnly });
     if (refused) return sendError(response, 403, "FORBIDDEN", refused);
-    const path = new URL(request.url ?? "/", "http://localhost").pathname;
-    if (path === "/mcp") return handleMcp(request, response);
-    if (request.method === "GET" && path === "/tools") return sendJson(response, 200, { tools: registry.list() });
+    const wait = limiter.take(caller);
+    if (wait !== undefined) {
+      request.resume();
+      return sendError(
+        response,
+        429,
+        "CONFLICT",
+        `"${caller.name}" may send ${caller.limits?.requestsPerMinute} requests a minute: retry after ${wait} s`,
+        { headers: { "retry-after": String(wait) } },
+      );
+    }
+    if (path === "/mcp") return handleMcp(request, response, caller);
+    if (request.method === "GET" && path === "/tools") {
+      return sendJson(response, 200, { tools: registry.list().filter((tool) => visibleTool(tool.name, caller, defaultDb)) });
+    }
     if (request.method === "GET" && path === "/healthz") {
       return sendJson(response, 200, {
         status: "ok",

@@ -13,6 +13,8 @@ import {
   type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod/v4";
+import type { Caller } from "./auth/caller.js";
+import { scopedDocDB } from "./auth/scope.js";
 import { isKnowledgeUri, KNOWLEDGE_TEMPLATE, KnowledgeResources } from "./memory/resources.js";
 import { invalidRequest, quote, RequestError } from "./request-error.js";
 
@@ -129,6 +131,11 @@ export class DocdbResources {
       },
       this.knowledge.entry,
     ];
+  }
+
+  /** The same resources as `caller` sees them: other databases do not exist for it. */
+  forCaller(caller: Caller): DocdbResources {
+    return caller.databases === "*" ? this : new DocdbResources(scopedDocDB(this.docdb, caller), this.options);
   }
 
   /** Database names starting with `prefix`. */

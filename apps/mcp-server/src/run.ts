@@ -1,5 +1,6 @@
 import { DEFAULT_DB_NAME, type DocDB, validateDbName } from "@docdb/core";
 // Not the collections index: it also exports the tool definitions, which load when a collection exists.
+import { auditSink } from "./auth/audit.js";
 import { attachCollectionTools } from "./collections/sync.js";
 import { startCollectionWatcher } from "./collections/watch.js";
 import { resolveServeOptions, type ServeOptions } from "./options.js";
@@ -31,16 +32,21 @@ function untilSignal(): { promise: Promise<void>; dispose(): void } {
  * docdb's own tools. With descriptors made for this default database, each is listed from its
  * descriptor and its module is loaded on the first call; otherwise all are built now.
  */
-export async function docdbTools(docdb: DocDB, defaultDb: string | undefined, descriptors?: ToolDescriptors): Promise<ToolRegistry> {
+export async function docdbTools(
+  docdb: DocDB,
+  defaultDb: string | undefined,
+  descriptors?: ToolDescriptors,
+  fetch?: { allow: boolean; allowPrivate: boolean },
+): Promise<ToolRegistry> {
   const db = validateDbName(defaultDb ?? DEFAULT_DB_NAME);
   if (descriptors?.default_db !== db) {
     const { createDocdbTools } = await import("./tools/index.js");
-    return createDocdbTools(docdb, { defaultDb: db });
+    return createDocdbTools(docdb, { defaultDb: db, fetch });
   }
   let definitions: Promise<Map<string, ToolDefinition>> | undefined;
   const load = async (name: string): Promise<ToolDefinition> => {
     definitions ??= import("./tools/index.js").then(
-      ({ docdbToolDefinitions }) => new Map(docdbToolDefinitions({ docdb, defaultDb: db }).map((tool) => [tool.name, tool])),
+      ({ docdbToolDefinitions }) => new Map(docdbToolDefinitions({ docdb, defaultDb: db, fetch }).map((tool) => [tool.name, tool])),
     );
     let loaded: Map<string, ToolDefinition>;
     try {
@@ -65,7 +71,7 @@ export async function docdbTools(docdb: DocDB, defaultDb: string | undefined, de
  */
 export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promise<void> {
   const resolved = resolveServeOptions(options);
-  const registry = await docdbTools(docdb, resolved.defaultDb, options.toolDescriptors);
+  const registry = await docdbTools(docdb, resolved.defaultDb, options.toolDescriptors, resolved.fetch);
   // Loaded here, not at start-up of every importer: it brings the SDK's McpServer module.
   const { DocdbResources } = await import("./resources.js");
   const resources = new DocdbResources(docdb, { defaultDb: resolved.defaultDb ?? DEFAULT_DB_NAME });
@@ -87,24 +93,36 @@ export async function runServer(docdb: DocDB, options: ServeOptions = {}): Promi
       const handle = await serveHttp({
         registry,
         resources,
+        samplingTimeoutMs: docdb.deadlines.samplingMs,
         logger: docdb.logger,
         host: resolved.host,
         port: resolved.port,
         token: resolved.token,
+        tokens: docdb.access(),
+        oauth: resolved.oauth,
+        audit: auditSink(docdb),
+        defaultDb: resolved.defaultDb,
         allowedOrigins: resolved.allowedOrigins,
         maxSessions: resolved.maxSessions,
         sessionIdleMs: resolved.sessionIdleMs,
         ui: { docdb },
       });
       process.stderr.write(
-        `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""})\n` +
+        `docdb MCP server listening on ${handle.url} (store ${await docdb.location()}${resolved.token ? ", bearer token required" : ""}${resolved.oauth ? `, OAuth tokens of ${resolved.oauth.issuer}` : ""})\n` +
           `the page: ${handle.url.replace(/\/mcp$/, "/ui/")}\n`,
       );
       await signal.promise;
       await handle.close();
     } else {
       const { serveStdio } = await import("./stdio.js");
-      const handle = await serveStdio({ registry, resources, logger: docdb.logger });
+      const handle = await serveStdio({
+        registry,
+        resources,
+        logger: docdb.logger,
+        audit: auditSink(docdb),
+        defaultDb: resolved.defaultDb,
+        samplingTimeoutMs: docdb.deadlines.samplingMs,
+      });
       process.stderr.write(`docdb MCP server on stdio (store ${await docdb.location()})\n`);
       await Promise.race([handle.done, signal.promise]);
       await handle.close();

@@ -8,9 +8,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { type AuditSink, auditEntryFor } from "./auth/audit.js";
+import { type Caller, OPEN_CALLER, seesDatabase } from "./auth/caller.js";
+import { type CallerScope, runAs } from "./auth/current.js";
+import { checkToolAccess } from "./auth/policy.js";
+import { COLLECTION_TOOL_PREFIX, LIST_COLLECTIONS_TOOL } from "./collections/names.js";
 import type { ToolRegistry } from "./registry.js";
 import { invalidRequest, quote } from "./request-error.js";
 import type { DocdbResources } from "./resources.js";
+import { toolErrorResult } from "./tool-result.js";
 
 export const SERVER_NAME = "docdb";
 export const SERVER_VERSION = "0.1.0";
@@ -26,8 +32,8 @@ const INSTRUCTIONS = [
   "knowledge://{topic}/{query} resources serve it.",
 ].join(" ");
 
-/** How long a sampling request (the client's LLM writing a merge) may take. */
-const SAMPLING_TIMEOUT_MS = 5 * 60_000;
+/** How long a sampling request (the client's LLM writing a merge) may take by default (DOCDB_SAMPLING_TIMEOUT_MS). */
+const SAMPLING_TIMEOUT_MS = 60_000;
 
 export interface CreateServerOptions {
   name?: string;
@@ -38,6 +44,22 @@ export interface CreateServerOptions {
    * completion; without it, tools only.
    */
   resources?: DocdbResources;
+  /** Who this connection is (HTTP: from its bearer token); default the local user, admin. */
+  caller?: Caller;
+  /** From where: the remote address, or "stdio" (the default). */
+  origin?: string;
+  /** Where successful writes are recorded (the audit trail); none: not recorded. */
+  audit?: AuditSink;
+  /** The database of tool calls without db_name (collection tools work in it). Default "vectors". */
+  defaultDb?: string;
+  /** How long the client has to answer a sampling request, in ms (default 60,000). */
+  samplingTimeoutMs?: number;
+}
+
+/** Collection tools work in the default database: hidden from a caller who may not see it. */
+export function visibleTool(name: string, caller: Caller, defaultDb: string): boolean {
+  if (caller.databases === "*" || seesDatabase(caller, defaultDb)) return true;
+  return name !== LIST_COLLECTIONS_TOOL && !name.startsWith(COLLECTION_TOOL_PREFIX);
 }
 
 /**
@@ -78,28 +100,45 @@ export function createServer(registry: ToolRegistry, options: CreateServerOption
       jsonSchemaValidator: lazyValidator(),
     },
   );
-  options.resources?.attach(server);
+  const scope: CallerScope = { caller: options.caller ?? OPEN_CALLER, origin: options.origin ?? "stdio" };
+  const defaultDb = options.defaultDb ?? "vectors";
+  options.resources?.forCaller(scope.caller).attach(server);
   server.fallbackRequestHandler = async (request: JSONRPCRequest, extra): Promise<ServerResult> => {
     switch (request.method) {
       case "tools/list":
-        return { tools: registry.list() };
+        return { tools: registry.list().filter((tool) => visibleTool(tool.name, scope.caller, defaultDb)) };
       case "tools/call": {
         const params = CallToolRequestParamsSchema.safeParse(request.params);
         if (!params.success) {
           throw invalidRequest("tools/call needs params {name: string, arguments?: object}: check the request against the MCP schema");
         }
-        return registry.call(params.data.name, params.data.arguments, {
-          signal: extra.signal,
-          sampling: {
-            available: () => server.getClientCapabilities()?.sampling !== undefined,
-            // Sent as part of this request, so over HTTP it travels on the call's own response stream.
-            createMessage: (samplingParams) =>
-              extra.sendRequest({ method: "sampling/createMessage", params: samplingParams }, CreateMessageResultSchema, {
-                signal: extra.signal,
-                timeout: SAMPLING_TIMEOUT_MS,
-                resetTimeoutOnProgress: true,
-              }),
-          },
+        const { name, arguments: args } = params.data;
+        return runAs(scope, async () => {
+          try {
+            if (registry.has(name)) checkToolAccess(scope.caller, name);
+          } catch (error) {
+            return toolErrorResult(error, name);
+          }
+          const result = await registry.call(name, args, {
+            signal: extra.signal,
+            sampling: {
+              available: () => server.getClientCapabilities()?.sampling !== undefined,
+              // Sent as part of this request, so over HTTP it travels on the call's own response stream.
+              createMessage: (samplingParams) =>
+                extra.sendRequest({ method: "sampling/createMessage", params: samplingParams }, CreateMessageResultSchema, {
+                  signal: extra.signal,
+                  // A hard limit: progress notifications do not extend it.
+                  timeout: options.samplingTimeoutMs ?? SAMPLING_TIMEOUT_MS,
+                }),
+            },
+          });
+          const entry = options.audit && auditEntryFor(name, args, result, defaultDb);
+          // The write is done: an audit trail that cannot be written is reported, never turned into a failed call.
+          if (entry)
+            await options
+              .audit?.(scope, entry)
+              .catch((error: unknown) => process.emitWarning(`audit entry not recorded: ${String(error)}`));
+          return result;
         });
       }
       default:

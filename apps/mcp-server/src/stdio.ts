@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "@docdb/core";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { AuditSink } from "./auth/audit.js";
 import { JsonRpcGate } from "./jsonrpc-gate.js";
 import { DEFAULT_MAX_LINE_BYTES, LineGuard } from "./line-guard.js";
 import type { ToolRegistry } from "./registry.js";
@@ -12,10 +13,16 @@ export interface StdioOptions {
   logger: Logger;
   /** Documents and agent memory (knowledge://) as resources, the search prompt and argument completion. */
   resources?: DocdbResources;
+  /** How long a client has to answer a sampling request (merge_knowledge), in ms. */
+  samplingTimeoutMs?: number;
   stdin?: Readable;
   stdout?: Writable;
   /** Longest message accepted; longer lines are dropped. Default 8 MiB. */
   maxLineBytes?: number;
+  /** Where successful writes are recorded (as the local user, from "stdio"). */
+  audit?: AuditSink;
+  /** The database of tool calls without db_name. */
+  defaultDb?: string;
 }
 
 export interface StdioHandle {
@@ -58,7 +65,13 @@ export async function serveStdio(options: StdioOptions): Promise<StdioHandle> {
   // What still fails the SDK's reading (nothing the gate lets through should): reported here.
   transport.onerror = (error) =>
     logger.warn({ err: error.message.replace(/\s+/g, " ").slice(0, 300) }, "ignored an unreadable stdin message");
-  const server = createServer(options.registry, { resources: options.resources });
+  const server = createServer(options.registry, {
+    resources: options.resources,
+    audit: options.audit,
+    defaultDb: options.defaultDb,
+    origin: "stdio",
+    samplingTimeoutMs: options.samplingTimeoutMs,
+  });
   await server.connect(transport);
 
   return {

@@ -118,4 +118,55 @@ describe("copyStore into an existing target", () => {
     expect(await copyStore(source, target, labels)).toMatchObject({ copied: 1, deleted: 1 });
     expect(await contentHash(target)).toBe(await contentHash(source));
   });
+  it("writers running during a copy: after they stop, one more copy makes the target equal to the source", async () => {
+    const source = await open("a");
+    await source.setEmbeddingInfo({ provider: "test", model: "m", dimensions: 2 });
+    await source.createCollection({ name: "notes", description: "notes", source: "/n", enabled: true });
+    await source.writeDocuments(Array.from({ length: 40 }, (_, i) => doc(i, 0, i % 5 === 0 ? { file: file(`f${i}.md`, 0) } : {})));
+    // The writers use their own connection to the source, as another process would.
+    const writer = await open("a");
+    const target = await open("b");
+
+    // Each step changes the source in one of the ways a copy must catch up with.
+    let step = 0;
+    const change = async () => {
+      const n = step++;
+      const i = n % 40;
+      switch (n % 5) {
+        case 0:
+          return writer.writeDocuments([doc(100 + n)]);
+        case 1:
+          return writer.writeDocuments([{ ...doc(i, n), document: { ...doc(i, n).document, id: `r${n}` }, upsertByKey: true }]);
+        case 2: {
+          const [victim] = await writer.listDocuments({ limit: 1, offset: n % 7 });
+          return victim ? writer.deleteDocuments([victim.id]) : undefined;
+        }
+        case 3: {
+          const [pending] = await writer.pendingChunks(2);
+          return pending ? writer.writeVectors([{ chunkId: pending.chunkId, vector: Float32Array.from([n, 1]) }]) : undefined;
+        }
+        default:
+          return writer.writeDocuments([doc(200 + n, 0, { file: file(`f${n}.md`, n) })]);
+      }
+    };
+
+    // One writer keeps writing until the copy ends; another writes at every step the copy reports.
+    let copying = true;
+    const writes: Promise<unknown>[] = [];
+    const loop = (async () => {
+      while (copying) await change();
+    })();
+    const first = await copyStore(source, target, labels, { batchSize: 3, onProgress: () => writes.push(change()) }).finally(() => {
+      copying = false;
+    });
+    await loop;
+    await Promise.all(writes);
+    expect(first.copied).toBeGreaterThan(0);
+    expect(step).toBeGreaterThan(5);
+
+    const final = await copyStore(source, target, labels, { batchSize: 3 });
+    expect(final.up_to_date).toBe(false);
+    expect(await contentHash(target)).toBe(await contentHash(source));
+    expect(await copyStore(source, target, labels)).toMatchObject({ up_to_date: true });
+  });
 });

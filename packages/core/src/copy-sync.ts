@@ -85,6 +85,7 @@ export function documentWrite(doc: StoredDocument, chunks: ExportedChunk[], file
       symbols: c.symbols,
       codeFallback: c.codeFallback,
       doc: c.doc,
+      locator: c.locator,
       inputHash: c.inputHash,
       ...(c.vector ? { vector: c.vector } : {}),
     })),

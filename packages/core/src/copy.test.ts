@@ -37,7 +37,16 @@ function doc(i: number, vector?: Float32Array): DocumentWrite {
       updatedAt: `2024-01-01T00:00:${String(i % 60).padStart(2, "0")}.000Z`,
     },
     chunks: [
-      { id: `chunk${String(i).padStart(4, "0")}`, idx: 0, text: `document number ${i}`, start: 0, end: 20, inputHash: `i${i}`, vector },
+      {
+        id: `chunk${String(i).padStart(4, "0")}`,
+        idx: 0,
+        text: `document number ${i}`,
+        start: 0,
+        end: 20,
+        inputHash: `i${i}`,
+        vector,
+        locator: { page: i + 1 },
+      },
     ],
   };
 }
@@ -61,6 +70,8 @@ describe("copyStore", () => {
     const copied = await target.getDocument("doc0007");
     expect(copied).toEqual(await source.getDocument("doc0007"));
     expect((await target.exportChunks("doc0007"))[0]?.vector).toEqual(Float32Array.from([7, 1]));
+    // A chunk's locator (page, slide, sheet…) travels with it.
+    expect((await target.getChunks("doc0007"))[0]?.locator).toEqual({ page: 8 });
   });
 
   it("refuses a target embedded with another model", async () => {

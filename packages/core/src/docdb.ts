@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { ChunkOptions } from "@docdb/chunker";
 import { type EmbeddingModel, LocalEmbeddingModel, type Reranker } from "@docdb/embed";
 import type { StoreEngine } from "@docdb/store";
+import { Access, SERVER_DB_NAME } from "./access.js";
 import { AnalysisPool } from "./analysis.js";
-import { type CopyOptions, type CopyResult, copyStore } from "./copy.js";
+import type { CopyOptions, CopyResult } from "./copy.js";
+import { copyBetween } from "./copy-address.js";
 import { Database } from "./database/database.js";
 import { definedOnly, embeddingFrom, isReranker, rerankerFrom } from "./docdb-models.js";
 import { createEngine, isPostgresUrl } from "./engines.js";
@@ -94,7 +94,10 @@ export class DocDB {
   private readonly open = new Map<string, Promise<Database>>();
   private enginePromise: Promise<StoreEngine> | undefined;
   private healer: PendingHealer | undefined;
+  private accessRoom: Access | undefined;
   private readonly embedDeadlineMs: number;
+  /** Deadlines in ms: one insert's or query's embedding, one bulk batch, one rerank, a client's sampling answer. */
+  readonly deadlines: Readonly<{ embedMs: number; embedBatchMs: number; rerankMs: number; samplingMs: number }>;
   private readonly analysis: AnalysisPool;
 
   constructor(options: OpenDocDBOptions = {}) {
@@ -112,6 +115,12 @@ export class DocDB {
       logger: this.logger,
     });
     this.embedDeadlineMs = options.embedDeadlineMs ?? settings.embedDeadlineMs;
+    this.deadlines = Object.freeze({
+      embedMs: this.embedDeadlineMs,
+      embedBatchMs: settings.embedBatchDeadlineMs,
+      rerankMs: settings.rerankDeadlineMs,
+      samplingMs: settings.samplingTimeoutMs,
+    });
   }
 
   /**
@@ -248,6 +257,8 @@ export class DocDB {
       chunkOptions: this.options.chunkOptions ?? {},
       engine: engine.kind,
       embedDeadlineMs: this.embedDeadlineMs,
+      embedBatchDeadlineMs: this.deadlines.embedBatchMs,
+      rerankDeadlineMs: this.deadlines.rerankMs,
       onPending: () => this.healer?.kick(),
       healing: () => this.healer?.status(),
       analyse: this.analysis.analyse,
@@ -269,11 +280,17 @@ export class DocDB {
     }
   }
 
-  /** Names of the databases, sorted. */
+  /** Scoped tokens and the audit trail of this location (in its reserved server database). */
+  access(): Access {
+    this.accessRoom ??= new Access(async () => (await this.engine()).openDatabase(SERVER_DB_NAME, { create: true }));
+    return this.accessRoom;
+  }
+
+  /** Names of the databases, sorted (never the reserved server database). */
   async databaseNames(): Promise<string[]> {
     const engine = await this.engine();
     try {
-      return await engine.listDatabases();
+      return (await engine.listDatabases()).filter((name) => name.toLowerCase() !== SERVER_DB_NAME);
     } catch (error) {
       throw fromStoreError(error);
     }
@@ -291,75 +308,17 @@ export class DocDB {
    * store), `sqlite:NAME` (in the data folder), `sqlite:/path/to/NAME.db`, or
    * `postgres://user@host/db#NAME` (NAME defaults to "vectors"). See `copyStore`.
    */
-  async copyDatabase(from: string, to: string, options: CopyOptions = {}): Promise<CopyResult> {
-    const opened: StoreEngine[] = [];
-    let scratch: string | undefined;
-    try {
-      const source = await this.resolveAddress(from, opened);
-      const target = await this.resolveAddress(to, opened);
-      // Labels from the engines' locations: never a password.
-      const labels = { from: `${source.engine.location}#${source.name}`, to: `${target.engine.location}#${target.name}` };
-      if (labels.from === labels.to) throw new DocDBError("INVALID_REQUEST", `${labels.from} is both the source and the target`);
-      const sourceStore = await this.openAt(source.engine, source.name, false);
-      // A dry run into a database that does not exist yet compares with an empty one made aside.
-      if (options.dryRun && !(await target.engine.databaseExists(target.name))) scratch = mkdtempSync(join(tmpdir(), "docdb-dry-"));
-      const targetStore = scratch
-        ? await this.openAt((await this.resolveAddress(`sqlite:${join(scratch, "dry.db")}`, opened)).engine, "dry", true)
-        : await this.openAt(target.engine, target.name, true);
-      try {
-        return await copyStore(sourceStore, targetStore, labels, options);
-      } catch (error) {
-        throw fromStoreError(error);
-      }
-    } finally {
-      for (const engine of opened) await engine.close().catch(() => undefined);
-      if (scratch) rmSync(scratch, { recursive: true, force: true });
-    }
-  }
-
-  private async openAt(engine: StoreEngine, name: string, create: boolean) {
-    try {
-      return await engine.openDatabase(name, { create });
-    } catch (error) {
-      const converted = fromStoreError(error);
-      if (DocDBError.isInstance(converted) && converted.code === "NOT_FOUND") {
-        throw new DocDBError("NOT_FOUND", `database "${name}" does not exist in ${engine.location}`);
-      }
-      throw converted;
-    }
-  }
-
-  private async resolveAddress(address: string, opened: StoreEngine[]): Promise<{ engine: StoreEngine; name: string }> {
-    const open = async (store: string): Promise<StoreEngine> => {
-      try {
-        const engine = await createEngine(store, { sqlRole: this.settings.postgresSqlRole });
-        opened.push(engine);
-        return engine;
-      } catch (error) {
-        throw fromStoreError(error);
-      }
-    };
-    if (isPostgresUrl(address)) {
-      const hash = address.indexOf("#");
-      const name = hash < 0 ? DEFAULT_DB_NAME : decodeURIComponent(address.slice(hash + 1));
-      return { engine: await open(hash < 0 ? address : address.slice(0, hash)), name: validateDbName(name) };
-    }
-    if (address.startsWith("sqlite:")) {
-      const rest = address.slice("sqlite:".length);
-      if (rest.includes("/") || rest.includes("\\") || rest.endsWith(".db")) {
-        const file = resolve(rest);
-        return { engine: await open(dirname(file)), name: validateDbName(basename(file).replace(/\.db$/, "")) };
-      }
-      const dataDir = resolve(this.options.dataDir ?? this.settings.dataDir ?? "data");
-      return { engine: await open(dataDir), name: validateDbName(rest) };
-    }
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(address)) {
-      throw new DocDBError(
-        "INVALID_REQUEST",
-        `unknown address ${JSON.stringify(address)}: use NAME, sqlite:NAME, sqlite:/path/NAME.db or postgres://…#NAME`,
-      );
-    }
-    return { engine: await this.engine(), name: validateDbName(address) };
+  copyDatabase(from: string, to: string, options: CopyOptions = {}): Promise<CopyResult> {
+    return copyBetween(
+      {
+        engine: () => this.engine(),
+        dataDir: resolve(this.options.dataDir ?? this.settings.dataDir ?? "data"),
+        sqlRole: this.settings.postgresSqlRole,
+      },
+      from,
+      to,
+      options,
+    );
   }
 
   /** Closes every open database and the embedding model. */
@@ -376,6 +335,7 @@ export class DocDB {
       if (engine && !isEngine(this.options.store)) await engine.close();
     }
     this.enginePromise = undefined;
+    this.accessRoom = undefined;
     await this.embedding?.close?.();
     if (!isReranker(this.options.reranker)) await this.reranker?.close?.();
     await this.analysis.close();

@@ -10,6 +10,7 @@ export type ErrorCode =
   | "RERANKER_UNAVAILABLE"
   | "STORE_UNAVAILABLE"
   | "SAMPLING_UNAVAILABLE"
+  | "FORBIDDEN"
   | "INTERNAL";
 
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -22,6 +23,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "RERANKER_UNAVAILABLE",
   "STORE_UNAVAILABLE",
   "SAMPLING_UNAVAILABLE",
+  "FORBIDDEN",
   "INTERNAL",
 ];
 

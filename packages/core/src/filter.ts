@@ -5,6 +5,8 @@ import {
   type ChunkField,
   type Filter,
   type FilterField,
+  LOCATOR_FIELDS,
+  type LocatorField,
   METADATA_PATH_SEGMENT,
   type Scalar,
 } from "@docdb/store";
@@ -24,7 +26,10 @@ import { validateWellFormed } from "./validate.js";
  * Top-level names doc_id, key, title, source, collection, created_at and updated_at are the
  * document's own fields; language, symbol and symbol_kind are a code chunk's (in a search, the
  * chunk's own; in a listing, any chunk of the document: {"symbol_kind": "class"} lists the
- * documents that define a class). A metadata key of the same name is reached as "metadata.title".
+ * documents that define a class). "locator.page", "locator.slide", "locator.sheet", "locator.row"
+ * and "locator.section" are where an extracted chunk starts in its file, read the same way
+ * ({"locator.page": {"$gte": 3}}; pages, slides and rows are numbers). A metadata key of the same
+ * name is reached as "metadata.title" ("metadata.locator.page").
  * Dates may be any form `Date` parses; they are compared as ISO 8601 UTC.
  *
  * A filter is bounded (FILTER_LIMITS): nesting depth, items in one $and/$or/$in/$nin list, nodes
@@ -86,6 +91,11 @@ function field(name: string, where: string): FilterField {
   }
   if ((BUILTIN_FIELDS as readonly string[]).includes(name)) return { builtin: name as BuiltinField };
   if ((CHUNK_FIELDS as readonly string[]).includes(name)) return { chunk: name as ChunkField };
+  if (name.startsWith("locator.")) {
+    const part = name.slice("locator.".length);
+    if ((LOCATOR_FIELDS as readonly string[]).includes(part)) return { locator: part as LocatorField };
+    throw bad(where, `${echo(JSON.stringify(name))} is not a locator field: use ${LOCATOR_FIELDS.map((f) => `locator.${f}`).join(", ")}`);
+  }
   const path = name.startsWith("metadata.") ? name.slice("metadata.".length).split(".") : name.split(".");
   for (const segment of path) {
     if (!METADATA_PATH_SEGMENT.test(segment)) {

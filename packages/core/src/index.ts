@@ -1,3 +1,15 @@
+export type { AccessLevel, AuditRecord, TokenLimits, TokenRecord } from "@docdb/store";
+export {
+  Access,
+  type Actor,
+  type AuditInput,
+  hashToken,
+  SERVER_DB_NAME,
+  TOKEN_NAME_PATTERN,
+  type TokenCheck,
+  type TokenInfo,
+  type TokenInput,
+} from "./access.js";
 export {
   COLLECTION_NAME_PATTERN,
   type CollectionFileStatus,
@@ -6,9 +18,11 @@ export {
   Collections,
   type CollectionsListener,
   CollectionWatcher,
+  DEFAULT_MAX_DOCUMENT_SIZE,
   DEFAULT_MAX_FILE_SIZE,
   fileKind,
   IMPORT_MODES,
+  type ImportFailure,
   type ImportMode,
   type ImportOptions,
   type ImportProgress,
@@ -21,9 +35,12 @@ export {
 } from "./collections/index.js";
 export { COPY_BATCH, type CopyChanges, type CopyOptions, type CopyProgress, type CopyResult, copyStore } from "./copy.js";
 export { Database } from "./database/database.js";
+export { MAX_INSERT_BYTES } from "./database/insert-file.js";
 export { DocDB, isPostgresUrl, type OpenDocDBOptions, openDocDB } from "./docdb.js";
 export { createEngine, ENGINES, type EngineEntry, type EngineFactory, type EngineSettings } from "./engines.js";
 export { DocDBError, ECHO_MAX_CHARS, ERROR_CODES, type ErrorCode, echo, MESSAGE_MAX_CHARS, toDocDBError } from "./errors.js";
+export { describeLocator, EXTRACT_FORMATS, type ExtractFormatName, extractedFormatOfName } from "./extraction.js";
+export { FETCH_DEFAULTS, type Fetched, type FetchOptions, fetchUrl, isPrivateAddress } from "./fetch-url.js";
 export { FILTER_LIMITS, parseFilter } from "./filter.js";
 export { type HealerOptions, type HealingStatus, PendingHealer } from "./healer.js";
 export { createLogger, humanLogLine, type Logger, silentLogger } from "./logger.js";
@@ -59,11 +76,14 @@ export type {
   FindBudget,
   FindInput,
   FindResult,
+  InsertBytesInput,
+  InsertFileOptions,
   InsertInput,
   InsertManyItem,
   InsertManyOptions,
   InsertManyResult,
   InsertResult,
+  InsertUrlOptions,
   SearchMode,
   SearchResult,
   SqlOptions,

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { LogFn, Logger as PinoLogger } from "pino";
-import { DocDBError } from "./errors.js";
+import { DocDBError, echo } from "./errors.js";
 import { environmentSettings } from "./settings/environment.js";
 
 /**
@@ -24,7 +24,10 @@ const METHODS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 
 function levelNamed(level: string): LevelName {
   if (Object.hasOwn(LEVELS, level)) return level as LevelName;
-  throw new DocDBError("INVALID_REQUEST", `unknown log level "${level}" (DOCDB_LOG_LEVEL): use one of ${Object.keys(LEVELS).join(", ")}`);
+  throw new DocDBError(
+    "INVALID_REQUEST",
+    `unknown log level "${echo(level)}" (DOCDB_LOG_LEVEL): use one of ${Object.keys(LEVELS).join(", ")}`,
+  );
 }
 
 /** Defined (true) by the programs' bundle build (scripts/tsup-bundle.ts), undefined elsewhere. */

@@ -34,6 +34,7 @@ export const SQL_VIEWS: Readonly<Record<string, readonly string[]>> = {
     "language",
     "symbol",
     "symbol_kind",
+    "locator",
     "embedded",
   ],
   collections_v: ["name", "description", "source", "enabled", "settings", "created_at", "updated_at", "last_import_at"],

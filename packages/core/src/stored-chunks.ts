@@ -3,6 +3,7 @@ import type { NewChunk } from "@docdb/store";
 import { monotonicFactory } from "ulid";
 import { nodeCrypto } from "./builtins.js";
 import { embeddingInput } from "./embedding-guard.js";
+import { type LocatorSegment, locatorAt } from "./extraction.js";
 import { lineIndex } from "./lines.js";
 
 /**
@@ -28,9 +29,10 @@ export function contentHash(text: string): string {
 
 /**
  * Chunker output as store rows: fresh ids, heading paths joined, 1-based line ranges, and the
- * hash of each chunk's embedding input (so a replaced document's unchanged chunks keep vectors).
+ * hash of each chunk's embedding input (so a replaced document's unchanged chunks keep vectors),
+ * and for an extracted document the locator of the segment each chunk starts in.
  */
-export function toStoredChunks(text: string, chunks: Chunk[], title: string | null = null): NewChunk[] {
+export function toStoredChunks(text: string, chunks: Chunk[], title: string | null = null, segments?: LocatorSegment[]): NewChunk[] {
   const lineOf = lineIndex(text);
   return chunks.map((c) => {
     const heading = c.headingPath && c.headingPath.length > 0 ? c.headingPath.join(" > ") : null;
@@ -49,6 +51,7 @@ export function toStoredChunks(text: string, chunks: Chunk[], title: string | nu
       symbols: c.symbols ?? null,
       codeFallback: c.fallback ?? null,
       doc: c.doc ?? null,
+      ...(segments && segments.length > 0 ? { locator: locatorAt(segments, c.start) } : {}),
       inputHash: contentHash(embeddingInput({ text: c.text, heading, title })),
     };
   });

@@ -1,3 +1,4 @@
+import type { ChunkLocator } from "@docdb/store";
 import type { ErrorCode } from "./errors.js";
 import type { HealingStatus } from "./healer.js";
 
@@ -20,7 +21,48 @@ export interface InsertInput {
   key?: string;
 }
 
+/** What `insertFile` takes besides the path (and `insertBytes` besides the bytes). */
+export interface InsertFileOptions {
+  /** Default: the title the file gives itself (PDF info, DOCX properties, HTML <title>), if any. */
+  title?: string;
+  /** Merged over what the file says (author, created…) and its `format`; your values win. */
+  metadata?: Record<string, unknown>;
+  /** Default: the file's path (insertFile) or `name` (insertBytes). */
+  source?: string;
+  key?: string;
+  collection?: string;
+  /** The document format (`pdf`, `docx`, `pptx`, `xlsx`, `ods`, `csv`, `tsv`, `html`, `epub`, `rtf`, `eml`); default: from the name or media type. */
+  type?: string;
+  /** For text that is not extracted: `markdown` splits by headings; default `markdown` for .md names. */
+  format?: "text" | "markdown";
+}
+
+/** How `insertUrl` fetches and stores a page. */
+export interface InsertUrlOptions extends Omit<InsertFileOptions, "source" | "format"> {
+  /** Allow loopback, link-local and private addresses (your own machine's servers); default false. */
+  allow_private?: boolean;
+  /** The whole fetch, redirects included; default 30,000 ms. */
+  timeout_ms?: number;
+  /** Largest body; default 50 MiB. */
+  max_bytes?: number;
+  /** Redirects followed, each checked again; default 5. */
+  max_redirects?: number;
+}
+
+/** A document as bytes: extracted when its type, media type or name says a document format, else stored as UTF-8 text. */
+export interface InsertBytesInput extends InsertFileOptions {
+  bytes: Uint8Array;
+  /** A file name or path: its extension names the format. */
+  name?: string;
+  /** A media type such as `application/pdf` or `text/html; charset=utf-8`. */
+  media_type?: string;
+  /** For HTML: the page's address (resolves links; a fallback title). */
+  url?: string;
+}
+
 export interface InsertResult {
+  /** The format the document was extracted from (`pdf`, `docx`…); absent for text. */
+  format?: string;
   doc_id: string;
   chunk_count: number;
   /** True when a document with the same key was replaced. */
@@ -146,6 +188,11 @@ export interface SearchResult {
   symbol?: string;
   /** Code: what that symbol is (`function`, `class`, `method`…). */
   symbol_kind?: string;
+  /**
+   * Extracted documents: where the passage starts in the original file (`{page: 3}`,
+   * `{slide: 2}`, `{sheet: "売上", row: 12}`, `{section: "Chapter 1"}`).
+   */
+  locator?: ChunkLocator;
   /** The collection the document was imported into. */
   collection?: string;
   /** True when the file changed or vanished since it was imported; `note` says how. */
@@ -171,6 +218,11 @@ export interface DocumentRange {
   end?: number;
   line_start?: number;
   line_end?: number;
+  /**
+   * An extracted document's page (PDF) or slide (PPTX), 1-based: the chunks that hold its text
+   * (those starting on it, and the one running into it from the page before).
+   */
+  page?: number;
 }
 
 export interface DocumentView {
@@ -186,6 +238,8 @@ export interface DocumentView {
   lines: number;
   /** The part `text` holds, when a range was asked for (line numbers 1-based, inclusive). */
   range?: { start: number; end: number; line_start: number; line_end: number };
+  /** With a `page` range: the page (or slide) asked for, and how many the document has. */
+  page?: { number: number; of: number };
   metadata: Record<string, unknown>;
   collection: string | null;
   created_at: string;
@@ -199,6 +253,8 @@ export interface DocumentView {
     embedded: boolean;
     line_start?: number;
     line_end?: number;
+    /** Extracted documents: where the chunk starts in the original file. */
+    locator?: ChunkLocator;
     symbol?: string;
     symbol_kind?: string;
   }[];
@@ -247,7 +303,7 @@ export interface EmbedOptions {
   onProgress?: (progress: EmbedProgress) => void;
   /** Retries per provider call after the first attempt. Default 4. */
   retries?: number;
-  /** Deadline of each batch's provider call, retries included, in ms. Default none. */
+  /** Deadline of each batch's provider calls, retries included, in ms: past it the run stops, the rest left pending. Default DOCDB_EMBED_BATCH_DEADLINE_MS, else 120,000. */
   deadline_ms?: number;
 }
 

@@ -22,6 +22,12 @@ export function validateDbName(name: unknown): string {
       `invalid database name "${name}": it must not start with "-" (it reads as a command-line flag)`,
     );
   }
+  if (name.toLowerCase() === "_docdb") {
+    throw new DocDBError(
+      "INVALID_REQUEST",
+      `invalid database name "${name}": docdb keeps its tokens and audit trail there; choose another`,
+    );
+  }
   if (WINDOWS_RESERVED.test(name)) {
     throw new DocDBError(
       "INVALID_REQUEST",

@@ -58,7 +58,7 @@ export class HttpReranker implements Reranker {
         if (!EmbeddingError.isInstance(error) || !error.retryable || attempt === attempts) throw error;
         last = error;
         const delay = Math.min(error.retryAfterMs ?? 250 * 2 ** (attempt - 1), 5000);
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await abortableSleep(delay, options.signal);
       }
     }
     throw last as EmbeddingError;
@@ -88,7 +88,18 @@ export class HttpReranker implements Reranker {
         cause: error,
       });
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      // Read under the same signal: a body that stalls after the headers times out too.
+      text = await response.text();
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw new EmbeddingError(`rerank endpoint ${this.url} stopped sending its answer (${(error as Error).message})`, {
+        provider: this.provider,
+        retryable: true,
+        cause: error,
+      });
+    }
     if (!response.ok) {
       let detail = text.slice(0, 300);
       try {
@@ -133,4 +144,18 @@ export class HttpReranker implements Reranker {
     const inRange = scores.every((s) => s >= 0 && s <= 1);
     return inRange ? scores : scores.map(sigmoid);
   }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }

@@ -90,7 +90,13 @@ export class OllamaEmbeddingModel implements EmbeddingModel {
     } catch (error) {
       throw this.connectionError(error, options.signal);
     }
-    const body = await response.text().catch(() => "");
+    let body: string;
+    try {
+      // Read under the same signal, so a body that stalls after the headers times out too.
+      body = await response.text();
+    } catch (error) {
+      throw this.connectionError(error, options.signal, "stopped sending its answer");
+    }
     if (!response.ok) throw this.httpError(response, body);
     return this.parse(body, texts.length);
   }
@@ -121,12 +127,20 @@ export class OllamaEmbeddingModel implements EmbeddingModel {
     });
   }
 
-  private connectionError(error: unknown, callerSignal: AbortSignal | undefined): EmbeddingError {
+  private connectionError(error: unknown, callerSignal: AbortSignal | undefined, midAnswer?: string): EmbeddingError {
     if (callerSignal?.aborted) {
       return new EmbeddingError("the embedding request was aborted", { provider: this.provider, retryable: false, cause: error });
     }
     if ((error as Error).name === "TimeoutError") {
-      return new EmbeddingError(`Ollama at ${this.baseURL} did not answer within ${this.timeoutMs} ms`, {
+      const what = midAnswer ? `${midAnswer}: no complete answer` : "did not answer";
+      return new EmbeddingError(`Ollama at ${this.baseURL} ${what} within ${this.timeoutMs} ms`, {
+        provider: this.provider,
+        retryable: true,
+        cause: error,
+      });
+    }
+    if (midAnswer) {
+      return new EmbeddingError(`Ollama at ${this.baseURL} ${midAnswer} (${(error as Error).message})`, {
         provider: this.provider,
         retryable: true,
         cause: error,

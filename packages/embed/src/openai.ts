@@ -12,7 +12,7 @@ export interface OpenAIEmbeddingOptions {
   dimensions?: number;
   /** Texts per request, at most 100 here by design. */
   maxBatchSize?: number;
-  /** Per-request timeout in ms. Default 60 s. */
+  /** Per-request timeout in ms, the answer's body included. Default 60 s. */
   timeoutMs?: number;
 }
 
@@ -32,6 +32,7 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
   private client: OpenAI | undefined;
   private readonly clientOptions: ConstructorParameters<typeof OpenAI>[0];
   private readonly requestDimensions: number | undefined;
+  private readonly timeoutMs: number;
 
   constructor(options: OpenAIEmbeddingOptions = {}) {
     this.modelId = options.model ?? "text-embedding-3-small";
@@ -45,12 +46,8 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
     this.dimensions = dimensions;
     this.requestDimensions = options.dimensions !== undefined && this.modelId.startsWith("text-embedding-3") ? dimensions : undefined;
     this.maxBatchSize = Math.min(100, options.maxBatchSize ?? 100);
-    this.clientOptions = {
-      apiKey: options.apiKey ?? "",
-      baseURL: options.baseURL,
-      maxRetries: 0,
-      timeout: options.timeoutMs ?? 60_000,
-    };
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.clientOptions = { apiKey: options.apiKey ?? "", baseURL: options.baseURL, maxRetries: 0, timeout: this.timeoutMs };
   }
 
   /** The SDK is imported on first use: it is a large module and many runs never embed. */
@@ -64,6 +61,10 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
   }
 
   async embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]> {
+    // The SDK's own timeout ends when the headers arrive; this one also covers reading the body,
+    // which the SDK does under the signal it is given.
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {
       const client = await this.getClient();
       const response = await client.embeddings.create(
@@ -73,7 +74,7 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
           encoding_format: "float",
           ...(this.requestDimensions !== undefined ? { dimensions: this.requestDimensions } : {}),
         },
-        { signal: options.signal },
+        { signal },
       );
       const vectors: Float32Array[] = new Array(texts.length);
       const data: unknown = (response as { data?: unknown }).data;
@@ -102,6 +103,13 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
       }
       return vectors;
     } catch (error) {
+      if (timeout.aborted && !options.signal?.aborted) {
+        throw new EmbeddingError(`the OpenAI request got no complete answer within ${this.timeoutMs} ms`, {
+          provider: this.provider,
+          retryable: true,
+          cause: error,
+        });
+      }
       throw toEmbeddingError(error, this.provider);
     }
   }

@@ -3,6 +3,8 @@ import {
   type ChunkField,
   type Filter,
   type FilterField,
+  LOCATOR_FIELDS,
+  type LocatorField,
   METADATA_PATH_SEGMENT,
   type Scalar,
   StoreError,
@@ -99,7 +101,15 @@ function metadataCondition(
 ): string {
   // Every placeholder added must appear in the statement (PostgreSQL cannot type an unused one),
   // so the path is added only by the branches that use it.
-  const at = () => metadataValue(path, params);
+  return jsonCondition(filter, () => metadataValue(path, params), params);
+}
+
+/** A condition on a jsonb value (NULL when absent), with the meaning of a metadata condition. */
+function jsonCondition(
+  filter: Exclude<Filter, { and: Filter[] } | { or: Filter[] } | { not: Filter }>,
+  at: () => string,
+  params: Params,
+): string {
   switch (filter.op) {
     case "exists":
       return filter.value ? `(${at()} IS NOT NULL)` : `(${at()} IS NULL)`;
@@ -212,13 +222,52 @@ function chunkCondition(
   return negated ? `(NOT ${any})` : any;
 }
 
+/**
+ * A condition on a locator field (`c.locator -> 'page'`): of the chunk in view, or of any chunk of
+ * the document. An absent field is null, as a chunk field is (`eq null` matches it).
+ */
+function locatorCondition(
+  filter: Exclude<Filter, { and: Filter[] } | { or: Filter[] } | { not: Filter }>,
+  field: LocatorField,
+  params: Params,
+  scope: FilterScope,
+): string {
+  if (!(LOCATOR_FIELDS as readonly string[]).includes(field)) invalid(`unknown locator field ${JSON.stringify(field)}`);
+  const on = (alias: string) =>
+    `(CASE WHEN jsonb_typeof(${alias}.locator -> '${field}') = 'null' THEN NULL ELSE ${alias}.locator -> '${field}' END)`;
+  const test = (alias: string, positive: typeof filter): string => {
+    const value = on(alias);
+    if (positive.op === "eq" && positive.value === null) return `(${value} IS NULL)`;
+    if (positive.op === "in" && positive.values.includes(null)) {
+      const rest = positive.values.filter((v) => v !== null);
+      return `(${value} IS NULL OR ${rest.length === 0 ? "FALSE" : jsonCondition({ ...positive, values: rest }, () => value, params)})`;
+    }
+    return jsonCondition(positive, () => value, params);
+  };
+  const negated = filter.op === "ne" || filter.op === "nin" || (filter.op === "exists" && !filter.value);
+  const positive: typeof filter =
+    filter.op === "ne"
+      ? { ...filter, op: "eq" }
+      : filter.op === "nin"
+        ? { ...filter, op: "in" }
+        : filter.op === "exists"
+          ? { ...filter, value: true }
+          : filter;
+  const condition =
+    scope.chunks === "chunk"
+      ? `COALESCE(${test("c", positive)}, FALSE)`
+      : `EXISTS (SELECT 1 FROM ${scope.schema}.chunks cf WHERE cf.doc_id = d.id AND ${test("cf", positive)})`;
+  return negated ? `(NOT ${condition})` : condition;
+}
+
 function fieldOf(field: FilterField): FilterField {
   if (field && typeof field === "object") {
     if ("metadata" in field && Array.isArray(field.metadata)) return field;
     if ("builtin" in field && typeof field.builtin === "string") return field;
     if ("chunk" in field && typeof field.chunk === "string") return field;
+    if ("locator" in field && typeof field.locator === "string") return field;
   }
-  return invalid("a filter field is { metadata: string[] }, { builtin: name } or { chunk: name }");
+  return invalid("a filter field is { metadata: string[] }, { builtin: name }, { chunk: name } or { locator: name }");
 }
 
 /**
@@ -239,6 +288,7 @@ export function filterToSql(filter: Filter, params: Params, scope: FilterScope =
   if ("not" in filter) return `(NOT ${filterToSql(filter.not, params, scope, depth + 1)})`;
   const field = fieldOf(filter.field);
   if ("chunk" in field) return chunkCondition(filter, field.chunk, params, scope);
+  if ("locator" in field) return locatorCondition(filter, field.locator, params, scope);
   if ("builtin" in field) {
     const column = BUILTIN_COLUMN[field.builtin];
     if (column === undefined) invalid(`unknown built-in field ${JSON.stringify(field.builtin)}`);

@@ -94,9 +94,15 @@ async function readCapped(cursor: Cursor, maxRows: number, maxBytes: number): Pr
   }
 }
 
-function timeCap(timeoutMs: number): StoreError {
-  return new StoreError("INVALID_REQUEST", `stopped at the ${timeoutMs} ms time cap`);
+function timeCap(timeoutMs: number, stuck = false): StoreError {
+  const more = stuck
+    ? "; this server (PGlite) cannot interrupt a running query, so it stays busy with it until it is restarted (PostgreSQL itself stops it at the cap)"
+    : "";
+  return new StoreError("INVALID_REQUEST", `stopped at the ${timeoutMs} ms time cap${more}`);
 }
+
+/** Whether each server stops a query at statement_timeout (PGlite, with no timer interrupts, does not). */
+const interruptible = new WeakMap<Database, boolean>();
 
 /**
  * One read-only query, checked (sql-guard.ts) and then run in a READ ONLY transaction with the
@@ -108,6 +114,7 @@ function timeCap(timeoutMs: number): StoreError {
 export async function runReadOnlySql(target: ReadOnlySqlTarget, sql: string, options: SqlQueryOptions): Promise<SqlQueryResult> {
   const { maxRows, timeoutMs } = options;
   const checked = await checkReadOnlySql(sql, target.schema);
+  let stoppable = interruptible.get(target.db);
   const client = await target.db.connect();
   let timedOut = false;
   let released = false;
@@ -118,6 +125,11 @@ export async function runReadOnlySql(target: ReadOnlySqlTarget, sql: string, opt
   };
 
   const work = (async (): Promise<SqlQueryResult> => {
+    if (stoppable === undefined) {
+      const { rows } = await client.query<{ version: string }>("SELECT version() AS version");
+      stoppable = !/PGlite/i.test(rows[0]?.version ?? "");
+      interruptible.set(target.db, stoppable);
+    }
     await client.query("BEGIN READ ONLY");
     await client.query(
       `SELECT set_config('search_path', $1, true), set_config('statement_timeout', $2, true), set_config('lock_timeout', $2, true)`,
@@ -154,11 +166,15 @@ export async function runReadOnlySql(target: ReadOnlySqlTarget, sql: string, opt
   const backstop = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       timedOut = true;
+      // The server has not stopped it by its statement_timeout: ask it to cancel the statement
+      // (PGlite could not, and would only queue the request behind the query).
+      const pid = (client as unknown as { processID?: number }).processID;
+      if (stoppable === true && typeof pid === "number") target.db.read("SELECT pg_cancel_backend($1)", [pid]).catch(() => undefined);
       // The connection is dropped, never reused: its server may still be running the query.
       const error = new Error("docdb read-only SQL: stopped at the time cap");
       release(error);
       (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-      reject(timeCap(timeoutMs));
+      reject(timeCap(timeoutMs, stoppable === false));
     }, timeoutMs + CLIENT_GRACE_MS);
   });
   try {
@@ -169,7 +185,7 @@ export async function runReadOnlySql(target: ReadOnlySqlTarget, sql: string, opt
   } catch (error) {
     if (timedOut) {
       work.catch(() => undefined);
-      throw timeCap(timeoutMs);
+      throw timeCap(timeoutMs, stoppable === false);
     }
     if (isConnectionError(error)) {
       release(error as Error);

@@ -2,6 +2,9 @@
 // composition; each call goes to the room that owns it (read, write, delete, keyword, vector, …).
 import type { KeywordQuery } from "@docdb/analyzer";
 import type {
+  AuditEntry,
+  AuditQuery,
+  AuditRecord,
   ChunkHit,
   CollectionCounts,
   CollectionPatch,
@@ -23,10 +26,12 @@ import type {
   StoredChunk,
   StoredDocument,
   StoredFile,
+  TokenRecord,
   VectorHit,
   VectorSearchOptions,
   WriteResult,
 } from "@docdb/store";
+import * as access from "./access.js";
 import * as collections from "./collections.js";
 import { StoreContext, type StoreHost } from "./connection.js";
 import type { ServerInfo } from "./db.js";
@@ -200,5 +205,31 @@ export class PostgresStore implements Store {
    */
   async querySql(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult> {
     return runReadOnlySql({ db: this.ctx.db, schema: this.schema, role: this.engine.sqlRole }, sql, options);
+  }
+
+  // --- scoped tokens and the audit trail (access.ts) -------------------------------------
+
+  async createToken(record: TokenRecord): Promise<void> {
+    await access.createToken(this.ctx, record);
+  }
+
+  async listTokens(): Promise<TokenRecord[]> {
+    return access.listTokens(this.ctx);
+  }
+
+  async tokenByHash(hash: string): Promise<TokenRecord | undefined> {
+    return access.tokenByHash(this.ctx, hash);
+  }
+
+  async revokeToken(name: string, at: string): Promise<boolean> {
+    return access.revokeToken(this.ctx, name, at);
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    await access.appendAudit(this.ctx, entry);
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditRecord[]> {
+    return access.listAudit(this.ctx, query);
   }
 }

@@ -138,13 +138,13 @@ async function insertChunks(
   const s = ctx.s;
   const { rows } = await client.query<{ seq: string; id: string }>(
     `INSERT INTO ${s}.chunks (id, doc_id, idx, text, start, "end", heading, line_start, line_end, input_hash, embedded, kw_length,
-                             language, symbol, symbol_kind, symbols, code_fallback, doc)
+                             language, symbol, symbol_kind, symbols, code_fallback, doc, locator)
      SELECT x.id, x.doc_id, x.idx, x.text, x.start, x.e, x.heading, x.line_start, x.line_end, x.input_hash, x.embedded, x.kw_length,
-            x.language, x.symbol, x.symbol_kind, x.symbols::jsonb, x.code_fallback, x.doc
+            x.language, x.symbol, x.symbol_kind, x.symbols::jsonb, x.code_fallback, x.doc, x.locator::jsonb
      FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[], $10::text[], $11::bool[], $12::int[],
-                 $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+                 $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[])
        AS x(id, doc_id, idx, text, start, e, heading, line_start, line_end, input_hash, embedded, kw_length,
-            language, symbol, symbol_kind, symbols, code_fallback, doc)
+            language, symbol, symbol_kind, symbols, code_fallback, doc, locator)
      RETURNING seq, id`,
     [
       chunks.map((x) => x.c.id),
@@ -165,6 +165,7 @@ async function insertChunks(
       chunks.map((x) => (x.c.symbols && x.c.symbols.length > 0 ? JSON.stringify(x.c.symbols) : null)),
       chunks.map((x) => x.c.codeFallback ?? null),
       chunks.map((x) => x.c.doc ?? null),
+      chunks.map((x) => (x.c.locator ? JSON.stringify(x.c.locator) : null)),
     ],
   );
   const seqById = new Map(rows.map((r) => [r.id, r.seq]));

@@ -4,6 +4,8 @@ import {
   type ChunkField,
   type Filter,
   type FilterField,
+  LOCATOR_FIELDS,
+  type LocatorField,
   METADATA_PATH_SEGMENT,
   type Scalar,
   StoreError,
@@ -65,11 +67,13 @@ class SqlBuilder {
 
   private exists(field: FilterField, value: boolean): string {
     const present =
-      "chunk" in field
-        ? this.onChunk(field.chunk, (column) => `${column} IS NOT NULL`)
-        : "builtin" in field
-          ? `${COLUMNS[field.builtin]} IS NOT NULL`
-          : `json_type(d.metadata, ${this.add(jsonPath(field))}) IS NOT NULL`;
+      "locator" in field
+        ? this.onLocator(field.locator, (at) => `${locatorType(at)} <> 'null'`)
+        : "chunk" in field
+          ? this.onChunk(field.chunk, (column) => `${column} IS NOT NULL`)
+          : "builtin" in field
+            ? `${COLUMNS[field.builtin]} IS NOT NULL`
+            : `json_type(d.metadata, ${this.add(jsonPath(field))}) IS NOT NULL`;
     return value ? `(${present})` : `(NOT (${present}))`;
   }
 
@@ -81,7 +85,47 @@ class SqlBuilder {
     return `EXISTS (SELECT 1 FROM chunks cf WHERE cf.doc_id = d.id AND ${condition(`cf.${column}`)})`;
   }
 
+  /** A condition on a locator field of the chunk in view, or of any chunk of the document. */
+  private onLocator(field: LocatorField, condition: (at: { column: string; path: string }) => string): string {
+    if (!(LOCATOR_FIELDS as readonly string[]).includes(field)) {
+      throw new StoreError("INVALID_REQUEST", `unknown locator field ${JSON.stringify(field)}`);
+    }
+    const path = `'$.${field}'`;
+    if (this.scope === "chunk") return `(c.locator IS NOT NULL AND ${condition({ column: "c.locator", path })})`;
+    return `EXISTS (SELECT 1 FROM chunks cf WHERE cf.doc_id = d.id AND cf.locator IS NOT NULL AND ${condition({ column: "cf.locator", path })})`;
+  }
+
+  /** The locator field is null or absent: on the chunk in view, or on any chunk of the document. */
+  private locatorNull(field: LocatorField): string {
+    this.onLocator(field, () => "1");
+    const test = (column: string) => `(${column} IS NULL OR ${locatorType({ column, path: `'$.${field}'` })} = 'null')`;
+    if (this.scope === "chunk") return test("c.locator");
+    return `EXISTS (SELECT 1 FROM chunks cf WHERE cf.doc_id = d.id AND ${test("cf.locator")})`;
+  }
+
+  /** A comparison of a locator value (a JSON number or string) with `value`. */
+  private locatorTest(field: LocatorField, op: Comparison, value: Scalar): string {
+    return this.onLocator(field, ({ column, path }) => {
+      const type = locatorType({ column, path });
+      const at = `json_extract(${column}, ${path})`;
+      if (op === "prefix") {
+        return typeof value === "string"
+          ? `(${type} = 'text' AND substr(${at}, 1, ${this.add([...value].length)}) = ${this.add(value)})`
+          : "0";
+      }
+      const sign = op === "eq" ? "=" : OPERATORS[op];
+      if (typeof value === "number") return `(${type} IN ('integer', 'real') AND ${at} ${sign} ${this.add(value)})`;
+      if (typeof value === "string") return `(${type} = 'text' AND ${at} ${sign} ${this.add(value)})`;
+      return "0";
+    });
+  }
+
   private test(field: FilterField, op: Comparison, value: Scalar): string {
+    if ("locator" in field) {
+      // A chunk without the field holds null there, as a chunk field does.
+      if (op === "eq" && value === null) return this.locatorNull(field.locator);
+      return this.locatorTest(field.locator, op, value);
+    }
     if ("chunk" in field) return this.onChunk(field.chunk, (column) => this.builtinTest(column, op, value));
     if ("builtin" in field) return this.builtinTest(COLUMNS[field.builtin], op, value);
     const path = jsonPath(field);
@@ -121,6 +165,11 @@ class SqlBuilder {
     if (typeof value === "string") return `(j.type = 'text' AND j.atom ${op === "eq" ? "=" : OPERATORS[op]} ${this.add(value)})`;
     return "0";
   }
+}
+
+/** The JSON type of a locator field, 'null' when absent (never SQL NULL, so conditions stay two-valued). */
+function locatorType(at: { column: string; path: string }): string {
+  return `COALESCE(json_type(${at.column}, ${at.path}), 'null')`;
 }
 
 function jsonPath(field: { metadata: string[] }): string {

@@ -2,6 +2,9 @@
 // holds its concern (write, read, keyword, vector, collections, meta, sql).
 import type { KeywordQuery } from "@docdb/analyzer";
 import type {
+  AuditEntry,
+  AuditQuery,
+  AuditRecord,
   ChunkHit,
   CollectionCounts,
   CollectionPatch,
@@ -22,12 +25,14 @@ import type {
   StoredChunk,
   StoredDocument,
   StoredFile,
+  TokenRecord,
   VectorHit,
   VectorIndexControl,
   VectorIndexSettings,
   WriteResult,
 } from "@docdb/store";
 import Database from "better-sqlite3";
+import * as access from "./access.js";
 import * as collections from "./collections.js";
 import { Connection, loadNative } from "./connection.js";
 import { keywordSearch, refreshKeywordIndex } from "./keyword.js";
@@ -231,5 +236,31 @@ export class SqliteStore implements Store {
 
   async changeToken(): Promise<string> {
     return meta.changeToken(this.conn);
+  }
+
+  // --- scoped tokens and the audit trail (access.ts) -------------------------------------
+
+  async createToken(record: TokenRecord): Promise<void> {
+    await access.createToken(this.conn, record);
+  }
+
+  async listTokens(): Promise<TokenRecord[]> {
+    return access.listTokens(this.conn);
+  }
+
+  async tokenByHash(hash: string): Promise<TokenRecord | undefined> {
+    return access.tokenByHash(this.conn, hash);
+  }
+
+  async revokeToken(name: string, at: string): Promise<boolean> {
+    return access.revokeToken(this.conn, name, at);
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    await access.appendAudit(this.conn, entry);
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditRecord[]> {
+    return access.listAudit(this.conn, query);
   }
 }

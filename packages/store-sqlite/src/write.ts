@@ -129,8 +129,8 @@ function writeOne(conn: Connection, write: DocumentWrite, info: EmbeddingInfo | 
   };
   const insertChunk = conn.statement(
     `INSERT INTO chunks (id, doc_id, idx, text, start, end, heading, line_start, line_end, input_hash, embedded,
-                         language, symbol, symbol_kind, symbols, code_fallback, doc)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                         language, symbol, symbol_kind, symbols, code_fallback, doc, locator)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   let reused = 0;
   for (const chunk of chunks) {
@@ -162,6 +162,7 @@ function writeOne(conn: Connection, write: DocumentWrite, info: EmbeddingInfo | 
       chunk.symbols && chunk.symbols.length > 0 ? JSON.stringify(chunk.symbols) : null,
       chunk.codeFallback ?? null,
       chunk.doc ?? null,
+      chunk.locator ? JSON.stringify(chunk.locator) : null,
     );
     const seq = Number(result.lastInsertRowid);
     late.add(seq, termsOf(chunk), vector);

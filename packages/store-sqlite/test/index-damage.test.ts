@@ -1,4 +1,16 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -193,5 +205,47 @@ describe("a damaged vector index file", () => {
     expect(await reopened.vectorSearch(randomUnit(random(5), DIMS), { limit: 5 })).toHaveLength(5);
     expect(await reopened.vectorIndex?.status()).toMatchObject({ state: "ready", indexed: 300 });
     await again.close();
+  });
+  it("a damaged file that cannot be moved aside (read-only folder): exact answers, a warning saying what to do, set aside once it can be", async (context) => {
+    const file = await indexed("ro", 300);
+    writeFileSync(file, Buffer.alloc(statSync(file).size, 0xa5));
+    // The folder read-only; root ignores that, so the file itself is made immutable for root.
+    const root = process.getuid?.() === 0;
+    const lock = (on: boolean) => {
+      if (!root) chmodSync(dir, on ? 0o555 : 0o755);
+      else execFileSync("chattr", [on ? "+i" : "-i", file], { stdio: "ignore" });
+    };
+    try {
+      lock(true);
+    } catch {
+      context.skip("cannot make the index file unmovable here (chattr +i needs root on a file system that supports it)");
+    }
+    const probe = randomUnit(random(8), DIMS);
+    const warnings: string[] = [];
+    let e = createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: 1 } });
+    try {
+      const store = await e.openDatabase("ro");
+      const write = process.stderr.write;
+      process.stderr.write = ((chunk: string) => warnings.push(String(chunk)) > 0) as typeof process.stderr.write;
+      try {
+        expect(await store.vectorSearch(probe, { limit: 10 })).toEqual(await store.vectorSearch(probe, { limit: 10, exact: true }));
+      } finally {
+        process.stderr.write = write;
+      }
+      expect(warnings.join("")).toMatch(
+        /the vector index .*ro\.db\.hnsw does not match the checksum in its description \(damaged\), and it could not be moved aside \(.*\): queries scan exactly until it is moved or removed; check that .* is writable/,
+      );
+      expect(await store.vectorIndex?.status()).toMatchObject({ damaged: { setAside: null, rebuilt: false } });
+      expect(asideFiles(file)).toEqual([]);
+      await e.close();
+    } finally {
+      lock(false);
+    }
+    // Once it can be moved, the next open sets it aside and builds it again.
+    e = engine();
+    const store = await e.openDatabase("ro");
+    expect(await store.vectorSearch(probe, { limit: 10 })).toEqual(await store.vectorSearch(probe, { limit: 10, exact: true }));
+    expect(asideFiles(file).filter((n) => !n.endsWith(".json"))).toHaveLength(1);
+    await e.close();
   });
 });

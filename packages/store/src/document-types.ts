@@ -27,6 +27,18 @@ export interface NewDocument {
   updatedAt?: string;
 }
 
+/**
+ * Where a chunk came from in the original file (extracted documents): the page, slide, sheet and
+ * row, or section of the range its start falls in. Only the fields that apply are set.
+ */
+export interface ChunkLocator {
+  page?: number;
+  slide?: number;
+  sheet?: string;
+  row?: number;
+  section?: string;
+}
+
 /** A declaration in a chunk of code: its symbol path and kind. */
 export interface CodeSymbol {
   symbol: string;
@@ -66,6 +78,8 @@ export interface NewChunk {
    * it with the title and heading, so the words that describe code weigh more than the code.
    */
   doc?: string | null;
+  /** Extracted documents: where the chunk starts in the original file (page, slide, sheet…); null otherwise. */
+  locator?: ChunkLocator | null;
   /**
    * Hash of what the chunk's vector is computed from. When a document is replaced, a new chunk
    * whose hash equals one of the replaced document's embedded chunks takes over that vector.
@@ -145,6 +159,8 @@ export interface StoredChunk {
   symbols: CodeSymbol[];
   codeFallback: string | null;
   doc: string | null;
+  /** Where the chunk starts in the original file (extracted documents), or null. */
+  locator: ChunkLocator | null;
   embedded: boolean;
 }
 

@@ -19,6 +19,9 @@
  *   every chunk of a document, and their values count like the elements of an array (a document
  *   matches `symbol_kind = class` when any of its chunks holds a class). `exists` holds when a
  *   value is not null.
+ * - Locator fields (`page`, `slide`, `sheet`, `row`, `section`) are where an extracted chunk starts
+ *   in its file (`StoredChunk.locator`), chunk fields like the code ones: numbers for page, slide
+ *   and row, strings for sheet and section, absent (null) on chunks without one.
  */
 
 export type Scalar = string | number | boolean | null;
@@ -29,7 +32,10 @@ export type BuiltinField = (typeof BUILTIN_FIELDS)[number];
 export const CHUNK_FIELDS = ["language", "symbol", "symbol_kind"] as const;
 export type ChunkField = (typeof CHUNK_FIELDS)[number];
 
-export type FilterField = { metadata: string[] } | { builtin: BuiltinField } | { chunk: ChunkField };
+export const LOCATOR_FIELDS = ["page", "slide", "sheet", "row", "section"] as const;
+export type LocatorField = (typeof LOCATOR_FIELDS)[number];
+
+export type FilterField = { metadata: string[] } | { builtin: BuiltinField } | { chunk: ChunkField } | { locator: LocatorField };
 
 export type Filter =
   | { and: Filter[] }
@@ -45,6 +51,8 @@ export interface FilterableChunk {
   language: string | null;
   symbol: string | null;
   symbolKind: string | null;
+  /** Where an extracted chunk starts in its file; absent or null when it has none. */
+  locator?: Partial<Record<LocatorField, string | number>> | null;
 }
 
 /** The fields of a document a filter can see. */
@@ -96,6 +104,7 @@ function chunkValue(chunk: FilterableChunk, field: ChunkField): string | null {
 function candidates(doc: FilterableDocument, field: FilterField): unknown[] {
   if ("builtin" in field) return [builtinValue(doc, field.builtin)];
   if ("chunk" in field) return (doc.chunks ?? []).map((c) => chunkValue(c, field.chunk));
+  if ("locator" in field) return (doc.chunks ?? []).map((c) => c.locator?.[field.locator] ?? null);
   const value = metadataValue(doc, field.metadata);
   if (value === MISSING) return [];
   return Array.isArray(value) ? value : [value];
@@ -142,7 +151,8 @@ export function matchesFilter(filter: Filter, doc: FilterableDocument): boolean 
       return !candidates(doc, filter.field).some((v) => filter.values.some((x) => equal(v, x)));
     case "exists":
       if ("builtin" in filter.field) return (builtinValue(doc, filter.field.builtin) !== null) === filter.value;
-      if ("chunk" in filter.field) return candidates(doc, filter.field).some((v) => v !== null) === filter.value;
+      if ("chunk" in filter.field || "locator" in filter.field)
+        return candidates(doc, filter.field).some((v) => v !== null) === filter.value;
       return (metadataValue(doc, filter.field.metadata) !== MISSING) === filter.value;
     case "prefix":
       return candidates(doc, filter.field).some((v) => typeof v === "string" && v.startsWith(filter.value));

@@ -1,3 +1,4 @@
+export { AUDIT_DETAIL_MAX, type AuditRow, auditFromRow, type TokenRow, tokenFromRow, tokenToRow } from "./access-rows.js";
 export { StoreError, type StoreErrorCode } from "./errors.js";
 export {
   allOf,
@@ -10,6 +11,8 @@ export {
   type FilterableChunk,
   type FilterableDocument,
   type FilterField,
+  LOCATOR_FIELDS,
+  type LocatorField,
   METADATA_PATH_SEGMENT,
   matchesFilter,
   type Scalar,
@@ -27,7 +30,12 @@ export {
   textFault,
 } from "./text.js";
 export type {
+  AccessLevel,
+  AuditEntry,
+  AuditQuery,
+  AuditRecord,
   ChunkHit,
+  ChunkLocator,
   CodeSymbol,
   CollectionCounts,
   CollectionPatch,
@@ -52,6 +60,8 @@ export type {
   StoredDocument,
   StoredFile,
   StoreEngine,
+  TokenLimits,
+  TokenRecord,
   VectorHit,
   VectorIndexControl,
   VectorIndexProgress,

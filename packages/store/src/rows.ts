@@ -2,6 +2,7 @@
 // objects. Engines differ only in how a driver hands back JSON and booleans, which they name.
 import type {
   ChunkHit,
+  ChunkLocator,
   CodeSymbol,
   CollectionRecord,
   DocumentSummary,
@@ -68,6 +69,7 @@ export function rowCodec(decode: RowDecoding): RowCodec {
     symbols: row.symbols ? (decode.json(row.symbols) as CodeSymbol[]) : [],
     codeFallback: text(row.code_fallback),
     doc: text(row.doc),
+    locator: row.locator ? (decode.json(row.locator) as ChunkLocator) : null,
     embedded: decode.bool(row.embedded),
   });
   return {

@@ -1,4 +1,5 @@
 import type { KeywordQuery } from "@docdb/analyzer";
+import type { AuditEntry, AuditQuery, AuditRecord, TokenRecord } from "./access-types.js";
 import type { CollectionCounts, CollectionPatch, CollectionRecord, StoredFile } from "./collection-types.js";
 import type {
   DocumentSummary,
@@ -34,6 +35,7 @@ import type {
  * analysed terms (`@docdb/analyzer`); filters as a typed condition tree (`Filter`).
  */
 
+export type * from "./access-types.js";
 export type * from "./collection-types.js";
 export type * from "./document-types.js";
 export type * from "./search-types.js";
@@ -172,4 +174,17 @@ export interface Store {
    * `maxRows` rows (`truncated` says more existed) and `timeoutMs` (past it, INVALID_REQUEST).
    */
   querySql?(sql: string, options: SqlQueryOptions): Promise<SqlQueryResult>;
+
+  /** Stores a scoped token's record; `CONFLICT` when its name (or hash) is taken. */
+  createToken(record: TokenRecord): Promise<void>;
+  /** Every token record, revoked and expired ones too, by name. */
+  listTokens(): Promise<TokenRecord[]>;
+  /** The record whose hash this is, or undefined. */
+  tokenByHash(hash: string): Promise<TokenRecord | undefined>;
+  /** Marks a token revoked at `at`; false when there is no live token of that name. */
+  revokeToken(name: string, at: string): Promise<boolean>;
+  /** Appends one entry to the audit trail (`detail` cut to 1,000 characters). */
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** Audit entries, newest first. */
+  listAudit(query: AuditQuery): Promise<AuditRecord[]>;
 }

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type CollectionInfo, DocDBError } from "@docdb/core";
+import { type CollectionInfo, DocDBError, echo } from "@docdb/core";
 import { Command } from "commander";
 import { confirm } from "../confirm.js";
 import { action, CREATE_FLAG, printJson, writableDatabase } from "../context.js";
@@ -16,7 +16,7 @@ function nameOf(positional: string | undefined, options: NameOptions): string {
   const name = options.name ?? positional;
   if (!name) throw new DocDBError("INVALID_REQUEST", "which collection? pass -n NAME");
   if (options.name && positional && options.name !== positional) {
-    throw new DocDBError("INVALID_REQUEST", `two names given ("${positional}" and -n "${options.name}"): pass one`);
+    throw new DocDBError("INVALID_REQUEST", `two names given ("${echo(positional)}" and -n "${echo(options.name)}"): pass one`);
   }
   return name;
 }

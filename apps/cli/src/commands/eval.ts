@@ -1,4 +1,4 @@
-import { createLogger, DocDBError, SEARCH_MODES, type SearchMode } from "@docdb/core";
+import { createLogger, DocDBError, echo, SEARCH_MODES, type SearchMode } from "@docdb/core";
 import { type EvalProgress, type EvalReport, evaluateRetrieval } from "@docdb/eval";
 import { Command } from "commander";
 import { embeddingFromFlags, type GlobalOptions, parseInteger, printJson, reportError } from "../context.js";
@@ -9,7 +9,7 @@ const MODE_CHOICES = [...SEARCH_MODES, "all"];
 function parseModes(value: string): SearchMode[] {
   if (value === "all") return ["hybrid", "vector", "keyword"];
   if (!SEARCH_MODES.includes(value as SearchMode)) {
-    throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${MODE_CHOICES.join(", ")}, got "${value}"`);
+    throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${MODE_CHOICES.join(", ")}, got "${echo(value)}"`);
   }
   return [value as SearchMode];
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CHARS, DocDBError, SEARCH_MODES, type SearchMode, type SearchResult } from "@docdb/core";
+import { DEFAULT_MAX_CHARS, DocDBError, describeLocator, echo, SEARCH_MODES, type SearchMode, type SearchResult } from "@docdb/core";
 import { Command } from "commander";
 import { action, parseInteger, parseJsonOption, parseNumber, printJson, warn } from "../context.js";
 
@@ -7,8 +7,12 @@ function snippet(text: string, width = 240): string {
   return flat.length > width ? `${flat.slice(0, width)}…` : flat;
 }
 
-/** `  docs/a.md:12-20`, or `  lines 12-20` for a document without a source. */
+/**
+ * `  docs/a.md:12-20`, or `  lines 12-20` for a document without a source; an extracted
+ * document's passage by its place in the file: `  manual.pdf p. 3`, `  deck.pptx slide 2`.
+ */
 function where(r: SearchResult): string {
+  if (r.locator) return `  ${r.source ? `${r.source} ` : ""}${describeLocator(r.locator)}`;
   const lines = r.line_start !== undefined ? `${r.line_start}-${r.line_end}` : "";
   if (!r.source) return lines ? `  lines ${lines}` : "";
   return lines ? `  ${r.source}:${lines}` : `  ${r.source}`;
@@ -80,7 +84,7 @@ export function findCommand(): Command {
           },
         ) => {
           if (!SEARCH_MODES.includes(options.mode as SearchMode)) {
-            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${SEARCH_MODES.join(", ")}, got "${options.mode}"`);
+            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${SEARCH_MODES.join(", ")}, got "${echo(options.mode)}"`);
           }
           const db = await docdb.database(options.db);
           const found = await db.findSimilar({

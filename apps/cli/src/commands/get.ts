@@ -1,4 +1,4 @@
-import { DocDBError, type DocumentRange } from "@docdb/core";
+import { DocDBError, type DocumentRange, echo } from "@docdb/core";
 import { Command } from "commander";
 import { action, printJson } from "../context.js";
 
@@ -6,14 +6,19 @@ import { action, printJson } from "../context.js";
 function parsePair(value: string, flag: string): [number | undefined, number | undefined] {
   const match = /^\s*(\d*)\s*[:-]\s*(\d*)\s*$/.exec(value);
   if (!match || (match[1] === "" && match[2] === "")) {
-    throw new DocDBError("INVALID_REQUEST", `${flag} takes FROM:TO (either may be left out), e.g. ${flag} 120:480, got "${value}"`);
+    throw new DocDBError("INVALID_REQUEST", `${flag} takes FROM:TO (either may be left out), e.g. ${flag} 120:480, got "${echo(value)}"`);
   }
   return [match[1] ? Number(match[1]) : undefined, match[2] ? Number(match[2]) : undefined];
 }
 
-export function rangeFromOptions(options: { range?: string; lines?: string }): DocumentRange | undefined {
-  if (options.range !== undefined && options.lines !== undefined) {
-    throw new DocDBError("INVALID_REQUEST", "give --range or --lines, not both");
+export function rangeFromOptions(options: { range?: string; lines?: string; page?: string }): DocumentRange | undefined {
+  if ([options.range, options.lines, options.page].filter((o) => o !== undefined).length > 1) {
+    throw new DocDBError("INVALID_REQUEST", "give one of --range, --lines and --page");
+  }
+  if (options.page !== undefined) {
+    if (!/^\s*\d+\s*$/.test(options.page))
+      throw new DocDBError("INVALID_REQUEST", `--page takes a page number, e.g. --page 3, got "${options.page}"`);
+    return { page: Number(options.page) };
   }
   if (options.range !== undefined) {
     const [start, end] = parsePair(options.range, "--range");
@@ -33,9 +38,10 @@ export function getCommand(): Command {
     .option("--db <name>", "database", "vectors")
     .option("--range <from:to>", "only characters from..to (to exclusive), e.g. a search result's [start-end]")
     .option("--lines <from:to>", "only lines from..to (1-based, inclusive)")
+    .option("--page <n>", "only page n of a PDF (or slide n of a deck): the chunks that hold its text")
     .option("--json", "print JSON")
     .action(
-      action(async (docdb, docId: string, options: { db: string; range?: string; lines?: string; json?: boolean }) => {
+      action(async (docdb, docId: string, options: { db: string; range?: string; lines?: string; page?: string; json?: boolean }) => {
         const doc = await (await docdb.database(options.db)).getDocument(docId, rangeFromOptions(options));
         if (options.json) return printJson(doc);
         const pending = doc.chunks.filter((c) => !c.embedded).length;
@@ -48,7 +54,8 @@ export function getCommand(): Command {
             `metadata:  ${JSON.stringify(doc.metadata)}`,
             `chunks:    ${doc.chunks.length}${pending > 0 ? ` (${pending} pending embedding)` : ""}`,
             `created:   ${doc.created_at}`,
-            ...(doc.range
+            ...(doc.page ? [`showing:   page ${doc.page.number} of ${doc.page.of}`] : []),
+            ...(doc.range && !doc.page
               ? [
                   `showing:   characters ${doc.range.start}-${doc.range.end} of ${doc.length}, lines ${doc.range.line_start}-${doc.range.line_end} of ${doc.lines}`,
                 ]

@@ -1,4 +1,4 @@
-import { DocDBError, IMPORT_MODES, type ImportMode, type ImportSummary } from "@docdb/core";
+import { DocDBError, echo, IMPORT_MODES, type ImportMode, type ImportSummary } from "@docdb/core";
 import { Command } from "commander";
 import { action, parseInteger, printJson, warn } from "../context.js";
 import { createImportProgress } from "../import-progress.js";
@@ -15,12 +15,16 @@ export function importCommand(): Command {
     .option("--mode <mode>", "update: only what changed; new: fail if the collection has documents; replace: rebuild", "update")
     .option("--chunk-size <n>", "characters per chunk (default: the last import's, else 700)")
     .option("--chunk-overlap <n>", "characters shared by neighbouring chunks (default: the last import's, else 100)")
-    .option("--max-file-size <bytes>", "skip larger files (default: the last import's, else 1048576)")
+    .option(
+      "--max-file-size <bytes>",
+      "skip larger files (default: the last import's, else 1048576; documents such as PDFs: up to 64 MiB or this, whichever is larger)",
+    )
+    .option("--strict", "exit with status 1 when any file could not be read (default: report it and exit 0)")
     .option("--db <name>", "database", "vectors")
     .option("--json", "print the summary as JSON")
     .addHelpText(
       "after",
-      "\nSkips .git, node_modules, build output, binary files and what .gitignore or .docdbignore exclude.\nStopped midway (Ctrl-C, a crash), it leaves whole files only: run it again to finish.",
+      "\nReads text, Markdown and code, and extracts documents: PDF, DOCX, PPTX, XLSX/ODS/CSV/TSV, HTML, EPUB, RTF, EML\n(chunks keep their page, slide or sheet and row). A file that cannot be read (encrypted, a scan with no text\nlayer, corrupt, too large) is reported with its reason and the rest are imported; --strict makes that exit 1.\nSkips .git, node_modules, build output, binary files and what .gitignore or .docdbignore exclude.\nStopped midway (Ctrl-C, a crash), it leaves whole files only: run it again to finish.",
     )
     .action(
       action(
@@ -34,10 +38,11 @@ export function importCommand(): Command {
             maxFileSize?: string;
             db: string;
             json?: boolean;
+            strict?: boolean;
           },
         ) => {
           if (!IMPORT_MODES.includes(options.mode as ImportMode)) {
-            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${IMPORT_MODES.join(", ")}, got "${options.mode}"`);
+            throw new DocDBError("INVALID_REQUEST", `--mode must be one of ${IMPORT_MODES.join(", ")}, got "${echo(options.mode)}"`);
           }
           const db = await docdb.database(options.db);
           const progress = createImportProgress(options.name, { quiet: options.json && !process.stderr.isTTY });
@@ -53,7 +58,15 @@ export function importCommand(): Command {
               chunk_overlap: options.chunkOverlap !== undefined ? parseInteger(options.chunkOverlap, "--chunk-overlap") : undefined,
               max_file_size: options.maxFileSize !== undefined ? parseInteger(options.maxFileSize, "--max-file-size") : undefined,
               signal: controller.signal,
-              onProgress: (p) => progress.update(p),
+              onProgress: (p) => {
+                // Each file that cannot be read is named as it happens, with its reason.
+                if (p.failure) {
+                  progress.interrupt();
+                  process.stderr.write(`docdb: failed: ${p.failure.path}: ${p.failure.message} (${p.failure.reason})\n`);
+                  return;
+                }
+                progress.update(p);
+              },
             });
           } finally {
             progress.finish();
@@ -61,6 +74,8 @@ export function importCommand(): Command {
             process.off("SIGTERM", onSignal);
           }
           warn(summary.warnings);
+          // --strict: a file that could not be read fails the run (the others are imported either way).
+          if (options.strict && summary.failed.length > 0) process.exitCode = 1;
           if (options.json) {
             const { changed: _changed, ...shown } = summary;
             return printJson(shown);
@@ -69,8 +84,10 @@ export function importCommand(): Command {
             `${summary.collection}: ${summary.added} added, ${summary.updated} updated, ${summary.removed} removed, ${summary.unchanged} unchanged` +
               `${describeSkipped(summary.skipped)}; ${summary.chunks} chunk(s) written, ${summary.total_chunks} in the collection` +
               `${summary.reused_vectors > 0 ? `, ${summary.reused_vectors} unchanged chunk(s) kept their vectors` : ""}` +
-              `${summary.pending > 0 ? ` (${summary.pending} of them pending embedding)` : ""}; ${summary.seconds.toFixed(2)} s\n`,
+              `${summary.pending > 0 ? ` (${summary.pending} of them pending embedding)` : ""}` +
+              `${summary.failed.length > 0 ? `; ${summary.failed.length} file(s) failed` : ""}; ${summary.seconds.toFixed(2)} s\n`,
           );
+          for (const f of summary.failed) process.stdout.write(`  failed: ${f.path}: ${f.message} (${f.reason})\n`);
         },
       ),
     );

@@ -1,4 +1,4 @@
-import { type Database, DocDBError } from "@docdb/core";
+import { type Database, DocDBError, echo } from "@docdb/core";
 import { Command } from "commander";
 import { action, parseInteger, printJson, snakeKeys } from "../context.js";
 import { createProgress } from "../progress.js";
@@ -84,7 +84,7 @@ export function indexCommand(): Command {
           },
         ) => {
           if (options.quantization !== undefined && options.quantization !== "f16" && options.quantization !== "f32") {
-            throw new DocDBError("INVALID_REQUEST", `--quantization must be f16 or f32, got "${options.quantization}"`);
+            throw new DocDBError("INVALID_REQUEST", `--quantization must be f16 or f32, got "${echo(options.quantization)}"`);
           }
           const settings = {
             threshold: optionalInteger(options.threshold, "--threshold"),

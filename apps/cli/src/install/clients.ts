@@ -1,4 +1,4 @@
-import { DocDBError } from "@docdb/core";
+import { DocDBError, echo } from "@docdb/core";
 import { claudeCode } from "./claude-code.js";
 import { claudeDesktop } from "./claude-desktop.js";
 import { codex } from "./codex.js";
@@ -13,6 +13,6 @@ export const CLIENTS: readonly ClientDef[] = [claudeCode, claudeDesktop, cursor,
 export function findClient(name: string): ClientDef {
   const key = name.trim().toLowerCase();
   const client = CLIENTS.find((c) => c.id === key || c.aliases.includes(key));
-  if (!client) throw new DocDBError("INVALID_REQUEST", `unknown client "${name}": use one of ${CLIENTS.map((c) => c.id).join(", ")}`);
+  if (!client) throw new DocDBError("INVALID_REQUEST", `unknown client "${echo(name)}": use one of ${CLIENTS.map((c) => c.id).join(", ")}`);
   return client;
 }

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { DocDBError } from "@docdb/core";
+import { DocDBError, echo } from "@docdb/core";
 import type { EntryEditor } from "./editor.js";
 import { jsonEditor } from "./json-editor.js";
 import { appConfigDir } from "./paths.js";
@@ -12,7 +12,7 @@ type ProcessEnv = Record<string, string | undefined>;
 
 export function pickScope(client: ClientDef, scope: string | undefined): Scope {
   if (scope !== undefined && scope !== "project" && scope !== "user") {
-    throw new DocDBError("INVALID_REQUEST", `--scope must be project or user, got "${scope}"`);
+    throw new DocDBError("INVALID_REQUEST", `--scope must be project or user, got "${echo(scope)}"`);
   }
   const chosen = (scope as Scope | undefined) ?? (client.scopes.includes("project") ? "project" : "user");
   if (!client.scopes.includes(chosen)) {
@@ -66,10 +66,10 @@ export function httpRequest(url: string, token: string | undefined, tokenEnv: st
   try {
     parsed = new URL(url);
   } catch {
-    throw new DocDBError("INVALID_REQUEST", `--http must be a URL like http://host:7411/mcp, got "${url}"`);
+    throw new DocDBError("INVALID_REQUEST", `--http must be a URL like http://host:7411/mcp, got "${echo(url)}"`);
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new DocDBError("INVALID_REQUEST", `--http must be an http:// or https:// URL, got "${url}"`);
+    throw new DocDBError("INVALID_REQUEST", `--http must be an http:// or https:// URL, got "${echo(url)}"`);
   }
   if (token !== undefined) checkToken(token, "--token");
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) {

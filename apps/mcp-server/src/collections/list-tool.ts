@@ -1,5 +1,7 @@
 import type { DocDB } from "@docdb/core";
 import { z } from "zod/v4";
+import { currentCaller } from "../auth/current.js";
+import { scopedDocDB } from "../auth/scope.js";
 import { defineTool } from "../tool.js";
 import { collectionToolName, LIST_COLLECTIONS_TOOL } from "./names.js";
 
@@ -28,7 +30,7 @@ export function listCollectionsTool(docdb: DocDB, dbName: string) {
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async () => ({
-      collections: (await (await docdb.database(dbName)).collections.status()).map((c) => ({
+      collections: (await (await scopedDocDB(docdb, currentCaller()).database(dbName)).collections.status()).map((c) => ({
         name: c.name,
         description: c.description,
         enabled: c.enabled,

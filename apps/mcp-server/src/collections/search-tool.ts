@@ -1,5 +1,7 @@
 import type { CollectionInfo, DocDB } from "@docdb/core";
 import { z } from "zod/v4";
+import { currentCaller } from "../auth/current.js";
+import { scopedDocDB } from "../auth/scope.js";
 import { defineTool } from "../tool.js";
 import { plural } from "../tools/context.js";
 import { budgetArguments, budgetSchema } from "../tools/find-similar-documents.js";
@@ -63,7 +65,7 @@ export function collectionSearchTool(docdb: DocDB, dbName: string, collection: C
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ query, top_k, path, language, symbol_kind, max_chars, include_text }) => {
-      const db = await docdb.database(dbName);
+      const db = await scopedDocDB(docdb, currentCaller()).database(dbName);
       const filter = {
         ...(language !== undefined ? { language } : {}),
         ...(symbol_kind !== undefined ? { symbol_kind: { $in: symbol_kind } } : {}),

@@ -1,4 +1,4 @@
-import { type DocDB, DocDBError, type Memory, type MemoryHit } from "@docdb/core";
+import { type DocDB, DocDBError, echo, type Memory, type MemoryHit } from "@docdb/core";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Resource } from "@modelcontextprotocol/sdk/types.js";
 import { invalidRequest, quote } from "../request-error.js";
@@ -97,7 +97,7 @@ export class KnowledgeResources {
   async read(uri: string): Promise<{ contents: { uri: string; mimeType: string; text: string }[] }> {
     const { topic, query } = parseUri(uri);
     const m = await this.memory();
-    if (!m) throw new DocDBError("NOT_FOUND", `no topic ${JSON.stringify(topic)}: database "${this.db}" holds no memory yet`);
+    if (!m) throw new DocDBError("NOT_FOUND", `no topic "${echo(topic)}": database "${this.db}" holds no memory yet`);
     const found = await m.readTopic(topic, query);
     return { contents: [{ uri, mimeType: "text/markdown", text: render(found.topic, query, found.results) }] };
   }

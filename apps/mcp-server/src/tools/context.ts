@@ -1,11 +1,19 @@
 import { type Database, type DocDB, DocDBError } from "@docdb/core";
 import { z } from "zod/v4";
+import { currentCaller } from "../auth/current.js";
+import { assertSees } from "../auth/scope.js";
 
 /** What every docdb tool is built from. */
 export interface ToolsContext {
   docdb: DocDB;
   /** The database used when a call leaves out db_name. */
   defaultDb: string;
+  /**
+   * Whether `insert_url` may fetch (off unless the server was started with --allow-fetch or
+   * DOCDB_MCP_ALLOW_FETCH=1), and whether it may reach loopback, link-local and private addresses
+   * (--allow-private-fetch or DOCDB_MCP_FETCH_PRIVATE=1; never by default).
+   */
+  fetch?: { allow: boolean; allowPrivate: boolean };
 }
 
 /**
@@ -20,6 +28,8 @@ export async function databaseFor(
 ): Promise<Database> {
   const name = dbName ?? defaultDb;
   try {
+    // A database the caller may not see fails exactly like one that does not exist.
+    await assertSees(docdb, currentCaller(), name);
     return await docdb.database(name, { create: use.write === true && name === defaultDb });
   } catch (error) {
     if (DocDBError.isInstance(error) && error.code === "NOT_FOUND" && error.details?.database === name) {

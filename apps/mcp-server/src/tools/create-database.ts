@@ -1,4 +1,7 @@
+import { DocDBError } from "@docdb/core";
 import { z } from "zod/v4";
+import { seesDatabase } from "../auth/caller.js";
+import { currentCaller } from "../auth/current.js";
 import { defineTool } from "../tool.js";
 import type { ToolsContext } from "./context.js";
 
@@ -18,7 +21,13 @@ export function createDatabaseTool({ docdb }: ToolsContext) {
       created: z.boolean().describe("False when the database already existed"),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    run: ({ db_name }) => docdb.createDatabase(db_name),
+    run: ({ db_name }) => {
+      const caller = currentCaller();
+      if (!seesDatabase(caller, db_name)) {
+        throw new DocDBError("FORBIDDEN", `"${caller.name}" may use only the databases it was given; it cannot create "${db_name}"`);
+      }
+      return docdb.createDatabase(db_name);
+    },
     render: (result, { db_name }) =>
       result.created
         ? `Created database "${db_name}" at ${result.location}.`

@@ -1,9 +1,20 @@
-import { DEFAULT_MAX_CHARS, MAX_MAX_CHARS, SEARCH_MODES } from "@docdb/core";
+import { DEFAULT_MAX_CHARS, describeLocator, MAX_MAX_CHARS, SEARCH_MODES } from "@docdb/core";
 import { z } from "zod/v4";
 import { defineTool } from "../tool.js";
 import { databaseFor, dbNameArgument, plural, type ToolsContext } from "./context.js";
 
 export const MAX_TOP_K = 100;
+
+/** Where an extracted chunk or passage starts in its file. */
+export const locatorSchema = z
+  .object({
+    page: z.number().int().optional(),
+    slide: z.number().int().optional(),
+    sheet: z.string().optional(),
+    row: z.number().int().optional(),
+    section: z.string().optional(),
+  })
+  .describe("Extracted documents: where it starts in the original file (PDF page, slide, sheet and row, section)");
 
 export const passageSchema = z.object({
   chunk_id: z.string().describe("The passage's best-scoring chunk"),
@@ -25,6 +36,7 @@ export const passageSchema = z.object({
   language: z.string().optional().describe("Code: the language of the passage"),
   symbol: z.string().optional().describe("Code: the declaration the passage holds, as a path (PaymentService.retryCharge)"),
   symbol_kind: z.string().optional().describe("Code: what the symbol is (function, class, method, interface, type…)"),
+  locator: locatorSchema.optional(),
   collection: z.string().optional(),
   stale: z.boolean().optional(),
   note: z.string().optional(),
@@ -59,7 +71,7 @@ export function renderPassages(results: z.input<typeof passageSchema>[]): string
     const about = r.symbol ? `${r.symbol}${r.symbol_kind ? ` (${r.symbol_kind})` : ""}` : r.heading ? `§ ${r.heading}` : "";
     const where = [r.title ? `"${r.title}"` : "", r.source ?? "", about].filter(Boolean).join(" ");
     const distance = r.distance !== undefined ? ` distance ${r.distance.toPrecision(4)}` : "";
-    const lines = r.line_start !== undefined ? ` lines ${r.line_start}-${r.line_end}` : "";
+    const lines = r.locator ? ` ${describeLocator(r.locator)}` : r.line_start !== undefined ? ` lines ${r.line_start}-${r.line_end}` : "";
     const merged = r.chunk_ids.length > 1 ? ` (${r.chunk_ids.length} chunks merged)` : "";
     const text = r.text === undefined ? (r.truncated ? "[text left out to fit the budget]" : "") : `${r.text}${r.truncated ? " […]" : ""}`;
     return `${i + 1}. score ${r.score.toFixed(3)}${distance}  doc ${r.doc_id}  chars ${r.start}-${r.end}${lines}${merged}${where ? `  ${where}` : ""}${r.stale ? `  stale: ${r.note}` : ""}${text ? `\n${text}` : ""}`;
@@ -89,7 +101,7 @@ export function findSimilarDocumentsTool(context: ToolsContext) {
         .record(z.string(), z.unknown())
         .optional()
         .describe(
-          "Filter on metadata (dots reach nested keys), document fields (title, source, collection, created_at, updated_at) and code chunk fields (language, symbol, symbol_kind), MongoDB-style: " +
+          "Filter on metadata (dots reach nested keys), document fields (title, source, collection, created_at, updated_at), code chunk fields (language, symbol, symbol_kind) and where an extracted chunk starts (locator.page, locator.slide, locator.sheet, locator.row, locator.section), MongoDB-style: " +
             '{"lang":"ja","year":{"$gte":2020},"tags":{"$in":["a","b"]},"created_at":{"$gte":"2026-11-01"},"source":{"$prefix":"docs/"}}. ' +
             "Operators: $eq $ne $gt $gte $lt $lte $in $nin $exists $prefix, combined with $and $or $not. A plain value means equal; an array means any of",
         ),

@@ -8,6 +8,7 @@ import { deleteDocumentTool } from "./delete-document.js";
 import { findSimilarDocumentsTool } from "./find-similar-documents.js";
 import { getDocumentTool } from "./get-document.js";
 import { insertDocumentTool } from "./insert-document.js";
+import { insertFileTool, insertUrlTool } from "./insert-file.js";
 import { listDatabasesTool } from "./list-databases.js";
 import { memoryTools } from "./memory.js";
 import { querySqlTool } from "./query-sql.js";
@@ -20,6 +21,8 @@ export interface DocdbToolsOptions {
   defaultDb?: string;
   /** Where tool failures are logged; default the DocDB's logger. */
   logger?: Logger;
+  /** Whether insert_url may fetch, and reach private addresses (see ToolsContext.fetch); default neither. */
+  fetch?: { allow: boolean; allowPrivate: boolean };
 }
 
 /** docdb's own tools (documents, read-only SQL and agent memory), in the order `tools/list` gives them. */
@@ -29,6 +32,8 @@ export function docdbToolDefinitions(context: ToolsContext): ToolDefinition[] {
     createDatabaseTool(context),
     listDatabasesTool(context),
     insertDocumentTool(context),
+    insertFileTool(context),
+    insertUrlTool(context),
     findSimilarDocumentsTool(context),
     getDocumentTool(context),
     deleteDocumentTool(context),
@@ -44,7 +49,7 @@ export function docdbToolDefinitions(context: ToolsContext): ToolDefinition[] {
 
 /** A registry holding docdb's tools (documents, read-only SQL and agent memory); add more (e.g. per-collection search) with `registry.add`. */
 export function createDocdbTools(docdb: DocDB, options: DocdbToolsOptions = {}): ToolRegistry {
-  const context: ToolsContext = { docdb, defaultDb: validateDbName(options.defaultDb ?? DEFAULT_DB_NAME) };
+  const context: ToolsContext = { docdb, defaultDb: validateDbName(options.defaultDb ?? DEFAULT_DB_NAME), fetch: options.fetch };
   const registry = new ToolRegistry(options.logger ?? docdb.logger);
   for (const tool of docdbToolDefinitions(context)) registry.add(tool);
   return registry;

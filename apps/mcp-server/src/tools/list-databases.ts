@@ -1,4 +1,6 @@
 import { z } from "zod/v4";
+import { currentCaller } from "../auth/current.js";
+import { scopedDocDB } from "../auth/scope.js";
 import { defineTool } from "../tool.js";
 import { databaseStatusSchema, describeModel, plural, type ToolsContext } from "./context.js";
 
@@ -10,7 +12,7 @@ export function listDatabasesTool({ docdb }: ToolsContext) {
     input: z.strictObject({}),
     output: z.object({ databases: z.array(databaseStatusSchema) }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async () => ({ databases: await docdb.listDatabases() }),
+    run: async () => ({ databases: await scopedDocDB(docdb, currentCaller()).listDatabases() }),
     render: ({ databases }) =>
       databases.length === 0
         ? "No databases yet: create_database makes one (insert_document makes the default one)."

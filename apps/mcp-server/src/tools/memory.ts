@@ -1,5 +1,5 @@
 import { DocDBError, MAX_ANSWER_LENGTH, MAX_KNOWLEDGE_LENGTH, MAX_QUESTION_LENGTH, MAX_TOPIC_LENGTH, type MergeGroup } from "@docdb/core";
-import type { CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type CreateMessageRequest, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod/v4";
 import { defineTool, type ToolContext } from "../tool.js";
 import { databaseFor, dbNameArgument, plural, type ToolsContext } from "./context.js";
@@ -77,7 +77,13 @@ async function sampleMerge(context: ToolContext, group: MergeGroup, remaining: M
   try {
     result = await sampling.createMessage(params);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const timeout = (error as { code?: unknown; data?: { timeout?: unknown } }).code === ErrorCode.RequestTimeout;
+    const waited = (error as { data?: { timeout?: unknown } }).data?.timeout;
+    const reason = timeout
+      ? `no answer within ${typeof waited === "number" ? `${Math.round(waited / 100) / 10} s` : "the time limit"}; DOCDB_SAMPLING_TIMEOUT_MS sets how long docdb waits`
+      : error instanceof Error
+        ? error.message
+        : String(error);
     throw new DocDBError(
       "SAMPLING_UNAVAILABLE",
       `the client's LLM did not merge the group (${reason}). Groups not merged yet:\n${describeGroups(remaining)}\n` +

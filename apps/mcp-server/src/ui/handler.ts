@@ -29,7 +29,7 @@ export interface UiHandlerOptions {
    * Who is calling, from the request's credentials; undefined answers 401. The one place scoped
    * tokens and OAuth plug in (see `tokenAuthenticator` for the server's single --token).
    */
-  authenticate: (request: IncomingMessage) => Caller | undefined;
+  authenticate: (request: IncomingMessage) => Caller | undefined | Promise<Caller | undefined>;
   /** Origin/Host checks (DNS rebinding): a message when the request is refused. */
   guard: (request: IncomingMessage) => string | undefined;
   /** The built page (default: @docdb/ui's dist folder). */
@@ -127,7 +127,7 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
       return send(response, 200, file.type, file.body, { "cache-control": "no-cache" });
     }
 
-    const caller = options.authenticate(request);
+    const caller = await options.authenticate(request);
     if (!caller) {
       return sendError(response, 401, "UNAUTHORIZED", "missing or wrong bearer token: send Authorization: Bearer <token>", {
         "www-authenticate": 'Bearer realm="docdb"',

@@ -3,9 +3,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type DocDB, DocDBError } from "@docdb/core";
-import { checkOriginAndHost, defaultOrigins, isLoopbackHost } from "../http-guard.js";
+import { Authenticator } from "../auth/resolve.js";
+import { checkOriginAndHost, defaultOrigins, isLoopbackHost, sameToken } from "../http-guard.js";
 import type { UiAssets } from "./assets.js";
-import { createUiHandler, isUiPath, tokenAuthenticator, UI_SECURITY_HEADERS } from "./handler.js";
+import { createUiHandler, isUiPath, UI_SECURITY_HEADERS } from "./handler.js";
 
 export const DEFAULT_UI_PORT = 7412;
 
@@ -34,10 +35,15 @@ export async function serveUi(options: ServeUiOptions): Promise<UiServerHandle> 
     throw new DocDBError("INVALID_REQUEST", `refusing to serve the page on ${host} without a token: pass --token, or listen on 127.0.0.1`);
   }
   let allowedOrigins: string[] = [];
+  const authenticator = new Authenticator({ serverToken: options.token, tokens: options.docdb.access(), sameToken });
   const handler = createUiHandler({
     docdb: options.docdb,
     logger: options.docdb.logger,
-    authenticate: tokenAuthenticator(options.token),
+    // The server's token is admin; scoped tokens (`docdb token create`) open the page with their scope.
+    authenticate: async (request) => {
+      const auth = await authenticator.resolve(request);
+      return auth.ok ? auth.caller : undefined;
+    },
     guard: (request) => checkOriginAndHost(request, { allowedOrigins, loopbackOnly }),
     assets: options.assets,
   });

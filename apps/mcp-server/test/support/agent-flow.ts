@@ -14,6 +14,8 @@ export const TOOL_NAMES = [
   "create_database",
   "list_databases",
   "insert_document",
+  "insert_file",
+  "insert_url",
   "find_similar_documents",
   "get_document",
   "delete_document",
@@ -79,13 +81,23 @@ export function agentFlowSuite(connect: () => Promise<Connected>): void {
       expect(tool.description?.length, tool.name).toBeGreaterThan(20);
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.outputSchema?.type, tool.name).toBe("object");
-      expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
+      // Only insert_url reaches outside docdb (it fetches web pages, when the server allows it).
+      expect(tool.annotations?.openWorldHint, tool.name).toBe(tool.name === "insert_url");
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of ["list_databases", "find_similar_documents", "get_document", "status", "query_sql", "query_qa", "list_topics"]) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
     }
-    for (const name of ["create_database", "insert_document", "delete_document", "store_qa", "merge_knowledge", "store_knowledge"]) {
+    for (const name of [
+      "create_database",
+      "insert_document",
+      "insert_file",
+      "insert_url",
+      "delete_document",
+      "store_qa",
+      "merge_knowledge",
+      "store_knowledge",
+    ]) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(false);
     }
     expect(byName.get("delete_document")?.annotations?.destructiveHint).toBe(true);

@@ -1,6 +1,9 @@
+// What a file of a collection is, from its name: Markdown, code, a document docdb extracts (PDF,
+// DOCX, PPTX, spreadsheets, HTML…), text; names never worth reading; bytes as text.
 import { basename, extname } from "node:path";
+import { extractedFormatOfName } from "../extraction.js";
 
-export type FileKindName = "markdown" | "code" | "text";
+export type FileKindName = "markdown" | "code" | "text" | "document";
 
 export interface FileKind {
   kind: FileKindName;
@@ -52,8 +55,6 @@ const CODE: Record<string, string> = {
   ".svelte": "svelte",
   ".css": "css",
   ".scss": "css",
-  ".html": "html",
-  ".htm": "html",
 };
 
 const CODE_NAMES: Record<string, string> = { Makefile: "make", Dockerfile: "dockerfile", Justfile: "make" };
@@ -64,7 +65,7 @@ const CODE_NAMES: Record<string, string> = { Makefile: "make", Dockerfile: "dock
  */
 const BINARY = new Set(
   (
-    ".png .jpg .jpeg .gif .bmp .ico .webp .avif .tif .tiff .psd .svgz .pdf .doc .docx .xls .xlsx .ppt .pptx .odt " +
+    ".png .jpg .jpeg .gif .bmp .ico .webp .avif .tif .tiff .psd .svgz .doc .xls .ppt .odt .odp " +
     ".zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .whl .egg .exe .dll .so .dylib .a .o .obj .class .pyc .pyo " +
     ".wasm .bin .dat .db .sqlite .sqlite3 .woff .woff2 .ttf .otf .eot .mp3 .mp4 .m4a .wav .flac .ogg .mov .avi .mkv .webm " +
     ".onnx .pt .safetensors .npy .npz .parquet .arrow .lockb"
@@ -98,8 +99,14 @@ export function isNoiseName(path: string): boolean {
   );
 }
 
-/** How a file is chunked, from its name: Markdown by headings, code by declarations, the rest as text. */
+/**
+ * How a file is read and chunked, from its name: documents (PDF, DOCX, PPTX, XLSX/ODS/CSV/TSV,
+ * HTML, EPUB, RTF, EML) extracted to Markdown (`language` is the format), Markdown by headings,
+ * code by declarations, the rest as text.
+ */
 export function fileKind(path: string): FileKind {
+  const document = extractedFormatOfName(path);
+  if (document) return { kind: "document", language: document };
   const ext = extname(path).toLowerCase();
   if (MARKDOWN.has(ext)) return { kind: "markdown", language: "markdown" };
   const code = CODE[ext] ?? CODE_NAMES[basename(path)];

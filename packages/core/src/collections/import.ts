@@ -6,14 +6,18 @@ import { nodeCrypto } from "../builtins.js";
 import type { DatabaseContext } from "../database/context.js";
 import { embedPending } from "../database/embedding.js";
 import { assertSameModel } from "../embedding-guard.js";
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
+import type { ExtractFormatName } from "../extraction.js";
 import { contentHash as hashText, newId, toStoredChunks } from "../stored-chunks.js";
 import { chunkFile, chunkingKey } from "./chunk-file.js";
 import { decodeText, fileKind } from "./file-kind.js";
+import { EXTRACTION_VERSION, extractedFileWrite } from "./import-document.js";
 import {
   type CollectionInfo,
+  DEFAULT_MAX_DOCUMENT_SIZE,
   DEFAULT_MAX_FILE_SIZE,
   IMPORT_MODES,
+  type ImportFailure,
   type ImportOptions,
   type ImportProgress,
   type ImportSettings,
@@ -73,7 +77,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
   const started = performance.now();
   const mode = options.mode ?? "update";
   if (!IMPORT_MODES.includes(mode)) {
-    throw new DocDBError("INVALID_REQUEST", `mode must be one of ${IMPORT_MODES.join(", ")}, got "${String(mode)}"`);
+    throw new DocDBError("INVALID_REQUEST", `mode must be one of ${IMPORT_MODES.join(", ")}, got "${echo(mode)}"`);
   }
   const settings = resolveSettings(target, collection, options);
   const { ctx } = target;
@@ -92,12 +96,16 @@ export async function importCollection(target: ImportTarget, collection: Collect
     }
   }
 
-  const progress: ImportProgress = { phase: "scan", files_done: 0, files_total: 0, chunks: 0, embedded: 0, embed_total: 0 };
+  const progress: ImportProgress = { phase: "scan", files_done: 0, files_total: 0, chunks: 0, embedded: 0, embed_total: 0, failed: 0 };
   const report = () => options.onProgress?.({ ...progress });
   report();
   let walked: Awaited<ReturnType<typeof walkFolder>>;
   try {
-    walked = await walkFolder(collection.source, { maxFileSize: settings.max_file_size, signal: options.signal });
+    walked = await walkFolder(collection.source, {
+      maxFileSize: settings.max_file_size,
+      maxDocumentSize: documentLimit(settings),
+      signal: options.signal,
+    });
   } catch (error) {
     interrupted(options.signal);
     const code = (error as NodeJS.ErrnoException).code;
@@ -134,12 +142,28 @@ export async function importCollection(target: ImportTarget, collection: Collect
     pending: 0,
     seconds: 0,
     warnings: [],
+    failed: [],
     changed: { added: [], updated: [], removed: [] },
   };
   const skip = (reason: SkipReason) => {
     summary.skipped[reason] = (summary.skipped[reason] ?? 0) + 1;
   };
-  for (const s of walked.skipped) skip(s.reason);
+  const fail = (failure: ImportFailure) => {
+    summary.failed.push(failure);
+    progress.failed++;
+    options.onProgress?.({ ...progress, failure });
+  };
+  for (const s of walked.skipped) {
+    // A document too large to extract is named with its reason, not only counted.
+    if (s.reason === "too_large" && fileKind(s.path).kind === "document") {
+      const limit = documentLimit(settings);
+      fail({
+        path: s.path,
+        reason: "too_large",
+        message: `the file is over the ${limit}-byte limit for documents (max_file_size raises it)`,
+      });
+    } else skip(s.reason);
+  }
 
   progress.phase = "files";
   progress.files_total = walked.files.length;
@@ -149,7 +173,11 @@ export async function importCollection(target: ImportTarget, collection: Collect
   for (const file of walked.files) {
     interrupted(options.signal);
     const outcome = await importFile(store, batch, name, file, existing.get(file.path), chunking, settings);
-    if (outcome.kind === "skipped") {
+    if (outcome.kind === "failed") {
+      // Its earlier document, if any, is kept: nothing is lost to a file that cannot be read now.
+      seen.add(file.path);
+      fail(outcome.failure);
+    } else if (outcome.kind === "skipped") {
       skip(outcome.reason);
       if (outcome.why) summary.warnings.push(`${file.path}: skipped, ${outcome.why}`);
       // A file we cannot read right now keeps its old document rather than losing it.
@@ -162,6 +190,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
         summary.changed[outcome.kind].push(file.path);
         summary.chunks += outcome.chunks;
         progress.chunks += outcome.chunks;
+        for (const warning of outcome.warnings ?? []) summary.warnings.push(warning);
       }
     }
     progress.files_done++;
@@ -189,15 +218,16 @@ export async function importCollection(target: ImportTarget, collection: Collect
     progress.embed_total = (await store.counts()).pending;
     report();
     try {
-      const result = await embedPending(ctx, {
-        signal: options.signal,
-        onProgress: ({ done, total }) => {
-          progress.embedded = done;
-          progress.embed_total = total;
-          report();
-        },
-      });
-      summary.embedded = result.embedded;
+      // Other writers' pending chunks are embedded too, but only this collection's are counted.
+      const countOwn = async (chunkIds: string[]) => {
+        summary.embedded += (await store.chunkHits(chunkIds)).filter((hit) => hit.collection === name).length;
+      };
+      const onProgress = ({ done, total }: { done: number; total: number }) => {
+        progress.embedded = done;
+        progress.embed_total = total;
+        report();
+      };
+      await embedPending(ctx, { signal: options.signal, onProgress }, countOwn);
     } catch (error) {
       interrupted(options.signal);
       if (!DocDBError.isInstance(error) || error.code !== "EMBEDDING_UNAVAILABLE") throw error;
@@ -223,6 +253,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
       updated: summary.updated,
       removed: summary.removed,
       unchanged: summary.unchanged,
+      failed: summary.failed.length,
       chunks: summary.chunks,
       seconds: summary.seconds,
     },
@@ -231,8 +262,14 @@ export async function importCollection(target: ImportTarget, collection: Collect
   return summary;
 }
 
+/** Largest document extracted in a folder import: 64 MiB, or max_file_size when larger. */
+function documentLimit(settings: Required<ImportSettings>): number {
+  return Math.max(settings.max_file_size, DEFAULT_MAX_DOCUMENT_SIZE);
+}
+
 type FileOutcome =
-  | { kind: "added" | "updated"; chunks: number }
+  | { kind: "added" | "updated"; chunks: number; warnings?: string[] }
+  | { kind: "failed"; failure: ImportFailure }
   | { kind: "unchanged" }
   | { kind: "skipped"; reason: SkipReason; why?: string };
 
@@ -273,9 +310,12 @@ async function importFile(
   name: string,
   file: WalkedFile,
   row: StoredFile | undefined,
-  chunking: string,
+  baseChunking: string,
   settings: Required<ImportSettings>,
 ): Promise<FileOutcome> {
+  const kind = fileKind(file.path);
+  const document = kind.kind === "document";
+  const chunking = document ? `${baseChunking}:${EXTRACTION_VERSION}` : baseChunking;
   if (row && row.size === file.size && row.mtime === file.mtime && row.chunking === chunking) return { kind: "unchanged" };
   let bytes: Buffer;
   try {
@@ -284,11 +324,24 @@ async function importFile(
     return { kind: "skipped", reason: "unreadable" };
   }
   // The file may have grown between the walk and the read.
-  if (bytes.length > settings.max_file_size) return { kind: "skipped", reason: "too_large" };
+  if (bytes.length > (document ? documentLimit(settings) : settings.max_file_size)) return { kind: "skipped", reason: "too_large" };
   const contentHash = nodeCrypto().createHash("sha256").update(bytes).digest("hex");
   if (row && row.contentHash === contentHash && row.chunking === chunking) {
     await store.touchFile(name, file.path, bytes.length, file.mtime);
     return { kind: "unchanged" };
+  }
+  const record = { path: file.path, size: bytes.length, mtime: file.mtime, contentHash, chunking };
+  if (document) {
+    const extracted = await extractedFileWrite(
+      bytes,
+      file.path,
+      kind.language as ExtractFormatName,
+      settings.chunk_size,
+      settings.chunk_overlap,
+    );
+    if ("failure" in extracted) return { kind: "failed", failure: extracted.failure };
+    await batch.add({ ...extracted.document, file: { collection: name, record } });
+    return { kind: row ? "updated" : "added", chunks: extracted.chunks, warnings: extracted.warnings };
   }
   const text = decodeText(bytes);
   if (text === null) {
@@ -300,7 +353,6 @@ async function importFile(
   }
   if (text.trim() === "") return { kind: "skipped", reason: "empty" };
 
-  const kind = fileKind(file.path);
   const chunks = await chunkFile(text, kind, settings.chunk_size, settings.chunk_overlap);
   await batch.add({
     document: {
@@ -311,7 +363,7 @@ async function importFile(
       metadata: { path: file.path, kind: kind.kind, language: kind.language },
     },
     chunks: toStoredChunks(text, chunks, file.path),
-    file: { collection: name, record: { path: file.path, size: bytes.length, mtime: file.mtime, contentHash, chunking } },
+    file: { collection: name, record },
   });
   return { kind: row ? "updated" : "added", chunks: chunks.length };
 }

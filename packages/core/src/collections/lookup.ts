@@ -2,7 +2,7 @@
 // (which checks that a searched collection exists and is enabled).
 import type { CollectionRecord } from "@docdb/store";
 import type { DatabaseContext } from "../database/context.js";
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import type { CollectionInfo, ImportSettings } from "./types.js";
 import { validateCollectionName } from "./validate.js";
 
@@ -39,7 +39,7 @@ export async function getCollection(ctx: DatabaseContext, name: string): Promise
     const names = (await listCollections(ctx)).map((c) => c.name);
     const known =
       names.length > 0 ? `; collections: ${names.join(", ")}` : "; create one with `docdb collection add -n NAME -d DESCRIPTION -s DIR`";
-    throw new DocDBError("NOT_FOUND", `no collection "${name}" in database "${ctx.name}"${known}`);
+    throw new DocDBError("NOT_FOUND", `no collection "${echo(name)}" in database "${ctx.name}"${known}`);
   }
   return found;
 }

@@ -4,6 +4,19 @@ export const IMPORT_MODES: readonly ImportMode[] = ["new", "replace", "update"];
 /** Largest file imported unless configured otherwise: 1 MB. */
 export const DEFAULT_MAX_FILE_SIZE = 1024 * 1024;
 
+/**
+ * Largest document docdb extracts (PDF, DOCX, PPTX, spreadsheets, HTML…) in a folder import: 64 MiB,
+ * or `max_file_size` when that is larger. A larger one is reported in `failed`.
+ */
+export const DEFAULT_MAX_DOCUMENT_SIZE = 64 * 1024 * 1024;
+
+/** A file an import could not read, and why (`reason`: encrypted, no_text_layer, corrupt, too_large, limit_exceeded…). */
+export interface ImportFailure {
+  path: string;
+  reason: string;
+  message: string;
+}
+
 export interface CollectionInfo {
   name: string;
   description: string;
@@ -65,6 +78,10 @@ export interface ImportProgress {
   chunks: number;
   embedded: number;
   embed_total: number;
+  /** Files that could not be read so far in this run (see ImportSummary.failed). */
+  failed: number;
+  /** Set on the report made right after a file failed: that file and why. */
+  failure?: ImportFailure;
 }
 
 export type SkipReason = "too_large" | "binary" | "empty" | "unreadable" | "symlink_outside";
@@ -83,7 +100,7 @@ export interface ImportSummary {
   chunks: number;
   /** Chunks of the collection after the run. */
   total_chunks: number;
-  /** Chunks embedded by this run. */
+  /** Chunks of this collection embedded by this run (other writers' pending chunks it embedded are not counted). */
   embedded: number;
   /**
    * Chunks of changed files that kept their vector because their text (and embedding input)
@@ -94,6 +111,12 @@ export interface ImportSummary {
   pending: number;
   seconds: number;
   warnings: string[];
+  /**
+   * Files that could not be read, each with its reason (an encrypted PDF, a scanned one with "no
+   * text layer — OCR it first", a corrupt or oversized file); the other files are imported. A
+   * failed file's earlier document, if any, is kept.
+   */
+  failed: ImportFailure[];
   /** Paths written (added or updated) and removed by this run. */
   changed: { added: string[]; updated: string[]; removed: string[] };
 }

@@ -2,6 +2,7 @@
 import { type Dirent, promises as fs } from "node:fs";
 import { join, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { extractedFormatOfName } from "../extraction.js";
 import { isBinaryName, isNoiseName } from "./file-kind.js";
 import type { SkipReason } from "./types.js";
 
@@ -91,10 +92,13 @@ async function loadRules(dir: string, base: string): Promise<Rules | undefined> 
 /**
  * Every file under `root` worth importing, sorted by path: `.gitignore`/`.docdbignore` rules
  * honoured in every folder, excluded folders and binary or noise files left out, files over
- * `maxFileSize` reported as skipped. Symbolic links are followed only to files inside the
+ * `maxFileSize` (documents docdb extracts: over `maxDocumentSize`) reported as skipped. Symbolic links are followed only to files inside the
  * root (a linked folder is skipped: its real path is walked anyway, and loops are impossible).
  */
-export async function walkFolder(root: string, options: { maxFileSize: number; signal?: AbortSignal }): Promise<WalkResult> {
+export async function walkFolder(
+  root: string,
+  options: { maxFileSize: number /** Documents docdb extracts (PDF…): their own limit. */; maxDocumentSize?: number; signal?: AbortSignal },
+): Promise<WalkResult> {
   const realRoot = await fs.realpath(root);
   const files: WalkedFile[] = [];
   const skipped: WalkResult["skipped"] = [];
@@ -139,7 +143,8 @@ export async function walkFolder(root: string, options: { maxFileSize: number; s
         skipped.push({ path, reason: "unreadable" });
         continue;
       }
-      if (info.size > options.maxFileSize) {
+      const limit = options.maxDocumentSize !== undefined && extractedFormatOfName(path) ? options.maxDocumentSize : options.maxFileSize;
+      if (info.size > limit) {
         skipped.push({ path, reason: "too_large" });
         continue;
       }

@@ -1,7 +1,7 @@
 // The one path from a database's code to its storage and models: the Store with its errors
 // translated once, the services DocDB opened it with, and the embedding calls they share.
 import type { ChunkOptions } from "@docdb/chunker";
-import { type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
+import { EmbeddingError, type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
 import type { Store } from "@docdb/store";
 import type { Analyse } from "../analysis.js";
 import { DocDBError, fromStoreError } from "../errors.js";
@@ -23,8 +23,12 @@ export interface DatabaseServices {
   chunkOptions: ChunkOptions;
   /** Engine kind for status ("sqlite", "postgres"). */
   engine: string;
-  /** Deadline of the provider calls of one insert or query, retries included, in ms. */
+  /** Deadline of the provider calls of one insert, query or memory operation, retries included, in ms. */
   embedDeadlineMs: number;
+  /** Deadline of each batch of bulk embedding (pending chunks, imports, re-embedding), retries included, in ms. */
+  embedBatchDeadlineMs?: number;
+  /** Deadline of one rerank, the reranker's retries included, in ms. */
+  rerankDeadlineMs?: number;
   /** Called when an insert leaves chunks pending (a running server's healer embeds them). */
   onPending?: () => void;
   /** The background embedder's state, when one runs. */
@@ -88,8 +92,10 @@ export function describeEmbeddingFailure(error: unknown): string {
 export class DatabaseContext {
   /** The database's storage; every method throws DocDBErrors (engine errors translated here, once). */
   readonly store: Store;
-  /** Agent memory has been seen in this database (see search/filters.ts withoutMemory). */
-  holdsMemory = false;
+  /** Shared by every view of this context (withDeadline). */
+  private readonly seen = { memory: false };
+  /** When this view's embedding budget ends (performance.now() time), and how long it was. */
+  private readonly budget: { endsAt: number; ms: number } | undefined;
 
   constructor(
     readonly name: string,
@@ -97,6 +103,27 @@ export class DatabaseContext {
     readonly services: DatabaseServices,
   ) {
     this.store = translateErrors(store);
+  }
+
+  /** Agent memory has been seen in this database (see search/filters.ts withoutMemory). */
+  get holdsMemory(): boolean {
+    return this.seen.memory;
+  }
+
+  set holdsMemory(value: boolean) {
+    this.seen.memory = value;
+  }
+
+  /**
+   * A view of this context whose embedding calls share one deadline, `ms` from now (default the
+   * insert deadline): an operation of several provider calls (store_qa matches the topic, may
+   * create it, stores the question and compares it) answers within it. Calls once it has passed
+   * fail at once, as a provider past its deadline does, so what they would embed stays pending.
+   */
+  withDeadline(ms: number = this.services.embedDeadlineMs): DatabaseContext {
+    const view = Object.create(this) as DatabaseContext;
+    Object.defineProperty(view, "budget", { value: { endsAt: performance.now() + ms, ms } });
+    return view;
   }
 
   get logger(): Logger {
@@ -124,11 +151,22 @@ export class DatabaseContext {
   /** Vectors for texts from the provider, with its calls and retries logged. */
   async embed(model: EmbeddingModel, texts: string[], kind: "query" | "document", options: EmbedCallOptions = {}): Promise<Float32Array[]> {
     const logger = this.services.logger;
+    let deadlineMs = options.deadlineMs;
+    if (this.budget) {
+      const left = Math.floor(this.budget.endsAt - performance.now());
+      if (left <= 0) {
+        throw new EmbeddingError(`${model.provider} did not answer within ${Math.round(this.budget.ms / 100) / 10} s`, {
+          provider: model.provider,
+          retryable: true,
+        });
+      }
+      deadlineMs = Math.min(deadlineMs ?? left, left);
+    }
     return embedMany(model, texts, {
       kind,
       signal: options.signal,
       maxRetries: options.retries,
-      deadlineMs: options.deadlineMs,
+      deadlineMs,
       onBatch: ({ size, ms }) =>
         logger.debug({ provider: model.provider, model: model.modelId, size, ms: Math.round(ms) }, "embedding call"),
       onRetry: ({ attempt, delayMs, error }) =>

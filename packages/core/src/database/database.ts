@@ -13,10 +13,13 @@ import type {
   EmbedResult,
   FindInput,
   FindResult,
+  InsertBytesInput,
+  InsertFileOptions,
   InsertInput,
   InsertManyOptions,
   InsertManyResult,
   InsertResult,
+  InsertUrlOptions,
   SearchMode,
   SearchResult,
   SqlOptions,
@@ -26,6 +29,7 @@ import { DatabaseContext, type DatabaseServices } from "./context.js";
 import { deleteDocument, getDocument, listDocuments } from "./documents.js";
 import { embedPending, reembed } from "./embedding.js";
 import { insertDocument } from "./ingest.js";
+import { insertBytes, insertFile, insertUrl } from "./insert-file.js";
 import { insertDocuments } from "./insert-many.js";
 import { indexStatus, rebuildIndex, sql, status } from "./maintenance.js";
 
@@ -67,6 +71,33 @@ export class Database {
    */
   async insertDocument(input: InsertInput): Promise<InsertResult> {
     return insertDocument(this.ctx, input);
+  }
+
+  /**
+   * Stores a file as a document, its path as `source`: a document format (PDF, DOCX, PPTX,
+   * XLSX/ODS/CSV/TSV, HTML, EPUB, RTF, EML — by extension or `type`) is extracted to Markdown,
+   * its chunks carrying their page, slide or sheet and row (`locator`), its own title used when
+   * none is given and its metadata (author, created…, `format`) merged under yours; other files
+   * are stored as UTF-8 text. INVALID_REQUEST saying why when a file cannot be read
+   * (encrypted, "no text layer — OCR it first", corrupt, over a limit).
+   */
+  async insertFile(path: string, options?: InsertFileOptions): Promise<InsertResult> {
+    return insertFile(this.ctx, path, options);
+  }
+
+  /** Stores bytes as a document, as `insertFile` does a file (`name`, `media_type` or `type` names the format). */
+  async insertBytes(input: InsertBytesInput): Promise<InsertResult> {
+    return insertBytes(this.ctx, input);
+  }
+
+  /**
+   * Fetches a web page (HTML: its main text, without navigation) or a PDF by http(s) URL and
+   * stores it with the URL as `source` and `key`, so inserting it again replaces it. Bounded by a
+   * deadline, a body size cap and a number of redirects (each checked again); loopback,
+   * link-local and private addresses are refused unless `allow_private`.
+   */
+  async insertUrl(url: string, options?: InsertUrlOptions): Promise<InsertResult> {
+    return insertUrl(this.ctx, url, options);
   }
 
   /**

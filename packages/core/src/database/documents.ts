@@ -1,26 +1,27 @@
 // Reading and removing stored documents: one by id (whole or a range), deletion, and listing.
 import { allOf } from "@docdb/store";
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import { parseFilter } from "../filter.js";
 import { lineIndex } from "../lines.js";
 import { withoutMemory } from "../search/filters.js";
 import type { DocumentListing, DocumentRange, DocumentView } from "../types.js";
 import { validateId } from "../validate.js";
 import type { DatabaseContext } from "./context.js";
-import { resolveRange } from "./ranges.js";
+import { pageRange, resolveRange } from "./ranges.js";
 
 /** A document with its text and chunk layout, or the part `range` names (see Database.getDocument). */
 export async function getDocument(ctx: DatabaseContext, id: string, range?: DocumentRange): Promise<DocumentView> {
   validateId(id);
   const doc = await ctx.store.getDocument(id);
-  if (!doc) throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${ctx.name}"`);
+  if (!doc) throw new DocDBError("NOT_FOUND", `no document with id "${echo(id)}" in database "${ctx.name}"`);
   const content = doc.content;
   const lineOf = lineIndex(content);
   const lines = lineOf(content.length);
-  const part = resolveRange(content, range);
-  const chunks = (await ctx.store.getChunks(id)).filter(
-    (c) => !part || (c.start < part.end && c.end > part.start) || (c.start === c.end && c.start === part.start),
-  );
+  const all = await ctx.store.getChunks(id);
+  const page = range?.page !== undefined ? pageRange(doc, all, range) : undefined;
+  const part = page?.part ?? resolveRange(content, range);
+  const chunks =
+    page?.chunks ?? all.filter((c) => !part || (c.start < part.end && c.end > part.start) || (c.start === c.end && c.start === part.start));
   return {
     doc_id: doc.id,
     key: doc.key,
@@ -39,6 +40,7 @@ export async function getDocument(ctx: DatabaseContext, id: string, range?: Docu
           },
         }
       : {}),
+    ...(page ? { page: page.page } : {}),
     metadata: doc.metadata,
     collection: doc.collection,
     created_at: doc.createdAt,
@@ -51,6 +53,7 @@ export async function getDocument(ctx: DatabaseContext, id: string, range?: Docu
       embedded: c.embedded,
       ...(c.lineStart !== null ? { line_start: c.lineStart } : {}),
       ...(c.lineEnd !== null ? { line_end: c.lineEnd } : {}),
+      ...(c.locator ? { locator: c.locator } : {}),
       ...(c.symbol !== null ? { symbol: c.symbol } : {}),
       ...(c.symbolKind !== null ? { symbol_kind: c.symbolKind } : {}),
     })),
@@ -63,7 +66,7 @@ export async function deleteDocument(ctx: DatabaseContext, id: string): Promise<
   validateId(id);
   const removed = await ctx.store.deleteDocuments([id]);
   if (removed.documents === 0) {
-    throw new DocDBError("NOT_FOUND", `no document with id "${id}" in database "${ctx.name}"; nothing was deleted`);
+    throw new DocDBError("NOT_FOUND", `no document with id "${echo(id)}" in database "${ctx.name}"; nothing was deleted`);
   }
   ctx.logger.info({ db: ctx.name, doc_id: id, chunks: removed.chunks, ms: Math.round(performance.now() - started) }, "delete");
   return { deleted_chunks: removed.chunks };

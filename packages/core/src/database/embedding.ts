@@ -26,9 +26,14 @@ function providerHint(model: EmbeddingModel, error: unknown): string {
 
 /**
  * Embeds every pending chunk in batches, committing each batch, so an interrupted run
- * loses at most one batch and the next run carries on.
+ * loses at most one batch and the next run carries on. `onEmbedded` hears each committed batch's
+ * chunk ids (an import counts its own among them).
  */
-export async function embedPending(ctx: DatabaseContext, options: EmbedOptions = {}): Promise<EmbedResult> {
+export async function embedPending(
+  ctx: DatabaseContext,
+  options: EmbedOptions = {},
+  onEmbedded?: (chunkIds: string[]) => Promise<void>,
+): Promise<EmbedResult> {
   const model = ctx.requireModel();
   const { store } = ctx;
   assertSameModel(await store.getEmbeddingInfo(), model, ctx.name);
@@ -49,7 +54,8 @@ export async function embedPending(ctx: DatabaseContext, options: EmbedOptions =
       vectors = await ctx.embed(model, batch.map(embeddingInput), "document", {
         signal: options.signal,
         retries: options.retries,
-        deadlineMs: options.deadline_ms,
+        // A provider that never answers (or stalls mid-answer) stops the run at this batch.
+        deadlineMs: options.deadline_ms ?? ctx.services.embedBatchDeadlineMs,
       });
     } catch (error) {
       if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
@@ -57,15 +63,17 @@ export async function embedPending(ctx: DatabaseContext, options: EmbedOptions =
       const parts = memoryPending > 0 ? ` (${total - memoryPending} of documents, ${memoryPending} of agent memory)` : "";
       // A missing local model's own "Ways out" would repeat the hint below: its first sentence only.
       const [reason] = describeEmbeddingFailure(error).split(". Ways out");
+      const left = (await store.counts()).pending;
       throw new DocDBError(
         "EMBEDDING_UNAVAILABLE",
-        `embedding stopped after ${done} of ${total} pending chunks${parts}${kept}: ${reason}. To fix: ${providerHint(model, error)}; ` +
+        `embedding stopped after ${done} of ${total} pending chunks${parts}${kept}, ${left} still pending: ${reason}. To fix: ${providerHint(model, error)}; ` +
           `then run \`docdb embed --pending --db ${ctx.name}\` again (a running \`docdb serve\` or docdb-mcp retries by itself)`,
         { cause: error },
       );
     }
     await ctx.recordModel(model);
     await store.writeVectors(batch.map((c, i) => ({ chunkId: c.chunkId, vector: vectors[i] as Float32Array })));
+    await onEmbedded?.(batch.map((c) => c.chunkId));
     done += batch.length;
     after = batch[batch.length - 1]?.chunkId;
     options.onProgress?.({ done, total });
@@ -84,7 +92,7 @@ export async function reembed(ctx: DatabaseContext, options: EmbedOptions = {}):
   // Prove the model works before any vector is dropped: a model that cannot load must not
   // leave the database with no vectors at all.
   try {
-    await ctx.embed(model, ["docdb"], "document", { signal: options.signal });
+    await ctx.embed(model, ["docdb"], "document", { signal: options.signal, deadlineMs: ctx.services.embedBatchDeadlineMs });
   } catch (error) {
     if (DocDBError.isInstance(error) || options.signal?.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);

@@ -6,11 +6,18 @@ import type { DocumentWrite, WriteResult } from "@docdb/store";
 import { analyseInThread } from "../analysis.js";
 import { assertSameModel, embeddingInput } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
+import { type LocatorSegment, MAX_EXTRACTED_TEXT_LENGTH } from "../extraction.js";
 import { isSystemCollection, MEMORY_COLLECTION_PREFIX } from "../memory/names.js";
 import { contentHash, newId, toStoredChunks } from "../stored-chunks.js";
 import type { InsertInput, InsertResult } from "../types.js";
 import { validateKey, validateMetadata, validateOptionalText, validateText } from "../validate.js";
 import { type DatabaseContext, describeEmbeddingFailure } from "./context.js";
+
+/**
+ * An insert as core's rooms hand it over: a caller inside core may choose the id; extraction
+ * adds locators and its chunks, cut page by page.
+ */
+export type InternalInsert = InsertInput & { id?: string; segments?: LocatorSegment[]; chunks?: Chunk[] };
 
 /** The deadline in ms of the provider calls that embed `chunks` chunks. */
 export type Deadline = (chunks: number) => number;
@@ -63,15 +70,17 @@ export function assertUserCollection(input: InsertInput): void {
  * Validates an insert, chunks it and gives the document and its chunks their ids (a caller
  * inside core may choose the document's id).
  */
-export function prepareInsert(ctx: DatabaseContext, input: InsertInput & { id?: string }): PreparedInsert {
+export function prepareInsert(ctx: DatabaseContext, input: InternalInsert): PreparedInsert {
   if (typeof input !== "object" || input === null) throw new DocDBError("INVALID_REQUEST", "insert needs an object with a text field");
-  const text = validateText(input.text, ctx.services.maxTextLength);
+  // Extracted documents (a 300-page PDF) are as long as their files make them, within their own limit.
+  const limit = input.segments !== undefined ? Math.max(ctx.services.maxTextLength, MAX_EXTRACTED_TEXT_LENGTH) : ctx.services.maxTextLength;
+  const text = validateText(input.text, limit);
   const metadata = validateMetadata(input.metadata);
   const key = input.key === undefined ? undefined : validateKey(input.key);
   const title = validateOptionalText(input.title, "title", 1000);
   const source = validateOptionalText(input.source, "source", 4096);
   const collection = validateOptionalText(input.collection, "collection", 200);
-  const chunks = toStoredChunks(text, chunk(ctx, input, text), title);
+  const chunks = toStoredChunks(text, input.chunks ?? chunk(ctx, input, text), title, input.segments);
   return {
     title,
     keyed: key !== undefined,
@@ -169,7 +178,7 @@ export function insertResult(
  * memory (knowledge plus the QAs it marks merged). No reserved-collection check: callers inside
  * core choose their collections (and may choose the documents' ids).
  */
-export async function insertTogether(ctx: DatabaseContext, inputs: (InsertInput & { id?: string })[]): Promise<InsertResult[]> {
+export async function insertTogether(ctx: DatabaseContext, inputs: InternalInsert[]): Promise<InsertResult[]> {
   const started = performance.now();
   const prepared = inputs.map((input) => prepareInsert(ctx, input));
   analyseInThread(prepared.map((p) => p.write));
@@ -214,6 +223,7 @@ export async function insertTogether(ctx: DatabaseContext, inputs: (InsertInput 
  */
 export async function insertDocument(ctx: DatabaseContext, input: InsertInput): Promise<InsertResult> {
   assertUserCollection(input);
-  const [result] = await insertTogether(ctx, [input]);
+  // One deadline for the whole insert (a keyed one may embed before and after its write).
+  const [result] = await insertTogether(ctx.withDeadline(), [input]);
   return result as InsertResult;
 }

@@ -165,7 +165,11 @@ export async function merge(scope: MemoryScope, input: MergeCandidatesInput & { 
   const merged: MergeResult["merged"] = [];
   for (const group of candidates.groups) {
     const text = await input.merger(group);
-    const stored = await storeKnowledge(scope, { text, topic: group.topic, source_qa_ids: group.qas.map((q) => q.qa_id) });
+    // Each group's store has its own embedding deadline (the merger's time is not part of it).
+    const stored = await storeKnowledge(
+      { ...scope, db: scope.db.withDeadline() },
+      { text, topic: group.topic, source_qa_ids: group.qas.map((q) => q.qa_id) },
+    );
     merged.push({ ...stored, score: group.score });
   }
   return { merged, threshold: candidates.threshold, warnings: candidates.warnings };

@@ -45,6 +45,11 @@ export class Memory {
     this.scope = { db, options };
   }
 
+  /** The scope of one operation: its embedding calls share one deadline (the insert deadline). */
+  private timed(): MemoryScope {
+    return { db: this.scope.db.withDeadline(), options: this.scope.options };
+  }
+
   /** The thresholds in force. */
   get options(): ResolvedMemoryOptions {
     return { ...this.scope.options };
@@ -57,7 +62,7 @@ export class Memory {
    * is at or above the merge threshold, as candidates for `merge`.
    */
   async storeQa(input: StoreQaInput): Promise<StoreQaResult> {
-    return storeQa(this.scope, input);
+    return storeQa(this.timed(), input);
   }
 
   /**
@@ -67,7 +72,7 @@ export class Memory {
    * fallback to other topics). Without a context every topic is searched.
    */
   async queryQa(input: QueryQaInput): Promise<QueryQaResult> {
-    return queryQa(this.scope, input);
+    return queryQa(this.timed(), input);
   }
 
   /**
@@ -78,10 +83,11 @@ export class Memory {
   async readTopic(topicName: string, query?: string, topK = 5): Promise<{ topic: string; results: MemoryHit[]; warnings: string[] }> {
     const name = requireText(topicName, "topic", MAX_TOPIC_LENGTH);
     const warnings: string[] = [];
-    const topic = await findTopic(this.scope, name, warnings);
+    const scope = this.timed();
+    const topic = await findTopic(scope, name, warnings);
     if (query !== undefined && query.trim() !== "") {
       const q = requireText(query, "query", MAX_QUESTION_LENGTH);
-      return { topic: topic.name, results: await searchMemory(this.scope, q, topK, topic.normalized, warnings), warnings };
+      return { topic: topic.name, results: await searchMemory(scope, q, topK, topic.normalized, warnings), warnings };
     }
     const knowledge = (await this.listKnowledge({ topic: topic.name })).slice(-topK).reverse();
     const qas = (await this.listQa({ topic: topic.name })).slice(-topK).reverse();
@@ -114,7 +120,7 @@ export class Memory {
    * returned by searches. Unknown ids are NOT_FOUND; QAs of another topic are INVALID_REQUEST.
    */
   async storeKnowledge(input: StoreKnowledgeInput): Promise<StoreKnowledgeResult> {
-    return storeKnowledge(this.scope, input);
+    return storeKnowledge(this.timed(), input);
   }
 
   /**

@@ -1,7 +1,7 @@
 // Topics of agent memory: matching a name or context to an existing topic (same normalised
 // name, keywords or vectors), creating one, listing them and completing their names.
 import { insertTogether } from "../database/ingest.js";
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import { newId } from "../stored-chunks.js";
 import { vectorModel, vectorScores } from "./compare.js";
 import { MAX_TOPIC_LENGTH, MEMORY_COLLECTIONS, normalizeTopicName, requireText } from "./names.js";
@@ -59,7 +59,7 @@ export async function resolveTopic(
   const found = await matchTopic(scope, name, "name", warnings);
   if (found) return { topic: found.topic, created: false, match: found.match };
   const normalized = normalizeTopicName(name);
-  if (normalized === "") throw new DocDBError("INVALID_REQUEST", `topic ${JSON.stringify(name)} has no letters or digits: name the topic`);
+  if (normalized === "") throw new DocDBError("INVALID_REQUEST", `topic "${echo(name)}" has no letters or digits: name the topic`);
   const id = newId();
   const [written] = await insertTogether(scope.db, [
     {
@@ -79,7 +79,7 @@ export async function resolveTopic(
 /** The topic a name matches (NOT_FOUND when none does). */
 export async function findTopic(scope: MemoryScope, name: string, warnings: string[]): Promise<TopicDoc> {
   const found = await matchTopic(scope, name, "name", warnings);
-  if (!found) throw new DocDBError("NOT_FOUND", `no topic matches ${JSON.stringify(name)}: list_topics shows the topics`);
+  if (!found) throw new DocDBError("NOT_FOUND", `no topic matches "${echo(name)}": list_topics shows the topics`);
   return found.topic;
 }
 

@@ -4,7 +4,7 @@
 import type { ChunkHit, Filter } from "@docdb/store";
 import { markStale } from "../collections/stale.js";
 import type { DatabaseContext } from "../database/context.js";
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import { RERANK_CANDIDATES } from "../reranker.js";
 import type { FindInput, FindResult, SearchMode, SearchResult } from "../types.js";
 import { SEARCH_MODES } from "../types.js";
@@ -59,7 +59,7 @@ function validateFind(ctx: DatabaseContext, input: FindInput, maxTopK: number | 
   const topK = validateTopK(input.top_k, maxTopK);
   const mode: SearchMode = input.mode ?? "hybrid";
   if (!SEARCH_MODES.includes(mode))
-    throw new DocDBError("INVALID_REQUEST", `mode must be one of ${SEARCH_MODES.join(", ")}, got "${String(mode)}"`);
+    throw new DocDBError("INVALID_REQUEST", `mode must be one of ${SEARCH_MODES.join(", ")}, got "${echo(mode)}"`);
   if (input.threshold !== undefined && (typeof input.threshold !== "number" || !(input.threshold >= 0 && input.threshold <= 1))) {
     throw new DocDBError("INVALID_REQUEST", "threshold must be a number from 0 to 1 (scores are 0–1, higher is better)");
   }

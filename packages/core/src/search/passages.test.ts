@@ -21,6 +21,7 @@ function hit(id: string, idx: number, start: number, end: number, docId = "d1"):
     symbolKind: null,
     symbols: [],
     codeFallback: null,
+    locator: null,
     doc: null,
     embedded: false,
     title: null,

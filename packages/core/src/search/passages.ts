@@ -109,7 +109,10 @@ export function toPassage(group: Group, content: string | undefined, named?: str
   const text = group.members.length === 1 || content === undefined ? hit.text : content.slice(group.start, group.end);
   const lineStarts = group.members.map((m) => m.hit.lineStart).filter((n): n is number => n !== null);
   const lineEnds = group.members.map((m) => m.hit.lineEnd).filter((n): n is number => n !== null);
-  const chunkIds = [...group.members].sort((a, b) => a.hit.start - b.hit.start).map((m) => m.hit.id);
+  const ordered = [...group.members].sort((a, b) => a.hit.start - b.hit.start);
+  const chunkIds = ordered.map((m) => m.hit.id);
+  // Where the passage starts in the original file (an extracted document's page, slide, sheet…).
+  const locator = (group.members.length === 1 ? hit : ordered[0]?.hit)?.locator;
   return {
     chunk_id: hit.id,
     chunk_ids: chunkIds,
@@ -129,6 +132,7 @@ export function toPassage(group: Group, content: string | undefined, named?: str
     ...(hit.language ? { language: hit.language } : {}),
     ...(symbol ? { symbol: symbol.symbol } : {}),
     ...(symbol?.kind ? { symbol_kind: symbol.kind } : {}),
+    ...(locator ? { locator } : {}),
   };
 }
 

@@ -25,9 +25,14 @@ export async function rerank(ctx: DatabaseContext, reranker: Reranker, query: st
   const started = performance.now();
   let scores: number[];
   try {
-    scores = await reranker.rerank(
-      query,
-      hits.map((h) => embeddingInput({ text: h.text, heading: h.heading, title: h.title })),
+    // A remote reranker answers within the deadline; a local one may first load (or download) its model.
+    const deadlineMs = reranker.provider === "local" ? undefined : ctx.services.rerankDeadlineMs;
+    scores = await withinDeadline(deadlineMs, reranker.provider, (signal) =>
+      reranker.rerank(
+        query,
+        hits.map((h) => embeddingInput({ text: h.text, heading: h.heading, title: h.title })),
+        { signal },
+      ),
     );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -41,4 +46,28 @@ export async function rerank(ctx: DatabaseContext, reranker: Reranker, query: st
     "rerank call",
   );
   return scores.map((s) => Math.min(1, Math.max(0, s)));
+}
+
+/**
+ * Runs `work` with a signal aborted at the deadline, and answers by then whether or not the work
+ * honours the signal (a reranker that stalls mid-answer included).
+ */
+async function withinDeadline<T>(ms: number | undefined, provider: string, work: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+  if (ms === undefined) return work();
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`${provider} did not answer within ${Math.round(ms / 100) / 10} s (DOCDB_RERANK_DEADLINE_MS)`);
+      controller.abort(error);
+      reject(error);
+    }, ms);
+  });
+  const running = work(controller.signal);
+  running.catch(() => undefined);
+  try {
+    return await Promise.race([running, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

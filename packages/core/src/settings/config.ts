@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import { DEFAULT_DB_NAME } from "../validate.js";
 import { type ConfigInput, findProjectConfig, readConfigFile, URL_PATTERN, userConfigPath } from "./config-file.js";
 import { type EmbeddingConfig, type ProviderName, parseProviderName } from "./embedding.js";
@@ -101,7 +101,7 @@ function fromEnv(key: ConfigKey, env: Env, cwd: string): string | number | undef
   if (key === "http.port") {
     const port = Number(raw);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      throw new DocDBError("INVALID_REQUEST", `${name}="${raw}" must be a port number from 0 to 65535`);
+      throw new DocDBError("INVALID_REQUEST", `${name}="${echo(raw)}" must be a port number from 0 to 65535`);
     }
     return port;
   }

@@ -1,6 +1,6 @@
 // The embedding provider's settings: their type, the names they take, and how the environment
 // and explicit settings (flags, config files, options) combine into one EmbeddingConfig.
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import { type Env, flag, positiveInteger } from "./values.js";
 
 export type ProviderName = "openai" | "local" | "ollama" | "none";
@@ -34,7 +34,7 @@ export interface EmbeddingConfig {
 export function parseProviderName(value: string, source = "DOCDB_EMBEDDING"): ProviderName {
   const name = value.trim().toLowerCase();
   if (!PROVIDER_NAMES.includes(name as ProviderName)) {
-    throw new DocDBError("INVALID_REQUEST", `${source}="${value}" is not a provider: use one of ${PROVIDER_NAMES.join(", ")}`);
+    throw new DocDBError("INVALID_REQUEST", `${source}="${echo(value)}" is not a provider: use one of ${PROVIDER_NAMES.join(", ")}`);
   }
   return name as ProviderName;
 }

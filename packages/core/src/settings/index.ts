@@ -18,6 +18,14 @@ export {
   providerOf,
   resolveEmbeddingConfig,
 } from "./embedding.js";
-export { DEFAULT_EMBED_DEADLINE_MS, environmentSettings, type Settings, settingsFromEnv } from "./environment.js";
+export {
+  DEFAULT_EMBED_BATCH_DEADLINE_MS,
+  DEFAULT_EMBED_DEADLINE_MS,
+  DEFAULT_RERANK_DEADLINE_MS,
+  DEFAULT_SAMPLING_TIMEOUT_MS,
+  environmentSettings,
+  type Settings,
+  settingsFromEnv,
+} from "./environment.js";
 export { parseRerankerName, RERANKER_NAMES, type RerankerConfig, type RerankerName, rerankerConfigFromEnv } from "./reranker.js";
 export type { Env } from "./values.js";

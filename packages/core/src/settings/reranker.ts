@@ -1,5 +1,5 @@
 // The reranker's settings: their type, the names they take, and what the environment says.
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 import { type Env, flag } from "./values.js";
 
 export type RerankerName = "local" | "cohere" | "none";
@@ -28,7 +28,7 @@ export interface RerankerConfig {
 export function parseRerankerName(value: string, source = "DOCDB_RERANKER"): RerankerName {
   const name = value.trim().toLowerCase();
   if (!RERANKER_NAMES.includes(name as RerankerName)) {
-    throw new DocDBError("INVALID_REQUEST", `${source}="${value}" is not a reranker: use one of ${RERANKER_NAMES.join(", ")}`);
+    throw new DocDBError("INVALID_REQUEST", `${source}="${echo(value)}" is not a reranker: use one of ${RERANKER_NAMES.join(", ")}`);
   }
   return name as RerankerName;
 }

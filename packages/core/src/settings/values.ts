@@ -1,5 +1,5 @@
 // Small parsers shared by the settings readers: environment values as numbers and switches.
-import { DocDBError } from "../errors.js";
+import { DocDBError, echo } from "../errors.js";
 
 /** Environment variables by name (process.env, or a record standing in for it). */
 export type Env = Record<string, string | undefined>;
@@ -8,7 +8,7 @@ export function positiveInteger(value: string | undefined, name: string, allowZe
   if (value === undefined || value.trim() === "") return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < (allowZero ? 0 : 1)) {
-    throw new DocDBError("INVALID_REQUEST", `${name}="${value}" must be a ${allowZero ? "non-negative" : "positive"} whole number`);
+    throw new DocDBError("INVALID_REQUEST", `${name}="${echo(value)}" must be a ${allowZero ? "non-negative" : "positive"} whole number`);
   }
   return n;
 }

@@ -1,6 +1,8 @@
 // The approximate vector index of a SQLite database: an HNSW graph (usearch) in a file beside the
 // database, loaded or built on first use, caught up from the vector log before every query.
+
 import { availableParallelism } from "node:os";
+import { dirname } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { VectorIndexProgress, VectorIndexSettings, VectorIndexStatus } from "@docdb/store";
 import { ExactMatrix } from "./exact.js";
@@ -155,7 +157,7 @@ export class VectorIndex {
       } catch (error) {
         this.stuck = found.seen;
         this.warn(
-          `the vector index ${this.file} ${found.damage}, and it could not be moved aside (${(error as Error).message}): queries scan exactly until it is removed`,
+          `the vector index ${this.file} ${found.damage}, and it could not be moved aside (${(error as Error).message}): queries scan exactly until it is moved or removed; check that ${dirname(this.file)} is writable, then open the database again`,
         );
         return "exact";
       }

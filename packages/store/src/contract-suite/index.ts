@@ -2,6 +2,7 @@
 // per area, in this folder) against an engine.
 import { afterAll, beforeAll, describe } from "vitest";
 import type { Store, StoreEngine } from "../types.js";
+import { accessContract } from "./access.js";
 import { codeChunksContract } from "./code-chunks.js";
 import { collectionsContract } from "./collections.js";
 import type { ContractContext, ContractTarget } from "./context.js";
@@ -11,6 +12,7 @@ import { embeddingsContract } from "./embeddings.js";
 import { exportContract } from "./export.js";
 import { filtersContract } from "./filters.js";
 import { testId } from "./fixtures.js";
+import { locatorsContract } from "./locators.js";
 import { manyDocumentsContract } from "./many-documents.js";
 import { searchContract } from "./search.js";
 import { sqlContract } from "./sql.js";
@@ -55,8 +57,10 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
     searchContract(ctx);
     filtersContract(ctx);
     codeChunksContract(ctx);
+    locatorsContract(ctx);
     collectionsContract(ctx);
     sqlContract(ctx);
     writersContract(ctx);
+    accessContract(ctx);
   });
 }
