@@ -1,13 +1,12 @@
-// Loading a folder of rendered documents (PDF, DOCX, HTML…) as an eval corpus: each file is
-// extracted and stored as one document, its corpus id taken from its name (`<id>.<ext>`).
+// Loading a folder of rendered documents (PDF, DOCX, HTML…) as an eval corpus: each file goes
+// through `insertFile`, as `docdb insert FILE` does, its corpus id taken from its name (`<id>.<ext>`).
 import { promises as fs } from "node:fs";
 import { extname, join, resolve } from "node:path";
 import { type Database, DocDBError } from "@docdb/core";
-import { extract } from "@docdb/extract";
 
 export interface LoadedDocuments {
   documents: number;
-  /** Files that could not be extracted (each reported through `onFailure`). */
+  /** Files that could not be stored (each reported through `onFailure`). */
   skipped: number;
   ids: Set<string>;
 }
@@ -18,8 +17,9 @@ export function corpusIdOfFile(name: string): string {
 }
 
 /**
- * Stores every file of `dir` (not its subfolders; hidden files ignored) as a document with
- * metadata.corpus_id from its name, through extraction as `docdb insert FILE` does.
+ * Stores every file of `dir` (not its subfolders; hidden files ignored) with `insertFile` —
+ * extraction, page/slide/sheet chunking and the file's own title, exactly as `docdb insert FILE`
+ * — adding metadata.corpus_id from its name.
  */
 export async function loadDocumentFolder(
   db: Database,
@@ -33,23 +33,19 @@ export async function loadDocumentFolder(
   });
   const files = entries.filter((e) => e.isFile() && !e.name.startsWith(".")).map((e) => e.name);
   files.sort();
-  if (files.length === 0)
+  if (files.length === 0) {
     throw new DocDBError(
       "INVALID_REQUEST",
       `--documents ${root} holds no files: render a set into it first (scripts/render-eval-files.mjs)`,
     );
+  }
   const ids = new Set<string>();
   let skipped = 0;
   onProgress?.({ phase: "load", done: 0, total: files.length });
   for (const [i, name] of files.entries()) {
     const id = corpusIdOfFile(name);
     try {
-      const extracted = await extract({ bytes: new Uint8Array(await fs.readFile(join(root, name))), name });
-      const { results } = await db.insertDocuments([
-        { text: extracted.text, title: extracted.title, format: "markdown", source: name, metadata: { corpus_id: id } },
-      ]);
-      const result = results[0];
-      if (result && !result.ok) throw new Error(result.error.message);
+      await db.insertFile(join(root, name), { source: name, metadata: { corpus_id: id } });
       ids.add(id);
     } catch (error) {
       skipped++;
