@@ -83,5 +83,29 @@ export async function extract(input: ExtractInput): Promise<Extracted> {
     throw new ExtractError("too_large", `the file is ${input.bytes.length} bytes, over the limit of ${limits.maxBytes}`);
   }
   const extractor = await extractorFor(format);
-  return extractor.extract(input.bytes, { ...input, format, limits });
+  return wellFormed(await extractor.extract(input.bytes, { ...input, format, limits }));
+}
+
+/** Half of a UTF-16 surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Replaces lone surrogates with U+FFFD, keeping every offset: a glyph a PDF's font does not map
+ * to Unicode can come back as half a pair, and one bad character must not lose the document
+ * (docdb refuses text that is not well-formed Unicode).
+ */
+function wellFormed(extracted: Extracted): Extracted {
+  let replaced = 0;
+  const fix = (text: string) =>
+    text.replace(LONE_SURROGATE, () => {
+      replaced++;
+      return "\uFFFD";
+    });
+  const text = fix(extracted.text);
+  const inText = replaced;
+  const title = extracted.title === undefined ? undefined : fix(extracted.title);
+  const metadata = Object.fromEntries(Object.entries(extracted.metadata).map(([k, v]) => [k, typeof v === "string" ? fix(v) : v]));
+  if (replaced === 0) return extracted;
+  const warning = `${inText} character(s) of the text${replaced > inText ? " (and of its title or metadata)" : ""} were not valid Unicode (half of a surrogate pair: a glyph the file does not map to a character) and were replaced by U+FFFD`;
+  return { ...extracted, text, ...(title !== undefined ? { title } : {}), metadata, warnings: [...extracted.warnings, warning] };
 }

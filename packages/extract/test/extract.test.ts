@@ -36,3 +36,13 @@ describe("format detection", () => {
     expect((error as ExtractError).code).toBe("unsupported_format");
   });
 });
+
+describe("well-formed text", () => {
+  it("replaces half a surrogate pair (a glyph the PDF's CMap does not map) with U+FFFD and says so", async () => {
+    // 𦻙 (U+26ED9) has no CID in Adobe-Japan1's UniJIS-UTF16-H: PDF.js gives back only its low half.
+    const result = await extract({ bytes: makePdf({ title: "𦻙 report", pages: [{ lines: ["東京𦻙大阪 and 𠮷野家"] }] }), format: "pdf" });
+    expect(result.text).toBe("東京\ufffd大阪 and 𠮷野家");
+    expect(result.text).not.toMatch(/[\uD800-\uDFFF]/u);
+    expect(result.warnings.some((w) => /1 character\(s\) of the text .*U\+FFFD/.test(w))).toBe(true);
+  });
+});
