@@ -1,7 +1,9 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { makeDocx } from "../../../packages/extract/test/fixtures/office.js";
+import { makePdf } from "../../../packages/extract/test/fixtures/pdf.js";
 import { CLI, runCli } from "./run-cli.js";
 
 let dir: string;
@@ -54,5 +56,27 @@ describe("docdb eval (built binary)", () => {
     const missing = await runCli(["eval", join(dir, "absent")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^NOT_FOUND: no dataset folder/m);
+  });
+
+  it("with --documents loads a folder of files named by corpus id, extracted, and names each file it could not read", async () => {
+    // The corpus.jsonl entries share no words with the queries: only the files can answer them.
+    writeFileSync(
+      join(dir, "corpus.jsonl"),
+      ["d1", "d2", "d3"].map((id) => JSON.stringify({ id, title: "", text: `placeholder ${id}` })).join("\n"),
+    );
+    const docs = join(dir, "files");
+    mkdirSync(docs);
+    writeFileSync(join(docs, "d1.pdf"), makePdf({ title: "東京", pages: [{ lines: ["東京は日本の首都です。"] }] }));
+    writeFileSync(
+      join(docs, "d2.docx"),
+      makeDocx({ title: "Parser", sections: [{ heading: "Parser", paragraphs: ["parseConfigFile reads the YAML configuration."] }] }),
+    );
+    writeFileSync(join(docs, "d3.pdf"), "%PDF-1.4 not really");
+    const result = await runCli(["eval", dir, "--mode", "keyword", "--documents", docs, "--json"]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(report).toMatchObject({ documents: docs, corpus: { documents: 2, skipped: 1 } });
+    expect(report.metrics).toEqual({ ndcg_at_10: 1, recall_at_10: 1, mrr_at_10: 1, recall_at_100: 1 });
+    expect(result.stderr).toMatch(/^d3\.pdf: /m);
   });
 });
