@@ -144,10 +144,12 @@ export class DocDB {
           const status = await (await this.database(name)).status();
           return status.pending + (status.memory?.pending ?? 0);
         },
-        embedPending: async (name, embedOptions) => (await this.database(name)).embedPending(embedOptions),
+        embedPending: async (name, embedOptions) => (await this.database(name)).embedPending({ ...embedOptions, when_leased: "skip" }),
       },
       {
         deadlineMs: this.embedDeadlineMs,
+        // A lease held elsewhere is looked at again well before it could run out.
+        leasedCheckMs: Math.max(100, Math.min(5_000, Math.floor((this.settings.heal.leaseMs ?? 60_000) / 2))),
         ...options,
         minDelayMs: options.minDelayMs ?? this.settings.heal.minDelayMs,
         maxDelayMs: options.maxDelayMs ?? this.settings.heal.maxDelayMs,
@@ -248,6 +250,7 @@ export class DocDB {
       chunkOptions: this.options.chunkOptions ?? {},
       engine: engine.kind,
       embedDeadlineMs: this.embedDeadlineMs,
+      embedLeaseMs: this.settings.heal.leaseMs,
       onPending: () => this.healer?.kick(),
       healing: () => this.healer?.status(),
       analyse: this.analysis.analyse,

@@ -27,6 +27,8 @@ export interface DatabaseServices {
   embedDeadlineMs: number;
   /** Called when an insert leaves chunks pending (a running server's healer embeds them). */
   onPending?: () => void;
+  /** How long the lease on embedding pending chunks lasts unless renewed, in ms (default 60,000). */
+  embedLeaseMs?: number;
   /** The background embedder's state, when one runs. */
   healing?: () => HealingStatus | undefined;
   /** Analyses the words of bulk inserts (worker threads when they pay); default in this thread. */

@@ -11,6 +11,7 @@ import { embeddingsContract } from "./embeddings.js";
 import { exportContract } from "./export.js";
 import { filtersContract } from "./filters.js";
 import { testId } from "./fixtures.js";
+import { leasesContract } from "./leases.js";
 import { manyDocumentsContract } from "./many-documents.js";
 import { searchContract } from "./search.js";
 import { sqlContract } from "./sql.js";
@@ -58,5 +59,6 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
     collectionsContract(ctx);
     sqlContract(ctx);
     writersContract(ctx);
+    leasesContract(ctx);
   });
 }
