@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminQuery } from "../../../packages/store-postgres/test/support/admin.js";
 import { type PgliteServer, startPgliteServer } from "../../../packages/store-postgres/test/support/pglite-server.js";
 import { generateCorpus } from "../../../scripts/generate-corpus.mjs";
@@ -35,9 +35,14 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "docdb-many-servers-"));
   [pg, openai] = await Promise.all([startPgliteServer(), startFakeOpenAI({ dimensions: 32, delayMs: 150 })]);
 });
+/** Each test's servers stop with it (a later test's background embedders must be its own). */
+async function stopAll(): Promise<void> {
+  for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+  for (const server of started.splice(0)) await server.stop();
+}
+afterEach(stopAll);
 afterAll(async () => {
-  for (const client of clients) await client.close().catch(() => undefined);
-  for (const server of started) await server.stop();
+  await stopAll();
   await pg?.stop();
   await openai?.close();
   rmSync(root, { recursive: true, force: true });
@@ -145,14 +150,72 @@ describe("two serve --http processes over one PostgreSQL", () => {
     await cli(["db", "drop", "shared", "--yes"]);
   });
 
+  it("databases, memory topics and collection tools agree: a change through one is seen through the other", async () => {
+    await cli(["db", "create", "agree"]);
+    const [a, b] = await Promise.all([serve("agree", serverEnv()), serve("agree", serverEnv())]);
+    const names = async (c: Client) =>
+      (await tool<{ databases: { name: string }[] }>(c, "list_databases", {})).databases.map((d) => d.name);
+    // A database created through A is listed by B at once, and usable there.
+    await tool(a.client, "create_database", { db_name: "agree_new" });
+    expect(await names(b.client)).toContain("agree_new");
+    await tool(b.client, "insert_document", { db_name: "agree_new", text: "first life: phoenixword" });
+    // Memory: a topic made through A is B's to reuse.
+    const first = await tool<{ topic_created: boolean }>(a.client, "store_qa", {
+      question: "How to deploy?",
+      answer: "Run make deploy.",
+      topic: "Deploy",
+    });
+    expect(first.topic_created).toBe(true);
+    const topics = await tool<{ topics: { name: string; qa_count?: number }[] }>(b.client, "list_topics", {});
+    expect(topics.topics.map((t) => t.name)).toEqual(["Deploy"]);
+    const second = await tool<{ topic_created: boolean; topic: string }>(b.client, "store_qa", {
+      question: "How to deploy to staging?",
+      answer: "Run make deploy ENV=staging.",
+      topic: "deploy",
+    });
+    expect(second).toMatchObject({ topic_created: false, topic: "Deploy" });
+    // A database dropped elsewhere: B (which had it open) answers NOT_FOUND, then sees it made again.
+    await cli(["db", "drop", "agree_new", "--yes"]);
+    expect(await names(b.client)).not.toContain("agree_new");
+    const gone = (await b.client.callTool({
+      name: "find_similar_documents",
+      arguments: { db_name: "agree_new", text: "phoenixword", mode: "keyword" },
+    })) as CallToolResult;
+    expect(gone.isError).toBe(true);
+    expect(JSON.stringify(gone.content)).toMatch(/NOT_FOUND/);
+    await tool(a.client, "create_database", { db_name: "agree_new" });
+    const { doc_id } = await tool<{ doc_id: string }>(a.client, "insert_document", {
+      db_name: "agree_new",
+      text: "second life: phoenixword",
+    });
+    const again = await tool<{ results: { doc_id: string }[] }>(b.client, "find_similar_documents", {
+      db_name: "agree_new",
+      text: "phoenixword",
+      mode: "keyword",
+    });
+    expect(again.results.map((r) => r.doc_id)).toEqual([doc_id]);
+    // Collection tools: a collection added elsewhere brings its search tool to both servers.
+    const folder = join(root, "agree-corpus");
+    generateCorpus(folder, { files: 5, seed: 2 });
+    await cli(["collection", "add", "--db", "agree", "-n", "handbook", "-d", "the team handbook", "-s", folder]);
+    for (const c of [a.client, b.client]) {
+      const listed = await within(60_000, async () => (await c.listTools()).tools.some((t) => t.name === "search_handbook"));
+      expect(listed).toBe(true);
+    }
+    // Their chunks wait for a vector (no model): out of the way of the next tests' embedders.
+    for (const c of [a.client, b.client]) await c.close();
+    await cli(["db", "drop", "agree_new", "--yes"]);
+    await cli(["db", "drop", "agree", "--yes"]);
+  });
+
   it("pending chunks are embedded exactly once by the two background embedders (one holds the lease)", async () => {
     const corpus = join(root, "pending-corpus");
     generateCorpus(corpus, { files: 60, seed: 5 });
     // Written without a model: every chunk waits for a vector.
     await cli(["collection", "add", "--create", "--db", "heal", "-n", "corpus", "-d", "generated corpus", "-s", corpus]);
     await cli(["import", "--db", "heal", "-n", "corpus", "--json"]);
-    const [{ n: chunks }] = (await adminQuery(pg.url, ["SELECT count(*)::int AS n FROM docdb_heal.chunks WHERE NOT embedded"]))[0]
-      ?.rows as { n: number }[] as [{ n: number }];
+    const [pendingRows] = await adminQuery(pg.url, ["SELECT count(*)::int AS n FROM docdb_heal.chunks WHERE NOT embedded"]);
+    const chunks = Number(pendingRows?.rows[0]?.n);
     expect(chunks).toBeGreaterThan(100);
     const before = openai.requests.length;
     const env = withOpenAI({ DOCDB_HEAL_MIN_MS: "50" });

@@ -191,6 +191,7 @@ export class DocDB {
   /** Creates the database when missing; an existing one is fine, not an error. */
   async createDatabase(name: string): Promise<{ success: true; location: string; created: boolean }> {
     const created = !(await this.exists(name));
+    if (created) this.open.delete(name); // a handle kept from before another process dropped it
     const db = await this.database(name, { create: true });
     return { success: true, location: db.location, created };
   }
@@ -240,7 +241,7 @@ export class DocDB {
       }
       throw converted;
     }
-    return new Database(name, store, {
+    const database: Database = new Database(name, store, {
       embedding: this.embedding,
       embeddingProblem: this.embeddingProblem,
       reranker: this.reranker,
@@ -251,11 +252,22 @@ export class DocDB {
       engine: engine.kind,
       embedDeadlineMs: this.embedDeadlineMs,
       embedLeaseMs: this.settings.heal.leaseMs,
+      onStoreNotFound: () => this.forget(name, database),
       onPending: () => this.healer?.kick(),
       healing: () => this.healer?.status(),
       analyse: this.analysis.analyse,
       memory: this.memoryOptions,
     });
+    return database;
+  }
+
+  /** Forgets an open database that the engine no longer has (dropped by another process). */
+  private forget(name: string, database: Database): void {
+    const entry = this.open.get(name);
+    void entry?.then(
+      (db) => db === database && this.open.get(name) === entry && this.open.delete(name),
+      () => undefined,
+    );
   }
 
   /** Deletes a database and everything in it; false when there was none. */

@@ -27,6 +27,11 @@ export interface DatabaseServices {
   embedDeadlineMs: number;
   /** Called when an insert leaves chunks pending (a running server's healer embeds them). */
   onPending?: () => void;
+  /**
+   * Called when the engine answers NOT_FOUND (the database was dropped, perhaps by another
+   * process): the DocDB forgets this open database, so the next use opens (or creates) it afresh.
+   */
+  onStoreNotFound?: () => void;
   /** How long the lease on embedding pending chunks lasts unless renewed, in ms (default 60,000). */
   embedLeaseMs?: number;
   /** The background embedder's state, when one runs. */
@@ -48,7 +53,7 @@ export interface EmbedCallOptions {
  * A view of `target` whose methods throw DocDBErrors instead of the engine's StoreErrors (other
  * errors pass unchanged). The `vectorIndex` control is wrapped the same way.
  */
-function translateErrors<T extends object>(target: T): T {
+function translateErrors<T extends object>(target: T, onNotFound?: () => void): T {
   // One wrapper per method, made on first use (searches call the store several times each).
   const wrapped = new Map<PropertyKey, { of: unknown; as: unknown }>();
   return new Proxy(target, {
@@ -63,10 +68,12 @@ function translateErrors<T extends object>(target: T): T {
               try {
                 return await value.apply(object, args);
               } catch (error) {
-                throw fromStoreError(error);
+                const translated = fromStoreError(error);
+                if (DocDBError.isInstance(translated) && translated.code === "NOT_FOUND") onNotFound?.();
+                throw translated;
               }
             }
-          : translateErrors(value as object);
+          : translateErrors(value as object, onNotFound);
       wrapped.set(property, { of: value, as });
       return as;
     },
@@ -98,7 +105,7 @@ export class DatabaseContext {
     store: Store,
     readonly services: DatabaseServices,
   ) {
-    this.store = translateErrors(store);
+    this.store = translateErrors(store, services.onStoreNotFound);
   }
 
   get logger(): Logger {
