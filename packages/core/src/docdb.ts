@@ -148,8 +148,7 @@ export class DocDB {
       },
       {
         deadlineMs: this.embedDeadlineMs,
-        // A lease held elsewhere is looked at again well before it could run out.
-        leasedCheckMs: Math.max(100, Math.min(5_000, Math.floor((this.settings.heal.leaseMs ?? 60_000) / 2))),
+        leaseMs: this.settings.heal.leaseMs,
         ...options,
         minDelayMs: options.minDelayMs ?? this.settings.heal.minDelayMs,
         maxDelayMs: options.maxDelayMs ?? this.settings.heal.maxDelayMs,
@@ -252,22 +251,18 @@ export class DocDB {
       engine: engine.kind,
       embedDeadlineMs: this.embedDeadlineMs,
       embedLeaseMs: this.settings.heal.leaseMs,
-      onStoreNotFound: () => this.forget(name, database),
+      // Dropped by another process: forget this handle, so the next use opens (or creates) it afresh.
+      onStoreNotFound: () =>
+        void this.open.get(name)?.then(
+          (db) => db === database && this.open.delete(name),
+          () => undefined,
+        ),
       onPending: () => this.healer?.kick(),
       healing: () => this.healer?.status(),
       analyse: this.analysis.analyse,
       memory: this.memoryOptions,
     });
     return database;
-  }
-
-  /** Forgets an open database that the engine no longer has (dropped by another process). */
-  private forget(name: string, database: Database): void {
-    const entry = this.open.get(name);
-    void entry?.then(
-      (db) => db === database && this.open.get(name) === entry && this.open.delete(name),
-      () => undefined,
-    );
   }
 
   /** Deletes a database and everything in it; false when there was none. */

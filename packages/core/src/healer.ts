@@ -29,6 +29,8 @@ export interface HealerOptions {
    * die: its lease then expires and this process carries on). Default 5,000.
    */
   leasedCheckMs?: number;
+  /** How long an embedding lease lasts (DOCDB_EMBED_LEASE_MS): the default `leasedCheckMs` is half of it, at most 5,000. */
+  leaseMs?: number;
 }
 
 /** What the healer needs from its DocDB. */
@@ -72,7 +74,8 @@ export class PendingHealer {
     this.minDelay = options.minDelayMs ?? 2_000;
     this.maxDelay = Math.max(this.minDelay, options.maxDelayMs ?? 300_000);
     this.idleCheck = options.idleCheckMs ?? 60_000;
-    this.leasedCheck = Math.min(this.idleCheck, options.leasedCheckMs ?? 5_000);
+    const leasedCheck = options.leasedCheckMs ?? Math.max(100, Math.min(5_000, Math.floor((options.leaseMs ?? 60_000) / 2)));
+    this.leasedCheck = Math.min(this.idleCheck, leasedCheck);
     this.delay = this.minDelay;
     if (!host.hasModel()) this.state = "off";
     else this.schedule(0);
