@@ -218,7 +218,9 @@ describe("two serve --http processes over one PostgreSQL", () => {
     const chunks = Number(pendingRows?.rows[0]?.n);
     expect(chunks).toBeGreaterThan(100);
     const before = openai.requests.length;
-    const env = withOpenAI({ DOCDB_HEAL_MIN_MS: "50" });
+    // A provider call (1.5 s) longer than the lease (0.6 s): the holder's renewals keep it while it waits.
+    openai.delayMs = 1500;
+    const env = withOpenAI({ DOCDB_HEAL_MIN_MS: "50", DOCDB_EMBED_LEASE_MS: "600" });
     const [a, b] = await Promise.all([serve("heal", env), serve("heal", env)]);
     const status = (c: Client) => tool<{ pending: number; healing?: { embedded: number } }>(c, "status", { db_name: "heal" });
     expect(await within(300_000, async () => (await status(a.client)).pending === 0)).toBe(true);
@@ -238,7 +240,7 @@ describe("two serve --http processes over one PostgreSQL", () => {
     generateCorpus(corpus, { files: 60, seed: 11 });
     await cli(["collection", "add", "--create", "--db", "crash", "-n", "corpus", "-d", "generated corpus", "-s", corpus]);
     await cli(["import", "--db", "crash", "-n", "corpus", "--json"]);
-    openai.delayMs = 1000; // batches slow enough that A is still embedding when it dies
+    openai.delayMs = 5000; // a batch slow enough that A is still embedding it when it dies
     const env = withOpenAI({ DOCDB_HEAL_MIN_MS: "50", DOCDB_EMBED_LEASE_MS: "3000" });
     const a = await serve("crash", env);
     const pid = a.server.child.pid;
@@ -255,6 +257,7 @@ describe("two serve --http processes over one PostgreSQL", () => {
     const inFlight = Array.from({ length: 6 }, (_, i) =>
       tool(a.client, "insert_document", { text: big(i), title: `crash ${i}` }).catch(() => undefined),
     );
+    // Killed while it holds the lease (its one batch at the slow provider) and the inserts are in flight.
     a.server.child.kill("SIGKILL");
     await Promise.all(inFlight);
     // B keeps serving, takes the lease once A's runs out, and embeds the rest.

@@ -19,6 +19,21 @@ export interface EmbedLease {
   release(): Promise<void>;
 }
 
+/**
+ * Renews a held lease every third of its length while `work` runs (a slow provider call must
+ * not let it run out under a live holder), and gives it back after.
+ */
+export async function holdingLease<T>(lease: EmbedLease, ttlMs: number, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => void lease.claim().catch(() => undefined), Math.max(10, Math.floor(ttlMs / 3)));
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+    await lease.release().catch(() => undefined);
+  }
+}
+
 /** The lease for `store`; one that always holds for engines without leases. */
 export function embedLease(store: Store, holder: string, ttlMs: number): EmbedLease {
   const { claimLease, releaseLease } = store;

@@ -6,7 +6,7 @@ import { DocDBError } from "../errors.js";
 import { MEMORY_COLLECTIONS } from "../memory/names.js";
 import type { EmbedOptions, EmbedResult } from "../types.js";
 import { type DatabaseContext, describeEmbeddingFailure } from "./context.js";
-import { DEFAULT_EMBED_LEASE_MS, embedLease, leaseHolder, waitForLease } from "./embed-lease.js";
+import { DEFAULT_EMBED_LEASE_MS, embedLease, holdingLease, leaseHolder, waitForLease } from "./embed-lease.js";
 
 /** This process's name when it holds a database's embedding lease. */
 const HOLDER = leaseHolder();
@@ -45,11 +45,7 @@ export async function embedPending(ctx: DatabaseContext, options: EmbedOptions =
     const everyMs = Math.min(1_000, Math.max(50, Math.floor(ttlMs / 4)));
     if (!(await waitForLease(lease, pending, { signal: options.signal, everyMs }))) return { embedded: 0, remaining: 0 };
   }
-  try {
-    return await embedLeased(ctx, model, lease, options);
-  } finally {
-    await lease.release().catch(() => undefined);
-  }
+  return holdingLease(lease, ttlMs, () => embedLeased(ctx, model, lease, options));
 }
 
 async function embedLeased(
