@@ -5,10 +5,10 @@ import { DocDBError } from "../errors.js";
 
 /** The lease's name in every database. */
 export const EMBED_LEASE = "embed-pending";
-/** How long a lease lasts unless renewed (each batch renews it): well past a batch's provider deadline. */
+/** How long a lease lasts unless renewed (its holder renews it every third of this while it works). */
 export const DEFAULT_EMBED_LEASE_MS = 60_000;
 
-/** This process's name as a lease holder: unique per process (and per DocDB within it). */
+/** A lease holder's name: unique per call, and naming the process (its pid) for people reading `meta`. */
 export function leaseHolder(): string {
   return `pid${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }

@@ -8,9 +8,6 @@ import type { EmbedOptions, EmbedResult } from "../types.js";
 import { type DatabaseContext, describeEmbeddingFailure } from "./context.js";
 import { DEFAULT_EMBED_LEASE_MS, embedLease, holdingLease, leaseHolder, waitForLease } from "./embed-lease.js";
 
-/** This process's name when it holds a database's embedding lease. */
-const HOLDER = leaseHolder();
-
 /** What to fix when a provider keeps failing, by provider. */
 function providerHint(model: EmbeddingModel, error: unknown): string {
   const retryable = EmbeddingError.isInstance(error) && error.retryable;
@@ -38,7 +35,8 @@ export async function embedPending(ctx: DatabaseContext, options: EmbedOptions =
   const { store } = ctx;
   assertSameModel(await store.getEmbeddingInfo(), model, ctx.name);
   const ttlMs = ctx.services.embedLeaseMs ?? DEFAULT_EMBED_LEASE_MS;
-  const lease = embedLease(store, HOLDER, ttlMs);
+  // A holder per run: two runs in one process (the background embedder, an import) exclude each other too.
+  const lease = embedLease(store, leaseHolder(), ttlMs);
   if (!(await lease.claim())) {
     const pending = async () => (await store.counts()).pending;
     if (options.when_leased === "skip") return { embedded: 0, remaining: await pending(), leased_elsewhere: true };
