@@ -68,6 +68,22 @@ describe("the page's API and a caller's access", () => {
     expect(await (await docdb.database("vectors")).collections.list()).toEqual([]);
   });
 
+  it("records the page's writes in the audit trail under the caller's name, and not its reads or refusals", async () => {
+    const before = Math.max(0, ...(await docdb.access().audit()).map((e) => e.id));
+    expect(await call("writer", "POST", "/databases/vectors/documents", { text: "Osaka is known for its food." })).toBe(201);
+    expect(await call("reader", "POST", "/databases/vectors/documents", { text: "refused" })).toBe(403);
+    expect(await call("reader", "POST", "/databases/vectors/search", { query: "Osaka" })).toBe(200);
+    const listed = await (await docdb.database("vectors")).listDocuments();
+    const osaka = listed[0];
+    expect(await call("writer", "DELETE", `/databases/vectors/documents/${osaka?.doc_id}`)).toBe(200);
+    const entries = (await docdb.access().audit()).filter((e) => e.id > before).sort((a, b) => a.id - b.id);
+    expect(entries.map((e) => [e.actor, e.action, e.database])).toEqual([
+      ["writer", "insert", "vectors"],
+      ["writer", "delete", "vectors"],
+    ]);
+    expect(entries[1]?.detail).toContain(String(osaka?.doc_id));
+  });
+
   it("shows a caller only its databases", async () => {
     const response = await fetch(`${base}/ui/api/databases`, { headers: { authorization: "Bearer reader" } });
     const body = (await response.json()) as { databases: { name: string }[] };
