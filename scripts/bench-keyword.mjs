@@ -5,6 +5,11 @@
 //   node scripts/bench-keyword.mjs build   --data-dir DIR [--documents 98000] [--vectors]
 //   node scripts/bench-keyword.mjs profile --data-dir DIR [--queries 100]
 //   node scripts/bench-keyword.mjs compare --data-dir DIR --other <checkout, built> [--queries 100] [--mode keyword|hybrid] [--provider-ms 8]
+//   node scripts/bench-keyword.mjs verify  --data-dir DIR [--queries 25]
+//
+// `verify` checks what a pruned keyword index must reproduce: the BM25 of an OR query is the
+// in-order sum of each phrase's own bm25(), and one term's bm25() follows from the index's
+// statistics (rows, token totals, document sizes, weighted term counts), bit for bit.
 //
 // Documents are scifact + jaquad (../shared/eval) repeated until --documents; queries are the
 // first --queries of each set. --vectors (and --mode hybrid) embed through an OpenAI-compatible
@@ -152,6 +157,72 @@ async function profile(dir) {
   await docdb.close();
 }
 
+/** SQLite's big-endian varints (FTS5's averages and document-size records). */
+function varints(buffer) {
+  const out = [];
+  for (let i = 0; i < buffer.length; ) {
+    let value = 0;
+    for (let n = 1; ; n++) {
+      const byte = buffer[i++];
+      if (n === 9) {
+        value = value * 256 + byte;
+        break;
+      }
+      value = value * 128 + (byte & 0x7f);
+      if (!(byte & 0x80)) break;
+    }
+    out.push(value);
+  }
+  return out;
+}
+
+async function verify(dir) {
+  const analyzer = await import(pathToFileURL(`${THIS}/packages/analyzer/dist/index.js`).href);
+  const Database = createRequire(`${THIS}/packages/store-sqlite/package.json`)("better-sqlite3");
+  const raw = new Database(`${dir}/kw.db`, { readonly: true });
+  raw.exec("CREATE VIRTUAL TABLE temp.instances USING fts5vocab(main, chunks_fts, instance)");
+  const quote = (s) => `"${s.join(" ").replaceAll('"', '""')}"`;
+  const scored = (limit) =>
+    raw.prepare(`SELECT rowid, bm25(chunks_fts, 2.0, 1.0) AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r ${limit}`);
+  const [top, all] = [scored("LIMIT 100"), scored("")];
+  const count = raw.prepare("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?");
+  const instances = raw.prepare("SELECT col, count(*) AS n FROM temp.instances WHERE term = ? AND doc = ? GROUP BY col");
+  const docsize = raw.prepare("SELECT sz FROM chunks_fts_docsize WHERE id = ?");
+  // The C library's log, as FTS5's: V8's Math.log differs from it in the last bit now and then.
+  const ln = raw.prepare("SELECT ln(?) AS v");
+  const [rows, ...columns] = varints(raw.prepare("SELECT block FROM chunks_fts_data WHERE id = 1").get().block);
+  const avgdl = columns.reduce((a, x) => a + x, 0) / rows;
+  const weight = { title: 2.0, body: 1.0 };
+  const tally = { sums: 0, sumsExact: 0, terms: 0, termsExact: 0 };
+  for (const text of questions()) {
+    const query = analyzer.buildKeywordQuery(text);
+    if (!query) continue;
+    const parts = query.any.map((s) => new Map(all.all(quote(s)).map((r) => [r.rowid, -r.r])));
+    for (const r of top.all(query.any.map(quote).join(" OR "))) {
+      let sum = 0.0;
+      for (const part of parts) sum += part.get(r.rowid) ?? 0;
+      tally.sums++;
+      if (sum === -r.r) tally.sumsExact++;
+    }
+    // One FTS5 token: the analyser's terms that unicode61 splits again ("1,000") are phrases.
+    for (const [term] of query.any.filter((s) => s.length === 1 && /^[\p{L}\p{N}_]+$/u.test(s[0]))) {
+      const hits = count.get(quote([term])).n;
+      let idf = ln.get((rows - hits + 0.5) / (hits + 0.5)).v;
+      if (idf <= 0.0) idf = 1e-6;
+      for (const r of top.all(quote([term])).slice(0, 20)) {
+        let freq = 0;
+        for (const c of instances.all(term, r.rowid)) freq += weight[c.col] * c.n;
+        const size = varints(docsize.get(r.rowid).sz).reduce((a, x) => a + x, 0);
+        const score = 0.0 + idf * ((freq * (1.2 + 1.0)) / (freq + 1.2 * (1 - 0.75 + (0.75 * size) / avgdl)));
+        tally.terms++;
+        if (score === -r.r) tally.termsExact++;
+      }
+    }
+  }
+  console.log(`sum of per-phrase bm25 = bm25 of the OR query: ${tally.sumsExact} of ${tally.sums} (query, chunk) pairs bit for bit`);
+  console.log(`one term's bm25 from the index statistics: ${tally.termsExact} of ${tally.terms} bit for bit`);
+}
+
 /** Both builds on the same database and questions, interleaved in a rotating order. */
 async function compare(dir) {
   const provider = values.mode === "hybrid" ? await startProvider() : undefined;
@@ -187,10 +258,10 @@ async function compare(dir) {
 if (values.serve !== undefined) serve(Number(values.serve));
 else {
   const dir = values["data-dir"];
-  const command = { build, profile, compare }[positionals[0]];
+  const command = { build, profile, compare, verify }[positionals[0]];
   if (!dir || !command || (positionals[0] === "compare" && !values.other)) {
     process.stderr.write(
-      "usage: node scripts/bench-keyword.mjs build|profile|compare --data-dir DIR [--other CHECKOUT] (see the top of this file)\n",
+      "usage: node scripts/bench-keyword.mjs build|profile|compare|verify --data-dir DIR [--other CHECKOUT] (see the top of this file)\n",
     );
     process.exit(2);
   }
