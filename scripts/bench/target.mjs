@@ -226,7 +226,7 @@ export async function vectorSchema(client) {
 }
 
 /** PGlite (with pgvector) over TCP on loopback in a child process, stopped by `stop()`. */
-function startPglite() {
+export function startPglite() {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [PGLITE_MAIN, "0"], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";

@@ -11,6 +11,8 @@ export interface FakeOpenAI {
   requests: { model: string; input: string[]; dimensions?: number; authorization?: string }[];
   /** Responses to send before normal service: e.g. [{status: 429, retryAfter: "0"}, {status: 500}]. */
   failures: { status: number; retryAfter?: string; body?: unknown }[];
+  /** Each embeddings answer waits this long first (a slow provider); may be changed while running. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -38,9 +40,10 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 }
 
-export async function startFakeOpenAI(options: { dimensions?: number } = {}): Promise<FakeOpenAI> {
+/** `delayMs`: each embeddings answer waits this long first (a slow provider, so concurrent work overlaps). */
+export async function startFakeOpenAI(options: { dimensions?: number; delayMs?: number } = {}): Promise<FakeOpenAI> {
   const defaultDimensions = options.dimensions ?? 1536;
-  const state: Pick<FakeOpenAI, "requests" | "failures"> = { requests: [], failures: [] };
+  const state: Pick<FakeOpenAI, "requests" | "failures" | "delayMs"> = { requests: [], failures: [], delayMs: options.delayMs ?? 0 };
   const server: Server = createServer(async (req, res) => {
     if (req.method !== "POST" || !req.url?.endsWith("/embeddings")) {
       return send(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: "invalid_request_error" } });
@@ -59,6 +62,7 @@ export async function startFakeOpenAI(options: { dimensions?: number } = {}): Pr
       return send(res, failure.status, failure.body ?? { error: { message: `scripted ${failure.status}`, type: "server_error" } }, headers);
     }
     if (input.length > 2048) return send(res, 400, { error: { message: "too many inputs", type: "invalid_request_error" } });
+    if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
     const dimensions = body.dimensions ?? defaultDimensions;
     const data = input.map((text, index) => {
       const vector = fakeVector(text, dimensions);
@@ -71,7 +75,14 @@ export async function startFakeOpenAI(options: { dimensions?: number } = {}): Pr
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
-    ...state,
+    requests: state.requests,
+    failures: state.failures,
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(ms: number) {
+      state.delayMs = ms;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makePdf } from "../../../packages/extract/test/fixtures/pdf.js";
 import { entityBombDocx, manyEntriesDocx, simpleDocx, sparseFile, zipBombDocx } from "../../../test/support/hostile-files.js";
 import { startNode } from "../../../test/support/node-process.js";
 import { CAN_MEASURE_RSS, watchPeakRss } from "../../../test/support/peak-rss.js";
@@ -31,6 +32,7 @@ beforeAll(() => {
     tinyPdf(Array.from({ length: 300 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p + 1} line ${l + 1}: tidal records.`))),
   );
   writeFileSync(join(folder, "bad", "scanned.pdf"), tinyPdf([null, null]));
+  writeFileSync(join(folder, "bad", "locked.pdf"), makePdf({ pages: [{ lines: ["Minutes of the board."] }], userPassword: "s3cret" }));
   writeFileSync(join(folder, "bad", "corrupt.pdf"), "%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without xref\n");
   writeFileSync(join(folder, "bad", "corrupt.docx"), Buffer.concat([Buffer.from("PK\x03\x04"), Buffer.alloc(200, 7)]));
   writeFileSync(join(folder, "bad", "bomb.docx"), zipBombDocx(600));
@@ -56,9 +58,13 @@ describe("docdb import of a folder with hostile files", () => {
     expect(summary.added).toBe(20);
     const reasons = Object.fromEntries(summary.failed.map((f) => [f.path, f.reason]));
     expect(Object.keys(reasons).sort()).toEqual(
-      ["bomb.docx", "corrupt.docx", "corrupt.pdf", "entities.docx", "entries.docx", "huge.pdf", "scanned.pdf"].map((f) => `bad/${f}`),
+      ["bomb.docx", "corrupt.docx", "corrupt.pdf", "entities.docx", "entries.docx", "huge.pdf", "locked.pdf", "scanned.pdf"].map(
+        (f) => `bad/${f}`,
+      ),
     );
     expect(reasons["bad/scanned.pdf"]).toBe("no_text_layer");
+    expect(reasons["bad/locked.pdf"]).toBe("encrypted");
+    expect(summary.failed.find((f) => f.path === "bad/locked.pdf")?.message).toMatch(/password/);
     expect(reasons["bad/huge.pdf"]).toBe("too_large");
     expect(reasons["bad/corrupt.pdf"]).toBe("corrupt");
     expect(reasons["bad/corrupt.docx"]).toBe("corrupt");
@@ -89,6 +95,6 @@ describe("docdb import of a folder with hostile files", () => {
 
     const strict = await runCli(["--data-dir", dataDir, "import", "-n", "hostile", "--strict"]);
     expect(strict.code).toBe(1);
-    expect(strict.stdout).toMatch(/7 file\(s\) failed/);
+    expect(strict.stdout).toMatch(/8 file\(s\) failed/);
   }, 600_000);
 });

@@ -149,6 +149,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
           }),
         guard: (request) => checkOriginAndHost(request, { allowedOrigins, loopbackOnly }),
         maxBodyBytes,
+        throttle: (caller) => limiter.take(caller),
       })
     : undefined;
 

@@ -100,7 +100,17 @@ describe("scoped tokens, audit and limits over HTTP", () => {
       }
     }
     expect(refused.sort()).toEqual(
-      ["create_database", "delete_document", "insert_document", "merge_knowledge", "query_sql", "store_knowledge", "store_qa"].sort(),
+      [
+        "create_database",
+        "delete_document",
+        "insert_document",
+        "insert_file",
+        "insert_url",
+        "merge_knowledge",
+        "query_sql",
+        "store_knowledge",
+        "store_qa",
+      ].sort(),
     );
     const { resources } = await client.listResources();
     expect(resources.length).toBeGreaterThanOrEqual(3);

@@ -9,11 +9,13 @@ import { join } from "node:path";
 import { type DocDB, openDocDB, silentLogger } from "@docdb/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Caller } from "../src/auth/caller.js";
+import { RateLimiter } from "../src/auth/limits.js";
 import { createUiHandler } from "../src/ui/handler.js";
 
 const CALLERS: Record<string, Caller> = {
   reader: { name: "reader", via: "scoped-token", access: "read", databases: ["vectors"] },
   writer: { name: "writer", via: "scoped-token", access: "write", databases: ["vectors"] },
+  limited: { name: "limited", via: "scoped-token", access: "read", databases: ["vectors"], limits: { requestsPerMinute: 2 } },
 };
 
 describe("the page's API and a caller's access", () => {
@@ -32,6 +34,7 @@ describe("the page's API and a caller's access", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "docdb-ui-access-"));
+    const limiter = new RateLimiter();
     docdb = openDocDB({ dataDir: dir, embedding: null, logger: silentLogger() });
     await (await docdb.database("vectors", { create: true })).insertDocument({ text: "Tokyo is the capital of Japan." });
     await (await docdb.database("other", { create: true })).insertDocument({ text: "A secret of another team." });
@@ -40,6 +43,7 @@ describe("the page's API and a caller's access", () => {
       logger: silentLogger(),
       authenticate: (request) => CALLERS[(request.headers.authorization ?? "").replace(/^Bearer /, "")],
       guard: () => undefined,
+      throttle: (caller) => limiter.take(caller),
     });
     server = createServer((request, response) => void handler(request, response));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -66,6 +70,31 @@ describe("the page's API and a caller's access", () => {
     expect(await call("writer", "POST", "/databases/vectors/documents", { text: "Kyoto was the capital before Tokyo." })).toBe(201);
     expect(await call("writer", "POST", "/databases/vectors/collections", { name: "etc", source: "/etc", description: "x" })).toBe(403);
     expect(await (await docdb.database("vectors")).collections.list()).toEqual([]);
+  });
+
+  it("records the page's writes in the audit trail under the caller's name, and not its reads or refusals", async () => {
+    const before = Math.max(0, ...(await docdb.access().audit()).map((e) => e.id));
+    expect(await call("writer", "POST", "/databases/vectors/documents", { text: "Osaka is known for its food." })).toBe(201);
+    expect(await call("reader", "POST", "/databases/vectors/documents", { text: "refused" })).toBe(403);
+    expect(await call("reader", "POST", "/databases/vectors/search", { query: "Osaka" })).toBe(200);
+    const listed = await (await docdb.database("vectors")).listDocuments();
+    const osaka = listed[0];
+    expect(await call("writer", "DELETE", `/databases/vectors/documents/${osaka?.doc_id}`)).toBe(200);
+    const entries = (await docdb.access().audit()).filter((e) => e.id > before).sort((a, b) => a.id - b.id);
+    expect(entries.map((e) => [e.actor, e.action, e.database])).toEqual([
+      ["writer", "insert", "vectors"],
+      ["writer", "delete", "vectors"],
+    ]);
+    expect(entries[1]?.detail).toContain(String(osaka?.doc_id));
+  });
+
+  it("answers 429 with Retry-After once a caller is over its request rate", async () => {
+    expect(await call("limited", "GET", "/me")).toBe(200);
+    expect(await call("limited", "GET", "/me")).toBe(200);
+    const over = await fetch(`${base}/ui/api/me`, { headers: { authorization: "Bearer limited" } });
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(((await over.json()) as { error: { message: string } }).error.message).toContain("limited");
   });
 
   it("shows a caller only its databases", async () => {

@@ -153,10 +153,11 @@ export class DocDB {
           const status = await (await this.database(name)).status();
           return status.pending + (status.memory?.pending ?? 0);
         },
-        embedPending: async (name, embedOptions) => (await this.database(name)).embedPending(embedOptions),
+        embedPending: async (name, embedOptions) => (await this.database(name)).embedPending({ ...embedOptions, when_leased: "skip" }),
       },
       {
         deadlineMs: this.embedDeadlineMs,
+        leaseMs: this.settings.heal.leaseMs,
         ...options,
         minDelayMs: options.minDelayMs ?? this.settings.heal.minDelayMs,
         maxDelayMs: options.maxDelayMs ?? this.settings.heal.maxDelayMs,
@@ -198,6 +199,7 @@ export class DocDB {
   /** Creates the database when missing; an existing one is fine, not an error. */
   async createDatabase(name: string): Promise<{ success: true; location: string; created: boolean }> {
     const created = !(await this.exists(name));
+    if (created) this.open.delete(name); // a handle kept from before another process dropped it
     const db = await this.database(name, { create: true });
     return { success: true, location: db.location, created };
   }
@@ -247,7 +249,7 @@ export class DocDB {
       }
       throw converted;
     }
-    return new Database(name, store, {
+    const database: Database = new Database(name, store, {
       embedding: this.embedding,
       embeddingProblem: this.embeddingProblem,
       reranker: this.reranker,
@@ -259,11 +261,19 @@ export class DocDB {
       embedDeadlineMs: this.embedDeadlineMs,
       embedBatchDeadlineMs: this.deadlines.embedBatchMs,
       rerankDeadlineMs: this.deadlines.rerankMs,
+      embedLeaseMs: this.settings.heal.leaseMs,
+      // Dropped by another process: forget this handle, so the next use opens (or creates) it afresh.
+      onStoreNotFound: () =>
+        void this.open.get(name)?.then(
+          (db) => db === database && this.open.delete(name),
+          () => undefined,
+        ),
       onPending: () => this.healer?.kick(),
       healing: () => this.healer?.status(),
       analyse: this.analysis.analyse,
       memory: this.memoryOptions,
     });
+    return database;
   }
 
   /** Deletes a database and everything in it; false when there was none. */

@@ -24,6 +24,13 @@ export interface HealerOptions {
   idleCheckMs?: number;
   /** Deadline of each provider call, in ms. Default: the DocDB's (DOCDB_EMBED_DEADLINE_MS, 15 s). */
   deadlineMs?: number;
+  /**
+   * How often to look again while another process holds a database's embedding lease (it may
+   * die: its lease then expires and this process carries on). Default 5,000.
+   */
+  leasedCheckMs?: number;
+  /** How long an embedding lease lasts (DOCDB_EMBED_LEASE_MS): the default `leasedCheckMs` is half of it, at most 5,000. */
+  leaseMs?: number;
 }
 
 /** What the healer needs from its DocDB. */
@@ -36,7 +43,7 @@ export interface HealerHost {
   embedPending(
     name: string,
     options: { signal: AbortSignal; retries: number; deadline_ms?: number },
-  ): Promise<{ embedded: number; remaining: number }>;
+  ): Promise<{ embedded: number; remaining: number; leased_elsewhere?: boolean }>;
 }
 
 /**
@@ -58,6 +65,7 @@ export class PendingHealer {
   private readonly minDelay: number;
   private readonly maxDelay: number;
   private readonly idleCheck: number;
+  private readonly leasedCheck: number;
 
   constructor(
     private readonly host: HealerHost,
@@ -66,6 +74,8 @@ export class PendingHealer {
     this.minDelay = options.minDelayMs ?? 2_000;
     this.maxDelay = Math.max(this.minDelay, options.maxDelayMs ?? 300_000);
     this.idleCheck = options.idleCheckMs ?? 60_000;
+    const leasedCheck = options.leasedCheckMs ?? Math.max(100, Math.min(5_000, Math.floor((options.leaseMs ?? 60_000) / 2)));
+    this.leasedCheck = Math.min(this.idleCheck, leasedCheck);
     this.delay = this.minDelay;
     if (!host.hasModel()) this.state = "off";
     else this.schedule(0);
@@ -102,6 +112,7 @@ export class PendingHealer {
     this.nextAt = null;
     try {
       let remaining = 0;
+      let leasedElsewhere = false;
       for (const name of await this.host.databaseNames()) {
         if (this.closed) return;
         if ((await this.host.pending(name)) === 0) continue;
@@ -112,7 +123,9 @@ export class PendingHealer {
           deadline_ms: this.options.deadlineMs,
         });
         this.embedded += result.embedded;
-        remaining += result.remaining;
+        // Another process embeds this database: it is not this process's to go on with now.
+        if (result.leased_elsewhere) leasedElsewhere = true;
+        else remaining += result.remaining;
         if (result.embedded > 0)
           this.host.logger.info({ db: name, embedded: result.embedded, remaining: result.remaining }, "embedded pending chunks");
       }
@@ -121,7 +134,7 @@ export class PendingHealer {
       this.lastError = null;
       this.delay = this.minDelay;
       // Chunks still pending (added meanwhile): go on at once; else look again later.
-      this.schedule(remaining > 0 ? 0 : this.idleCheck);
+      this.schedule(remaining > 0 ? 0 : leasedElsewhere ? this.leasedCheck : this.idleCheck);
     } catch (error) {
       if (this.closed) return;
       this.lastError = error instanceof Error ? error.message : String(error);

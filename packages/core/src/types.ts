@@ -305,6 +305,12 @@ export interface EmbedOptions {
   retries?: number;
   /** Deadline of each batch's provider calls, retries included, in ms: past it the run stops, the rest left pending. Default DOCDB_EMBED_BATCH_DEADLINE_MS, else 120,000. */
   deadline_ms?: number;
+  /**
+   * When another process holds the lease on embedding this database's pending chunks (engines
+   * with leases): `wait` (the default) until it is done or gone, or `skip` and answer at once
+   * with `leased_elsewhere` (the background embedder does).
+   */
+  when_leased?: "wait" | "skip";
 }
 
 export interface EmbedProgress {
@@ -315,6 +321,8 @@ export interface EmbedProgress {
 export interface EmbedResult {
   embedded: number;
   remaining: number;
+  /** True when another process holds the embedding lease and `when_leased: "skip"` was asked. */
+  leased_elsewhere?: boolean;
 }
 
 export interface SqlOptions {

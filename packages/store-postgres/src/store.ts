@@ -37,6 +37,7 @@ import { StoreContext, type StoreHost } from "./connection.js";
 import type { ServerInfo } from "./db.js";
 import { deleteDocuments } from "./delete.js";
 import { keywordSearch } from "./keyword.js";
+import * as lease from "./lease.js";
 import * as meta from "./meta.js";
 import * as read from "./read.js";
 import { runReadOnlySql } from "./sql.js";
@@ -88,6 +89,14 @@ export class PostgresStore implements Store {
 
   setSetting(key: string, value: string | undefined): Promise<void> {
     return meta.setSetting(this.ctx, key, value);
+  }
+
+  claimLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    return lease.claimLease(this.ctx, name, holder, ttlMs);
+  }
+
+  releaseLease(name: string, holder: string): Promise<void> {
+    return lease.releaseLease(this.ctx, name, holder);
   }
 
   counts(): Promise<StoreCounts> {

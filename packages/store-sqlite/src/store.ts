@@ -36,6 +36,7 @@ import * as access from "./access.js";
 import * as collections from "./collections.js";
 import { Connection, loadNative } from "./connection.js";
 import { keywordSearch, refreshKeywordIndex } from "./keyword.js";
+import * as lease from "./lease.js";
 import * as meta from "./meta.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
 import * as read from "./read.js";
@@ -136,6 +137,14 @@ export class SqliteStore implements Store {
 
   async setSetting(key: string, value: string | undefined): Promise<void> {
     await this.conn.write(() => meta.setMetaValue(this.conn, `setting:${key}`, value));
+  }
+
+  claimLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    return lease.claimLease(this.conn, name, holder, ttlMs);
+  }
+
+  releaseLease(name: string, holder: string): Promise<void> {
+    return lease.releaseLease(this.conn, name, holder);
   }
 
   async writeDocuments(writes: DocumentWrite[]): Promise<WriteResult[]> {

@@ -104,6 +104,15 @@ export interface Store {
   getSetting(key: string): Promise<string | undefined>;
   /** Sets a setting; `undefined` removes it. */
   setSetting(key: string, value: string | undefined): Promise<void>;
+  /**
+   * Takes the named lease for `holder` for `ttlMs` (measured on the engine's clock) when nobody
+   * holds it, its holder's time ran out, or `holder` holds it already (then it is renewed):
+   * true when `holder` holds it now. Work that must be done by one process at a time (embedding
+   * pending chunks) holds one; a process killed while holding it frees it when it expires.
+   */
+  claimLease?(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease back when `holder` holds it (else nothing happens). */
+  releaseLease?(name: string, holder: string): Promise<void>;
 
   /**
    * Writes documents with their chunks, one transaction per call (see DocumentWrite): all of

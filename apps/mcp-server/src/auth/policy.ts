@@ -16,6 +16,8 @@ const READ_TOOLS = new Set([
 /** Write tools and the action each records. */
 export const WRITE_ACTIONS: Record<string, string> = {
   insert_document: "insert",
+  insert_file: "insert_file",
+  insert_url: "insert_url",
   delete_document: "delete",
   store_qa: "store_qa",
   merge_knowledge: "merge",

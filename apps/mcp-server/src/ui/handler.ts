@@ -32,6 +32,8 @@ export interface UiHandlerOptions {
   authenticate: (request: IncomingMessage) => Caller | undefined | Promise<Caller | undefined>;
   /** Origin/Host checks (DNS rebinding): a message when the request is refused. */
   guard: (request: IncomingMessage) => string | undefined;
+  /** Per-caller request limits: seconds to wait when over, undefined when the call may go on. */
+  throttle?: (caller: Caller) => number | undefined;
   /** The built page (default: @docdb/ui's dist folder). */
   assets?: UiAssets;
   maxBodyBytes?: number;
@@ -85,7 +87,8 @@ async function requestBody(
   return readJsonBody(request, limit);
 }
 
-async function stream(response: ServerResponse, reply: Extract<UiReply, { stream: unknown }>, logger: Logger): Promise<void> {
+/** Streams a task's events; true when it ended with `done`. */
+async function stream(response: ServerResponse, reply: Extract<UiReply, { stream: unknown }>, logger: Logger): Promise<boolean> {
   response.writeHead(200, {
     ...UI_SECURITY_HEADERS,
     "content-type": "text/event-stream; charset=utf-8",
@@ -95,14 +98,17 @@ async function stream(response: ServerResponse, reply: Extract<UiReply, { stream
   const emit = (event: string, data: unknown): void => {
     if (!response.writableEnded) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
+  let done = false;
   try {
     emit("done", (await reply.stream(emit)) ?? {});
+    done = true;
   } catch (error) {
     const e = toDocDBError(error);
     if (e.code === "INTERNAL") logger.error({ err: error }, "a page task failed");
     emit("error", { code: e.code, message: e.message });
   }
   response.end();
+  return done;
 }
 
 /** Serves /ui (the page) and /ui/api/* (its API); give it only paths for which isUiPath is true. */
@@ -131,6 +137,13 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
     if (!caller) {
       return sendError(response, 401, "UNAUTHORIZED", "missing or wrong bearer token: send Authorization: Bearer <token>", {
         "www-authenticate": 'Bearer realm="docdb"',
+      });
+    }
+    const wait = options.throttle?.(caller);
+    if (wait !== undefined) {
+      request.resume();
+      return sendError(response, 429, "CONFLICT", `"${caller.name}" is over its request rate: retry after ${wait} s`, {
+        "retry-after": String(wait),
       });
     }
     const apiPath = path.slice("/ui/api".length);
@@ -165,8 +178,19 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
         throw new DocDBError("NOT_FOUND", `no database named ${JSON.stringify(params.db.slice(0, 100))}`);
       }
       const reply = await route.handle(docdb, { params, query: url.searchParams, body: body.value, caller, signal: aborted.signal });
-      if ("stream" in reply) return stream(response, reply, logger);
-      send(response, reply.status ?? 200, "application/json; charset=utf-8", JSON.stringify(reply.json));
+      const succeeded = "stream" in reply ? await stream(response, reply, logger) : (reply.status ?? 200) < 400;
+      if (!("stream" in reply)) send(response, reply.status ?? 200, "application/json; charset=utf-8", JSON.stringify(reply.json));
+      if (succeeded && route.audit) {
+        const { db: database = "", ...named } = params;
+        // The write is done: an audit trail that cannot be written is logged, never turned into a failed call.
+        await docdb
+          .access()
+          .record(
+            { name: caller.name, origin: request.socket.remoteAddress ?? "http" },
+            { action: route.audit, database, detail: JSON.stringify(named).slice(0, 500) },
+          )
+          .catch((error: unknown) => logger.warn({ err: error }, "audit entry not recorded"));
+      }
     } catch (error) {
       const e = toDocDBError(error);
       if (e.code === "INTERNAL") logger.error({ err: error }, "page API request failed");

@@ -22,6 +22,8 @@ export interface UiRoute {
   /** Below /ui/api; `:db` names a database the caller must be allowed to see. */
   pattern: string;
   access: Access;
+  /** Writes: the action the audit trail records when the call succeeds. */
+  audit?: string;
   handle(docdb: DocDB, request: UiRequest): Promise<UiReply>;
 }
 
@@ -92,6 +94,7 @@ export const UI_ROUTES: readonly UiRoute[] = [
     pattern: "/databases/:db/collections",
     // Reads a folder of the server's machine into the database: more than a writer may do.
     access: "admin",
+    audit: "collection_add",
     handle: async (docdb, request) => {
       const body = objectBody(request.body);
       const db = await database(docdb, request);
@@ -106,6 +109,7 @@ export const UI_ROUTES: readonly UiRoute[] = [
     method: "POST",
     pattern: "/databases/:db/collections/:name/import",
     access: "write",
+    audit: "import",
     handle: async (docdb, request) => {
       const db = await database(docdb, request);
       const name = collectionName(request.params.name);
@@ -119,6 +123,7 @@ export const UI_ROUTES: readonly UiRoute[] = [
     method: "DELETE",
     pattern: "/databases/:db/collections/:name",
     access: "write",
+    audit: "collection_remove",
     handle: async (docdb, request) => ({
       json: await (await database(docdb, request)).collections.delete(collectionName(request.params.name)),
     }),
@@ -133,6 +138,7 @@ export const UI_ROUTES: readonly UiRoute[] = [
     method: "POST",
     pattern: "/databases/:db/documents",
     access: "write",
+    audit: "insert",
     handle: async (docdb, request) => {
       const body = objectBody(request.body);
       if (typeof body.text !== "string") throw invalid("text (the document's text) is required");
@@ -163,6 +169,7 @@ export const UI_ROUTES: readonly UiRoute[] = [
     method: "DELETE",
     pattern: "/databases/:db/documents/:id",
     access: "write",
+    audit: "delete",
     handle: async (docdb, request) => ({ json: await (await database(docdb, request)).deleteDocument(request.params.id ?? "") }),
   },
   {
@@ -175,6 +182,7 @@ export const UI_ROUTES: readonly UiRoute[] = [
     method: "POST",
     pattern: "/databases/:db/embed",
     access: "write",
+    audit: "embed",
     handle: async (docdb, request) => {
       const db = await database(docdb, request);
       return { stream: (emit) => db.embedPending({ signal: request.signal, onProgress: (p) => emit("progress", p) }) };
@@ -184,6 +192,7 @@ export const UI_ROUTES: readonly UiRoute[] = [
     method: "POST",
     pattern: "/databases/:db/rebuild-index",
     access: "write",
+    audit: "index_rebuild",
     handle: async (docdb, request) => {
       const db = await database(docdb, request);
       return { stream: (emit) => db.rebuildIndex({ onProgress: (p) => emit("progress", p) }) };

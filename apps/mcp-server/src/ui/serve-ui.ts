@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type DocDB, DocDBError } from "@docdb/core";
+import { RateLimiter } from "../auth/limits.js";
 import { Authenticator } from "../auth/resolve.js";
 import { checkOriginAndHost, defaultOrigins, isLoopbackHost, sameToken } from "../http-guard.js";
 import type { UiAssets } from "./assets.js";
@@ -35,6 +36,7 @@ export async function serveUi(options: ServeUiOptions): Promise<UiServerHandle> 
     throw new DocDBError("INVALID_REQUEST", `refusing to serve the page on ${host} without a token: pass --token, or listen on 127.0.0.1`);
   }
   let allowedOrigins: string[] = [];
+  const limiter = new RateLimiter();
   const authenticator = new Authenticator({ serverToken: options.token, tokens: options.docdb.access(), sameToken });
   const handler = createUiHandler({
     docdb: options.docdb,
@@ -45,6 +47,7 @@ export async function serveUi(options: ServeUiOptions): Promise<UiServerHandle> 
       return auth.ok ? auth.caller : undefined;
     },
     guard: (request) => checkOriginAndHost(request, { allowedOrigins, loopbackOnly }),
+    throttle: (caller) => limiter.take(caller),
     assets: options.assets,
   });
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {

@@ -31,6 +31,13 @@ export interface DatabaseServices {
   rerankDeadlineMs?: number;
   /** Called when an insert leaves chunks pending (a running server's healer embeds them). */
   onPending?: () => void;
+  /**
+   * Called when the engine answers NOT_FOUND (the database was dropped, perhaps by another
+   * process): the DocDB forgets this open database, so the next use opens (or creates) it afresh.
+   */
+  onStoreNotFound?: () => void;
+  /** How long the lease on embedding pending chunks lasts unless renewed, in ms (default 60,000). */
+  embedLeaseMs?: number;
   /** The background embedder's state, when one runs. */
   healing?: () => HealingStatus | undefined;
   /** Analyses the words of bulk inserts (worker threads when they pay); default in this thread. */
@@ -50,7 +57,7 @@ export interface EmbedCallOptions {
  * A view of `target` whose methods throw DocDBErrors instead of the engine's StoreErrors (other
  * errors pass unchanged). The `vectorIndex` control is wrapped the same way.
  */
-function translateErrors<T extends object>(target: T): T {
+function translateErrors<T extends object>(target: T, onNotFound?: () => void): T {
   // One wrapper per method, made on first use (searches call the store several times each).
   const wrapped = new Map<PropertyKey, { of: unknown; as: unknown }>();
   return new Proxy(target, {
@@ -65,10 +72,12 @@ function translateErrors<T extends object>(target: T): T {
               try {
                 return await value.apply(object, args);
               } catch (error) {
-                throw fromStoreError(error);
+                const translated = fromStoreError(error);
+                if (DocDBError.isInstance(translated) && translated.code === "NOT_FOUND") onNotFound?.();
+                throw translated;
               }
             }
-          : translateErrors(value as object);
+          : translateErrors(value as object, onNotFound);
       wrapped.set(property, { of: value, as });
       return as;
     },
@@ -102,7 +111,7 @@ export class DatabaseContext {
     store: Store,
     readonly services: DatabaseServices,
   ) {
-    this.store = translateErrors(store);
+    this.store = translateErrors(store, services.onStoreNotFound);
   }
 
   /** Agent memory has been seen in this database (see search/filters.ts withoutMemory). */

@@ -6,6 +6,7 @@ import { DocDBError } from "../errors.js";
 import { MEMORY_COLLECTIONS } from "../memory/names.js";
 import type { EmbedOptions, EmbedResult } from "../types.js";
 import { type DatabaseContext, describeEmbeddingFailure } from "./context.js";
+import { DEFAULT_EMBED_LEASE_MS, embedLease, holdingLease, leaseHolder, waitForLease } from "./embed-lease.js";
 
 /** What to fix when a provider keeps failing, by provider. */
 function providerHint(model: EmbeddingModel, error: unknown): string {
@@ -27,7 +28,8 @@ function providerHint(model: EmbeddingModel, error: unknown): string {
 /**
  * Embeds every pending chunk in batches, committing each batch, so an interrupted run
  * loses at most one batch and the next run carries on. `onEmbedded` hears each committed batch's
- * chunk ids (an import counts its own among them).
+ * chunk ids (an import counts its own among them). Holds the database's embedding lease
+ * while it runs (renewed per batch), so no two processes embed the same chunks.
  */
 export async function embedPending(
   ctx: DatabaseContext,
@@ -37,6 +39,26 @@ export async function embedPending(
   const model = ctx.requireModel();
   const { store } = ctx;
   assertSameModel(await store.getEmbeddingInfo(), model, ctx.name);
+  const ttlMs = ctx.services.embedLeaseMs ?? DEFAULT_EMBED_LEASE_MS;
+  // A holder per run: two runs in one process (the background embedder, an import) exclude each other too.
+  const lease = embedLease(store, leaseHolder(), ttlMs);
+  if (!(await lease.claim())) {
+    const pending = async () => (await store.counts()).pending;
+    if (options.when_leased === "skip") return { embedded: 0, remaining: await pending(), leased_elsewhere: true };
+    const everyMs = Math.min(1_000, Math.max(50, Math.floor(ttlMs / 4)));
+    if (!(await waitForLease(lease, pending, { signal: options.signal, everyMs }))) return { embedded: 0, remaining: 0 };
+  }
+  return holdingLease(lease, ttlMs, () => embedLeased(ctx, model, lease, options, onEmbedded));
+}
+
+async function embedLeased(
+  ctx: DatabaseContext,
+  model: EmbeddingModel,
+  lease: { claim(): Promise<boolean> },
+  options: EmbedOptions,
+  onEmbedded?: (chunkIds: string[]) => Promise<void>,
+): Promise<EmbedResult> {
+  const { store } = ctx;
   const batchSize = options.batch_size ?? Math.max(model.maxBatchSize, 32);
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new DocDBError("INVALID_REQUEST", "batch_size must be a positive integer");
   const total = (await store.counts()).pending;
@@ -47,6 +69,8 @@ export async function embedPending(
   let after: string | undefined;
   for (;;) {
     options.signal?.throwIfAborted();
+    // Renewed before each batch; lost (it ran out and another process took it): stop here.
+    if (!(await lease.claim())) return { embedded: done, remaining: (await store.counts()).pending, leased_elsewhere: true };
     const batch = await store.pendingChunks(batchSize, after);
     if (batch.length === 0) break;
     let vectors: Float32Array[];

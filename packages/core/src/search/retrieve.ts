@@ -40,11 +40,49 @@ async function definitions(
   return hits.filter((h) => defining.has(h.chunkId));
 }
 
+/** The keyword leg: keyword hits (definitions of a named symbol first). */
+async function keywordLeg(ctx: DatabaseContext, query: string, options: RetrieveOptions): Promise<{ chunkId: string; score: number }[]> {
+  const keywordQuery = buildKeywordQuery(query);
+  if (!keywordQuery) return [];
+  const hits = await ctx.store.keywordSearch(keywordQuery, { limit: options.fetch, filter: options.filter });
+  // A query that is one identifier puts the chunks defining it first (definitions.ts).
+  const name = namedSymbol(query);
+  return name === undefined ? hits : definitionsFirst(hits, await definitions(ctx, keywordQuery, name, options.filter));
+}
+
+/** The query's vector: the memo's, else the provider's (undefined, with a warning, when hybrid cannot embed it). */
+async function queryVectorOf(
+  ctx: DatabaseContext,
+  model: NonNullable<DatabaseContext["embedding"]>,
+  query: string,
+  options: RetrieveOptions,
+  warnings: string[],
+): Promise<Float32Array | undefined> {
+  const memo = options.memo?.queryVector;
+  if (memo) return memo;
+  try {
+    const [vector] = await ctx.embed(model, [query], "query", { deadlineMs: ctx.services.embedDeadlineMs });
+    if (options.memo && vector) options.memo.queryVector = vector;
+    return vector;
+  } catch (error) {
+    if (options.mode === "vector" || DocDBError.isInstance(error)) {
+      throw DocDBError.isInstance(error)
+        ? error
+        : new DocDBError("EMBEDDING_UNAVAILABLE", `could not embed the query: ${describeEmbeddingFailure(error)}`, { cause: error });
+    }
+    warnings.push(`keyword results only: could not embed the query (${describeEmbeddingFailure(error)})`);
+    return undefined;
+  }
+}
+
 /**
  * Candidates for a query, best first with 0–1 scores: keyword and vector search over what
  * `filter` allows, fused by mode. Warnings (keyword-only fallbacks) are added to `warnings`.
  * In vector mode every hit is a candidate, so an engine that can read the chunks with the
  * search does, into `prefetched` (one round trip less on PostgreSQL).
+ *
+ * The legs overlap: the query's embedding (a provider call, off this thread) is started first
+ * and the keyword search runs while it is under way; the vector search follows the embedding.
  */
 export async function retrieve(
   ctx: DatabaseContext,
@@ -55,16 +93,7 @@ export async function retrieve(
 ): Promise<Candidate[]> {
   const { mode, filter } = options;
   const { store } = ctx;
-  let keyword: { chunkId: string; score: number }[] = [];
-  let vector: VectorHit[] = [];
-  let searchedVectors = false;
-  if (mode !== "vector") {
-    const keywordQuery = buildKeywordQuery(query);
-    keyword = keywordQuery ? await store.keywordSearch(keywordQuery, { limit: options.fetch, filter }) : [];
-    // A query that is one identifier puts the chunks defining it first (definitions.ts).
-    const name = namedSymbol(query);
-    if (keywordQuery && name !== undefined) keyword = definitionsFirst(keyword, await definitions(ctx, keywordQuery, name, filter));
-  }
+  let embedding: Promise<Float32Array | undefined> | undefined;
   if (mode !== "keyword") {
     const model = ctx.embedding;
     const info = await store.getEmbeddingInfo();
@@ -81,25 +110,23 @@ export async function retrieve(
       warnings.push(`database "${ctx.name}" has no vectors yet; ${mode === "hybrid" ? "keyword results only" : "nothing to compare with"}`);
     } else {
       assertSameModel(info, model, ctx.name);
-      let queryVector: Float32Array | undefined = options.memo?.queryVector;
-      try {
-        if (!queryVector) [queryVector] = await ctx.embed(model, [query], "query", { deadlineMs: ctx.services.embedDeadlineMs });
-        if (options.memo && queryVector) options.memo.queryVector = queryVector;
-      } catch (error) {
-        if (mode === "vector" || DocDBError.isInstance(error)) {
-          throw DocDBError.isInstance(error)
-            ? error
-            : new DocDBError("EMBEDDING_UNAVAILABLE", `could not embed the query: ${describeEmbeddingFailure(error)}`, { cause: error });
-        }
-        warnings.push(`keyword results only: could not embed the query (${describeEmbeddingFailure(error)})`);
-      }
-      if (queryVector) {
-        const withChunks = mode === "vector" && prefetched !== undefined;
-        vector = await store.vectorSearch(queryVector, { limit: options.fetch, filter, exact: options.exact, withChunks });
-        searchedVectors = true;
-        if (withChunks) for (const hit of vector) if (hit.chunk) prefetched.set(hit.chunkId, hit.chunk);
-      }
+      embedding = queryVectorOf(ctx, model, query, options, warnings);
+      // Settled below; a keyword leg that throws first must not leave its rejection unhandled.
+      embedding.catch(() => {});
+      // One turn of the event loop, so the provider call is under way (sent to its threads or
+      // over the network) before a synchronous engine's keyword search holds this thread.
+      if (mode === "hybrid" && !options.memo?.queryVector) await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+  const keyword = mode !== "vector" ? await keywordLeg(ctx, query, options) : [];
+  let vector: VectorHit[] = [];
+  let searchedVectors = false;
+  const queryVector = await embedding;
+  if (queryVector) {
+    const withChunks = mode === "vector" && prefetched !== undefined;
+    vector = await store.vectorSearch(queryVector, { limit: options.fetch, filter, exact: options.exact, withChunks });
+    searchedVectors = true;
+    if (withChunks) for (const hit of vector) if (hit.chunk) prefetched.set(hit.chunkId, hit.chunk);
   }
 
   options.onCounts?.({ keyword: keyword.length, vector: vector.length });

@@ -43,7 +43,7 @@ export interface Settings {
   /** DOCDB_LOG_LEVEL, when set. */
   readonly logLevel: string | undefined;
   /** DOCDB_HEAL_MIN_MS and DOCDB_HEAL_MAX_MS: the background embedder's backoff, when set. */
-  readonly heal: { minDelayMs?: number; maxDelayMs?: number };
+  readonly heal: { minDelayMs?: number; maxDelayMs?: number; leaseMs?: number };
   /** DOCDB_MODEL_CACHE, else `$XDG_CACHE_HOME/docdb/models`, else `~/.cache/docdb/models`. */
   readonly modelCacheDir: string;
   /** HF_HUB_CACHE, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub` (read only). */
@@ -146,7 +146,11 @@ export function settingsFromEnv(env: Env): Settings {
     analysisWorkers: () => workersFromEnv(env),
     postgresSqlRole: () => env.DOCDB_POSTGRES_SQL_ROLE?.trim() || undefined,
     logLevel: () => env.DOCDB_LOG_LEVEL,
-    heal: () => ({ minDelayMs: envMs(env, "DOCDB_HEAL_MIN_MS"), maxDelayMs: envMs(env, "DOCDB_HEAL_MAX_MS") }),
+    heal: () => ({
+      minDelayMs: envMs(env, "DOCDB_HEAL_MIN_MS"),
+      maxDelayMs: envMs(env, "DOCDB_HEAL_MAX_MS"),
+      leaseMs: envMs(env, "DOCDB_EMBED_LEASE_MS"),
+    }),
     modelCacheDir: () => defaultModelCacheDir(env),
     hubCacheDir: () => huggingFaceHubCacheDir(env),
     oauth: () => ({

@@ -12,6 +12,7 @@ import { embeddingsContract } from "./embeddings.js";
 import { exportContract } from "./export.js";
 import { filtersContract } from "./filters.js";
 import { testId } from "./fixtures.js";
+import { leasesContract } from "./leases.js";
 import { locatorsContract } from "./locators.js";
 import { manyDocumentsContract } from "./many-documents.js";
 import { searchContract } from "./search.js";
@@ -62,5 +63,6 @@ export function runStoreContract(engineName: string, setup: () => Promise<Contra
     sqlContract(ctx);
     writersContract(ctx);
     accessContract(ctx);
+    leasesContract(ctx);
   });
 }

@@ -1,0 +1,73 @@
+// Hybrid find overlaps its legs: the query's embedding is under way before the keyword search
+// runs (a real SQLite engine, its calls recorded by a delegating wrapper; a test model).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StoreEngine } from "@docdb/store";
+import { createSqliteEngine } from "@docdb/store-sqlite";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { openDocDB, silentLogger } from "../src/index.js";
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), "docdb-hybrid-"));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** A 2-dimension model: every text gets the same vector; each call is written to `log`, and a
+ * query's answer waits until a keyword search has been logged (as a slow provider would). */
+function recordingModel(log: string[]) {
+  return {
+    provider: "test",
+    modelId: "flat-2",
+    dimensions: 2,
+    maxBatchSize: 64,
+    supportsParallelCalls: false,
+    async embed(texts: string[], { kind }: { kind: string }) {
+      log.push(`embed ${kind} started`);
+      while (kind === "query" && !log.includes("keyword search")) await new Promise((resolve) => setImmediate(resolve));
+      log.push(`embed ${kind} done`);
+      return texts.map(() => new Float32Array([1, 0]));
+    },
+  };
+}
+
+/** The real SQLite engine, with each keyword search written to `log` before it runs. */
+function recordingEngine(log: string[]): StoreEngine {
+  const engine = createSqliteEngine({ dataDir });
+  return new Proxy(engine, {
+    get(target, key) {
+      if (key !== "openDatabase") return Reflect.get(target, key, target);
+      return async (...args: Parameters<StoreEngine["openDatabase"]>) => {
+        const store = await target.openDatabase(...args);
+        return new Proxy(store, {
+          get(s, k) {
+            const value = Reflect.get(s, k, s);
+            if (k !== "keywordSearch" || typeof value !== "function") return typeof value === "function" ? value.bind(s) : value;
+            return (...a: unknown[]) => {
+              log.push("keyword search");
+              return value.apply(s, a);
+            };
+          },
+        });
+      };
+    },
+  });
+}
+
+it("starts the query's embedding before the keyword search, and fuses both", async () => {
+  const log: string[] = [];
+  const docdb = openDocDB({ store: recordingEngine(log), embedding: recordingModel(log) as never, logger: silentLogger() });
+  try {
+    const db = await docdb.database("overlap", { create: true });
+    await db.insertDocument({ text: "The harbour bridge opens at dawn." });
+    log.length = 0;
+    const found = await db.findSimilar({ query: "harbour bridge" });
+    expect(found.warnings).toEqual([]);
+    expect(found.results[0]?.distance).toBeDefined();
+    // The provider call is sent before the (synchronous) keyword search holds the thread.
+    expect(log.slice(0, 2)).toEqual(["embed query started", "keyword search"]);
+  } finally {
+    await docdb.close();
+  }
+});
