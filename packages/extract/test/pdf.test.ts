@@ -128,6 +128,12 @@ describe("PDF extraction", () => {
     expect(result.text).toBe(lines.join("\n"));
   });
 
+  it("joins Japanese lines wrapped mid-word, so the word is whole for search, and keeps breaks after a sentence", async () => {
+    const lines = ["東京は日本の首", "都であり、人口は約千四百万人です。", "分", "類の規則。"];
+    const result = await pdf(makePdf({ pages: [{ lines }] }));
+    expect(result.text).toBe("東京は日本の首都であり、人口は約千四百万人です。\n分類の規則。");
+  });
+
   it("gives back every word of long wrapped text that flows over several pages, typographic marks included", async () => {
     const first =
       "Étude of TNF-α levels ≥ 5 mg — results (p < 0.05) in 2,000 patients; café “quoted” ‘single’ … β-catenin ± 3 °C, ligand–receptor.";

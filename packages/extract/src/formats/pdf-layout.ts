@@ -20,6 +20,8 @@ interface Line {
 
 const CJK_CLASS = "[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]";
 const CJK = new RegExp(CJK_CLASS);
+/** Full-width marks that end a sentence or a quotation. */
+const SENTENCE_END = /[。．！？」』）】]/;
 /** A single space between two CJK glyphs: the PDF library's guess from letter spacing, never written. */
 const SPACE_IN_CJK = new RegExp(`(${CJK_CLASS}) (?=${CJK_CLASS})`, "g");
 
@@ -81,7 +83,13 @@ export function layoutPage(pieces: TextPiece[], bodySize: number): string {
       }
       flushHeading();
       if (previous && previous.y - line.y > 1.8 * Math.max(previous.size, line.size)) out.push("");
-      out.push(/^#{1,6}\s/.test(line.text) ? `\\${line.text}` : line.text);
+      const text = /^#{1,6}\s/.test(line.text) ? `\\${line.text}` : line.text;
+      const last = out[out.length - 1];
+      // Japanese wraps mid-word: a break between two CJK glyphs of one paragraph is no break, unless
+      // the line ends a sentence or a quotation (then the line break is kept as written).
+      const end = last?.slice(-1) ?? "";
+      if (previous && last && CJK.test(end) && !SENTENCE_END.test(end) && CJK.test(text.charAt(0))) out[out.length - 1] = last + text;
+      else out.push(text);
       previous = line;
     }
     flushHeading();
