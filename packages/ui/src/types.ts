@@ -39,6 +39,8 @@ export interface Passage {
   line_start?: number;
   line_end?: number;
   metadata: Record<string, unknown>;
+  /** Where in the original file (page, slide, sheet and row, section), for extracted documents. */
+  locator?: { page?: number; slide?: number; sheet?: string; row?: number; section?: string } | null;
   collection?: string;
   stale?: boolean;
   why: { keyword_rank: number | null; vector_rank: number | null; fused: number | null };

@@ -2,7 +2,7 @@
 // `docdb ui` with a real database: token, search in each mode, a filter, a document, a folder
 // import to 100%, delete with confirmation, memory, Japanese, and axe-core on every view.
 // Screenshots go to .tmp/ui-screenshots/. Skipped, saying why, when no Chromium is found.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyFixture } from "../../../../test/support/collection-fixtures.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../../../../test/support/fake-openai.js";
+import { tinyPdf } from "../../../../test/support/tiny-pdf.js";
 import { runCli } from "../run-cli.js";
 import { axeViolations, findChromium, launch, serious } from "./browser.js";
 import { startUi, TOKEN, type UiProcess } from "./ui-server.js";
@@ -109,6 +110,14 @@ describe.skipIf(!chromium.path)("the page in Chromium", () => {
       );
       expect(r.code, r.stderr).toBe(0);
     }
+    // A PDF whose second page holds the word searched for: its passage shows "page 2".
+    const pdf = join(dir, "harbour.pdf");
+    writeFileSync(
+      pdf,
+      tinyPdf([["Harbour rules for the winter season."], ["Lighthouse keepers log the fog at dawn."]], { title: "Harbour rules" }),
+    );
+    const inserted = await runCli(["--data-dir", join(dir, "data"), "insert", pdf], { env });
+    expect(inserted.code, inserted.stderr).toBe(0);
     browser = await launch(chromium.path as string);
     page = await browser.newPage();
     page.on("console", (message) => {
@@ -153,6 +162,11 @@ describe.skipIf(!chromium.path)("the page in Chromium", () => {
     await checkAxe("search results");
   }, 120_000);
 
+  it("shows where in a PDF a passage was found: its page", async () => {
+    expect(await search("lighthouse fog", "keyword")).toEqual(["Harbour rules"]);
+    expect(await page.$eval(".result .where", (el) => el.textContent ?? "")).toContain("page 2");
+  }, 120_000);
+
   it("applies a filter built with the filter builder", async () => {
     await go("#/search", "#query");
     await page.click("details summary");
@@ -190,12 +204,12 @@ describe.skipIf(!chromium.path)("the page in Chromium", () => {
     await shot("05-delete-confirm");
     await page.click("dialog.confirm button.cancel");
     await page.waitForSelector("dialog.confirm", { hidden: true });
-    expect((await ui.api<{ total: number }>("GET", "/databases/vectors/documents")).body.total).toBe(DOCS.length);
+    expect((await ui.api<{ total: number }>("GET", "/databases/vectors/documents")).body.total).toBe(DOCS.length + 1); // and the PDF
     await page.click("#delete-document");
     await page.waitForSelector("dialog.confirm[open]");
     await page.click("dialog.confirm button.confirm-delete");
     await page.waitForSelector("#deleted-note");
-    expect((await ui.api<{ total: number }>("GET", "/databases/vectors/documents")).body.total).toBe(DOCS.length - 1);
+    expect((await ui.api<{ total: number }>("GET", "/databases/vectors/documents")).body.total).toBe(DOCS.length);
   }, 120_000);
 
   it("imports a folder with the progress bar reaching 100%", async () => {

@@ -12,8 +12,12 @@ import { FilterBuilder } from "./filter.js";
 function locator(p: Passage): string[] {
   const parts: string[] = [];
   if (p.line_start !== undefined && p.line_end !== undefined) parts.push(t("lines", { a: p.line_start, b: p.line_end }));
-  const page = p.metadata.page ?? (p.metadata.locator as { page?: unknown } | undefined)?.page;
-  if (typeof page === "number" || typeof page === "string") parts.push(t("page", { p: page }));
+  const at = p.locator;
+  if (at?.page !== undefined) parts.push(t("page", { p: at.page }));
+  if (at?.slide !== undefined) parts.push(t("slide", { n: at.slide }));
+  if (at?.sheet !== undefined) parts.push(t("sheetRow", { s: at.sheet, r: at.row ?? 1 }));
+  else if (at?.row !== undefined) parts.push(t("row", { r: at.row }));
+  if (at?.section) parts.push(at.section);
   return parts;
 }
 
