@@ -1,3 +1,4 @@
+import { sleep } from "./embed-many.js";
 import { EmbeddingError, isRetryableStatus, parseRetryAfter } from "./errors.js";
 import { type Reranker, type RerankOptions, sigmoid } from "./reranker.js";
 
@@ -58,7 +59,7 @@ export class HttpReranker implements Reranker {
         if (!EmbeddingError.isInstance(error) || !error.retryable || attempt === attempts) throw error;
         last = error;
         const delay = Math.min(error.retryAfterMs ?? 250 * 2 ** (attempt - 1), 5000);
-        await abortableSleep(delay, options.signal);
+        await sleep(delay, options.signal);
       }
     }
     throw last as EmbeddingError;
@@ -144,18 +145,4 @@ export class HttpReranker implements Reranker {
     const inRange = scores.every((s) => s >= 0 && s <= 1);
     return inRange ? scores : scores.map(sigmoid);
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
