@@ -209,8 +209,17 @@ function chunkCondition(
   if (column === undefined) invalid(`unknown chunk field ${JSON.stringify(field)}`);
   if (scope.chunks === "chunk") return builtinCondition(filter, `c.${column}`, params);
   // Any chunk of the document: ne, nin and exists false are the negations of eq, in and exists.
+  const { negated, positive } = positiveForm(filter);
+  const any = `EXISTS (SELECT 1 FROM ${scope.schema}.chunks cf WHERE cf.doc_id = d.id AND ${builtinCondition(positive, `cf.${column}`, params)})`;
+  return negated ? `(NOT ${any})` : any;
+}
+
+type LeafFilter = Exclude<Filter, { and: Filter[] } | { or: Filter[] } | { not: Filter }>;
+
+/** ne, nin and exists-false over "any chunk" are the negations of eq, in and exists: the positive form and whether to negate it. */
+function positiveForm(filter: LeafFilter): { negated: boolean; positive: LeafFilter } {
   const negated = filter.op === "ne" || filter.op === "nin" || (filter.op === "exists" && !filter.value);
-  const positive: typeof filter =
+  const positive: LeafFilter =
     filter.op === "ne"
       ? { ...filter, op: "eq" }
       : filter.op === "nin"
@@ -218,8 +227,7 @@ function chunkCondition(
         : filter.op === "exists"
           ? { ...filter, value: true }
           : filter;
-  const any = `EXISTS (SELECT 1 FROM ${scope.schema}.chunks cf WHERE cf.doc_id = d.id AND ${builtinCondition(positive, `cf.${column}`, params)})`;
-  return negated ? `(NOT ${any})` : any;
+  return { negated, positive };
 }
 
 /**
@@ -244,15 +252,7 @@ function locatorCondition(
     }
     return jsonCondition(positive, () => value, params);
   };
-  const negated = filter.op === "ne" || filter.op === "nin" || (filter.op === "exists" && !filter.value);
-  const positive: typeof filter =
-    filter.op === "ne"
-      ? { ...filter, op: "eq" }
-      : filter.op === "nin"
-        ? { ...filter, op: "in" }
-        : filter.op === "exists"
-          ? { ...filter, value: true }
-          : filter;
+  const { negated, positive } = positiveForm(filter);
   const condition =
     scope.chunks === "chunk"
       ? `COALESCE(${test("c", positive)}, FALSE)`
