@@ -26,8 +26,13 @@ export interface TextFaultAt extends TextFault {
 const FAULT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const FAULTS = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** `String.prototype.isWellFormed` (Node 20; ES2024, newer than the library this code is typed with). */
+type WellFormed = string & { isWellFormed(): boolean };
+
 /** The first NUL or lone surrogate in `text`, or undefined when every engine can store it. */
 export function textFault(text: string): TextFault | undefined {
+  // Nearly every text is clean: two native scans prove it several times faster than the expression.
+  if ((text as WellFormed).isWellFormed() && !text.includes("\u0000")) return undefined;
   const match = FAULT.exec(text);
   if (!match) return undefined;
   const unit = text.charCodeAt(match.index);
@@ -42,6 +47,8 @@ const MAX_DEPTH = 64;
  * arrays and plain objects (typed arrays, such as vectors, are skipped).
  */
 export function findTextFault(value: unknown, path: string, depth = 0): TextFaultAt | undefined {
+  // The walk that names paths (a string per field) only for a value known to hold a fault.
+  if (depth === 0 && !holdsTextFault(value, 0)) return undefined;
   if (typeof value === "string") {
     const fault = textFault(value);
     return fault ? { ...fault, path } : undefined;
@@ -61,6 +68,20 @@ export function findTextFault(value: unknown, path: string, depth = 0): TextFaul
     if (found) return found;
   }
   return undefined;
+}
+
+/** Whether `findTextFault` would find a fault in the value: the same walk, naming nothing. */
+function holdsTextFault(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return textFault(value) !== undefined;
+  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value) || depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsTextFault(value[i], depth + 1)) return true;
+    return false;
+  }
+  for (const key of Object.keys(value)) {
+    if (textFault(key) !== undefined || holdsTextFault((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 const hex = (unit: number): string => `U+${unit.toString(16).toUpperCase().padStart(4, "0")}`;
