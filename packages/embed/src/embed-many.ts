@@ -24,6 +24,11 @@ export interface EmbedManyOptions {
    * honours abort signals. Default none.
    */
   deadlineMs?: number;
+  /**
+   * The whole operation's deadline when `deadlineMs` is what is left of it: the error names this
+   * one, so a person reads the deadline they configured. Default `deadlineMs`.
+   */
+  deadlineTotalMs?: number;
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -90,10 +95,13 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
       ? setTimeout(
           () =>
             overall.abort(
-              new EmbeddingError(`${model.provider} did not answer within ${Math.round(deadlineMs / 100) / 10} s`, {
-                provider: model.provider,
-                retryable: true,
-              }),
+              new EmbeddingError(
+                `${model.provider} did not answer within ${Math.round((options.deadlineTotalMs ?? deadlineMs) / 100) / 10} s`,
+                {
+                  provider: model.provider,
+                  retryable: true,
+                },
+              ),
             ),
           deadlineMs,
         )

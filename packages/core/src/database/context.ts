@@ -161,6 +161,7 @@ export class DatabaseContext {
   async embed(model: EmbeddingModel, texts: string[], kind: "query" | "document", options: EmbedCallOptions = {}): Promise<Float32Array[]> {
     const logger = this.services.logger;
     let deadlineMs = options.deadlineMs;
+    let deadlineTotalMs: number | undefined;
     if (this.budget) {
       const left = Math.floor(this.budget.endsAt - performance.now());
       if (left <= 0) {
@@ -169,6 +170,8 @@ export class DatabaseContext {
           retryable: true,
         });
       }
+      // The operation's whole deadline binds: the message names it, not what was left of it.
+      if (deadlineMs === undefined || left <= deadlineMs) deadlineTotalMs = this.budget.ms;
       deadlineMs = Math.min(deadlineMs ?? left, left);
     }
     return embedMany(model, texts, {
@@ -176,6 +179,7 @@ export class DatabaseContext {
       signal: options.signal,
       maxRetries: options.retries,
       deadlineMs,
+      deadlineTotalMs,
       onBatch: ({ size, ms }) =>
         logger.debug({ provider: model.provider, model: model.modelId, size, ms: Math.round(ms) }, "embedding call"),
       onRetry: ({ attempt, delayMs, error }) =>
