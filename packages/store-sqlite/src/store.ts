@@ -29,6 +29,7 @@ import type {
   VectorHit,
   VectorIndexControl,
   VectorIndexSettings,
+  VectorSearchOptions,
   WriteResult,
 } from "@docdb/store";
 import Database from "better-sqlite3";
@@ -191,8 +192,9 @@ export class SqliteStore implements Store {
     return read.idsOf(this.conn, keywordSearch(this.conn.db, query, options.limit, options.filter));
   }
 
-  async vectorSearch(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<VectorHit[]> {
-    return read.idsOf(this.conn, await this.vectors.search(vector, options));
+  async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {
+    const hits = await this.vectors.search(vector, options);
+    return options.withChunks ? read.withChunkHits(this.conn, hits) : read.idsOf(this.conn, hits);
   }
 
   async chunkHits(chunkIds: string[]): Promise<ChunkHit[]> {
