@@ -67,24 +67,21 @@ export function chunkHits(conn: Connection, chunkIds: string[]): ChunkHit[] {
 }
 
 /**
- * Search hits with their chunk read in the same statement (as `chunkHits` returns it) and its id
- * in place of its seq (chunks deleted meanwhile left out).
+ * Search hits with their chunk read in one statement (as `chunkHits` returns it), in order;
+ * those whose chunk was deleted meanwhile — or, with `embedded`, lost its vector — left out.
  */
-export function withChunkHits<T extends { seq: number }>(
-  conn: Connection,
-  hits: T[],
-): (Omit<T, "seq"> & { chunkId: string; chunk: ChunkHit })[] {
+export function withChunks<T extends { seq: number }>(conn: Connection, hits: T[], embedded = false): (T & { chunk: ChunkHit })[] {
   if (hits.length === 0) return [];
   const rows = conn
     .statement(
       `SELECT c.*, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
-       FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?))`,
+       FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?))${embedded ? " AND c.embedded = 1" : ""}`,
     )
     .all(JSON.stringify(hits.map((h) => h.seq))) as Row[];
   const bySeq = new Map(rows.map((r) => [r.seq as number, toChunkHit(r)]));
-  return hits.flatMap(({ seq, ...rest }) => {
-    const chunk = bySeq.get(seq);
-    return chunk === undefined ? [] : [{ ...rest, chunkId: chunk.id, chunk }];
+  return hits.flatMap((hit) => {
+    const chunk = bySeq.get(hit.seq);
+    return chunk === undefined ? [] : [{ ...hit, chunk }];
   });
 }
 
