@@ -27,6 +27,9 @@ export function loadNative() {
 }
 
 /** One database file's connection, as every room of the store reads and writes it. */
+/** Prepared statements kept per connection before the cache starts again. */
+const MAX_STATEMENTS = 512;
+
 export class Connection {
   private readonly statements = new Map<string, Database.Statement>();
 
@@ -38,10 +41,11 @@ export class Connection {
     private readonly busyTimeoutMs: number,
   ) {}
 
-  /** Prepared once per SQL text and connection. */
+  /** Prepared once per SQL text and connection (filters make many texts: the cache is bounded). */
   statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.clear();
       statement = this.db.prepare(sql);
       this.statements.set(sql, statement);
     }

@@ -18,8 +18,8 @@ export function getDocumentByKey(conn: Connection, key: string): StoredDocument 
 
 export function listDocuments(conn: Connection, options: { limit: number; offset?: number; filter?: Filter }): DocumentSummary[] {
   const { sql, params } = filterToSql(options.filter, "document");
-  const rows = conn.db
-    .prepare(
+  const rows = conn
+    .statement(
       `SELECT d.id, d.key, d.source, d.title, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at,
               length(d.content) AS length, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunk_count
        FROM documents d WHERE ${sql} ORDER BY d.created_at, d.id LIMIT ? OFFSET ?`,
@@ -63,6 +63,25 @@ export function chunkHits(conn: Connection, chunkIds: string[]): ChunkHit[] {
   return chunkIds.flatMap((id) => {
     const hit = byId.get(id);
     return hit ? [hit] : [];
+  });
+}
+
+/**
+ * Search hits with their chunk read in one statement (as `chunkHits` returns it), in order;
+ * those whose chunk was deleted meanwhile — or, with `embedded`, lost its vector — left out.
+ */
+export function withChunks<T extends { seq: number }>(conn: Connection, hits: T[], embedded = false): (T & { chunk: ChunkHit })[] {
+  if (hits.length === 0) return [];
+  const rows = conn
+    .statement(
+      `SELECT c.*, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
+       FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?))${embedded ? " AND c.embedded = 1" : ""}`,
+    )
+    .all(JSON.stringify(hits.map((h) => h.seq))) as Row[];
+  const bySeq = new Map(rows.map((r) => [r.seq as number, toChunkHit(r)]));
+  return hits.flatMap((hit) => {
+    const chunk = bySeq.get(hit.seq);
+    return chunk === undefined ? [] : [{ ...hit, chunk }];
   });
 }
 

@@ -29,12 +29,14 @@ import type {
   VectorHit,
   VectorIndexControl,
   VectorIndexSettings,
+  VectorSearchOptions,
   WriteResult,
 } from "@docdb/store";
 import Database from "better-sqlite3";
 import * as access from "./access.js";
 import * as collections from "./collections.js";
 import { Connection, loadNative } from "./connection.js";
+import type { SeqHit } from "./hnsw/vector-index.js";
 import { keywordSearch, refreshKeywordIndex } from "./keyword.js";
 import * as lease from "./lease.js";
 import * as meta from "./meta.js";
@@ -191,8 +193,12 @@ export class SqliteStore implements Store {
     return read.idsOf(this.conn, keywordSearch(this.conn.db, query, options.limit, options.filter));
   }
 
-  async vectorSearch(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<VectorHit[]> {
-    return read.idsOf(this.conn, await this.vectors.search(vector, options));
+  async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {
+    const hits = await this.vectors.search(vector, options);
+    if (!options.withChunks) return read.idsOf(this.conn, hits);
+    // The index path reads the chunks while checking its hits; other paths read them here.
+    const full = hits.every((h) => h.chunk) ? (hits as (SeqHit & { chunk: ChunkHit })[]) : read.withChunks(this.conn, hits);
+    return full.map(({ chunk, distance }) => ({ chunkId: chunk.id, distance, chunk }));
   }
 
   async chunkHits(chunkIds: string[]): Promise<ChunkHit[]> {

@@ -1,11 +1,19 @@
 // Vectors: writing them, the chunks still waiting for one, and vector search — sqlite-vec below
 // the index threshold, the HNSW index (./hnsw/) above it, exact scans for selective filters.
-import { type PendingChunk, type SearchOptions, StoreError, type VectorIndexSettings } from "@docdb/store";
+import {
+  type ChunkHit,
+  type PendingChunk,
+  type SearchOptions,
+  StoreError,
+  type VectorIndexSettings,
+  type VectorSearchOptions,
+} from "@docdb/store";
 import type { Connection } from "./connection.js";
 import { filterToSql } from "./filter.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
+import { withChunks } from "./read.js";
 import { type Row, toPendingChunk } from "./rows.js";
 
 /** Filtered vector search computes exact distances when at most this many chunks match. */
@@ -19,6 +27,11 @@ const MIN_FILTER_SHARE = 0.02;
 const MAX_OVERFETCH = 8192;
 /** Distinct filters whose match counts are kept between writes. */
 const MATCHING_CACHE_SIZE = 64;
+/**
+ * Below the index threshold, unfiltered queries scan an in-memory copy of the vectors (SIMD)
+ * instead of sqlite-vec while it holds at most this many floats (128 MB): 20,000 × 1,536.
+ */
+const IN_MEMORY_SCAN_FLOATS = 32 * 1024 * 1024;
 
 export function toVectorBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
@@ -33,6 +46,8 @@ export function checkVector(vector: Float32Array, dimensions: number, what: stri
 /** The vectors of one database: writes, pending chunks, search, and the HNSW index beside the file. */
 export class Vectors {
   private matching: { token: string; counts: Map<string, number> } = { token: "", counts: new Map() };
+  /** Unfiltered vector queries answered below the threshold (the first scans with sqlite-vec). */
+  private scansBelow = 0;
   /** The approximate index beside the database file. */
   readonly ann: VectorIndex;
 
@@ -90,7 +105,7 @@ export class Vectors {
   }
 
   /** The nearest chunks (by seq) to `vector`; none before a model is recorded. */
-  async search(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<SeqHit[]> {
+  async search(vector: Float32Array, options: VectorSearchOptions): Promise<(SeqHit & { chunk?: ChunkHit })[]> {
     const info = embeddingInfo(this.conn);
     if (!info || !hasVectorTable(this.conn)) return [];
     checkVector(vector, info.dimensions, "the query");
@@ -98,15 +113,15 @@ export class Vectors {
   }
 
   /**
-   * Below the index threshold: sqlite-vec scans (usearch is never loaded). Above it: the HNSW
+   * Below the index threshold: an exact scan, sqlite-vec's or in memory (scanInMemory). Above it: the HNSW
    * index, or with `exact` an in-memory SIMD scan. Filtered: exact when the filter is selective,
    * otherwise the index with an over-fetch sized by the filter's share, growing until enough pass.
    */
-  private async nearestChunks(vector: Float32Array, options: SearchOptions & { exact?: boolean }): Promise<SeqHit[]> {
+  private async nearestChunks(vector: Float32Array, options: VectorSearchOptions): Promise<(SeqHit & { chunk?: ChunkHit })[]> {
     const { limit } = options;
     const blob = toVectorBlob(vector);
     if (limit < 1) return [];
-    if (!this.ann.active()) return this.nearest(blob, options);
+    if (!this.ann.active()) return (await this.scanInMemory(vector, options)) ?? this.nearest(blob, options);
     const { sql, params } = filterToSql(options.filter);
     if (sql === "1") {
       if (options.exact) return (await this.ann.exactSearch(vector, limit)) ?? this.nearest(blob, options);
@@ -115,7 +130,7 @@ export class Vectors {
         const candidates = await this.ann.candidates(vector, k);
         if (!candidates) return this.nearest(blob, options);
         // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
-        const hits = this.ann.verify(candidates);
+        const hits = options.withChunks ? withChunks(this.conn, candidates, true) : this.ann.verify(candidates);
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }
@@ -149,6 +164,37 @@ export class Vectors {
       if (hits.length >= limit) return hits.slice(0, limit);
       if (k >= MAX_OVERFETCH || candidates.length < Math.min(k, MAX_OVERFETCH)) return this.nearest(blob, options, matching);
     }
+  }
+
+  /**
+   * Below the threshold, an unfiltered query after the first: the exact nearest chunks from the
+   * in-memory copy of the vectors (usearch's SIMD scan, the copy kept in step with the vector
+   * log). The first query of a connection — a one-shot CLI find — scans with sqlite-vec instead
+   * of loading usearch and every vector; so does any query when the copy would be too large.
+   */
+  private async scanInMemory(vector: Float32Array, options: SearchOptions): Promise<SeqHit[] | undefined> {
+    if (filterToSql(options.filter).sql !== "1") return undefined;
+    if (this.scansBelow++ === 0) return undefined;
+    const dimensions = embeddingInfo(this.conn)?.dimensions ?? 0;
+    if (this.ann.vectorCount() * dimensions > IN_MEMORY_SCAN_FLOATS) {
+      this.ann.exact = undefined;
+      return undefined;
+    }
+    const { limit } = options;
+    // A few more than asked, their distances computed again by sqlite-vec from the same
+    // vectors: the same scores and order as its own scan (SIMD sums round differently, enough
+    // to swap near ties).
+    const candidates = await this.ann.exactSearch(vector, limit * 2 + 16);
+    const held = this.ann.exact;
+    if (!candidates || !held) return undefined;
+    const distance = this.conn.statement("SELECT vec_distance_cosine(?, ?)").pluck();
+    const query = toVectorBlob(vector);
+    const hits: SeqHit[] = [];
+    for (const { seq } of candidates) {
+      const stored = held.vector(seq);
+      if (stored) hits.push({ seq, distance: distance.get(query, toVectorBlob(stored)) as number });
+    }
+    return hits.sort((a, b) => a.distance - b.distance || a.seq - b.seq).slice(0, limit);
   }
 
   /**

@@ -182,7 +182,7 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
     await e.close();
   });
 
-  it("below the threshold queries scan with sqlite-vec and never load usearch; above it they do", async () => {
+  it("below the threshold a connection's first query scans with sqlite-vec without loading usearch, later ones scan in memory; above it the index answers", async () => {
     const store = await engine(1000).openDatabase("lazy", { create: true });
     await fill(store, 50, 2);
     await store.close();
@@ -194,8 +194,10 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
       const probe = new Float32Array(${DIMS}).fill(0.25);
       const below = await createSqliteEngine({ dataDir: ${JSON.stringify(dir)}, vectorIndex: { threshold: 1000 } }).openDatabase("lazy");
       const a = await below.vectorSearch(probe, { limit: 5 });
+      const first = loaded();
       const b = await below.vectorSearch(probe, { limit: 5, exact: true });
-      console.log(JSON.stringify({ below: loaded(), n: a.length + b.length }));
+      const same = JSON.stringify(a) === JSON.stringify(b);
+      console.log(JSON.stringify({ below: first, later: loaded(), same, n: a.length + b.length }));
       await below.close();
       const above = await createSqliteEngine({ dataDir: ${JSON.stringify(dir)}, vectorIndex: { threshold: 10 } }).openDatabase("lazy");
       const c = await above.vectorSearch(probe, { limit: 5 });
@@ -205,7 +207,7 @@ describe("the approximate vector index (HNSW beside the SQLite file)", () => {
     const proc = child(script, (l) => lines.push(l));
     expect((await exited(proc)).code).toBe(0);
     expect(lines.map((l) => JSON.parse(l))).toEqual([
-      { below: false, n: 10 },
+      { below: false, later: true, same: true, n: 10 },
       { above: true, n: 5 },
     ]);
     expect(existsSync(join(dir, "lazy.db.hnsw"))).toBe(true);

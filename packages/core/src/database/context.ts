@@ -102,7 +102,7 @@ export class DatabaseContext {
   /** The database's storage; every method throws DocDBErrors (engine errors translated here, once). */
   readonly store: Store;
   /** Shared by every view of this context (withDeadline). */
-  private readonly seen = { memory: false };
+  private readonly seen: { memory: boolean; noMemoryAt?: string } = { memory: false };
   /** When this view's embedding budget ends (performance.now() time), and how long it was. */
   private readonly budget: { endsAt: number; ms: number } | undefined;
 
@@ -121,6 +121,15 @@ export class DatabaseContext {
 
   set holdsMemory(value: boolean) {
     this.seen.memory = value;
+  }
+
+  /** The store's change token when the database was last found to hold no memory. */
+  get noMemoryAt(): string | undefined {
+    return this.seen.noMemoryAt;
+  }
+
+  set noMemoryAt(token: string | undefined) {
+    this.seen.noMemoryAt = token;
   }
 
   /**

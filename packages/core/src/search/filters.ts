@@ -12,13 +12,19 @@ import type { FindInput } from "../types.js";
  * The condition that keeps agent memory out of find and list, or none when the database holds
  * no memory. Any filter makes an engine take its filtered vector path (at 100k chunks the
  * SQLite engine counts the matching chunks first, ~160 ms), and most databases never store
- * memory; asking whether it has any is one indexed lookup, made until the answer is yes.
+ * memory; asking whether it has any is one indexed lookup, made until the answer is yes (and
+ * again only after the database changed).
  */
 export async function withoutMemory(ctx: DatabaseContext): Promise<Filter | undefined> {
   // Once memory is seen the answer is kept: the filter stays right if memory is deleted later.
   if (!ctx.holdsMemory) {
-    const any = await ctx.store.listDocuments({ limit: 1, filter: ANY_MEMORY });
-    ctx.holdsMemory = any.length > 0;
+    // "None" holds until the database changes (a write from anywhere moves the token).
+    const token = await ctx.store.changeToken();
+    if (ctx.noMemoryAt !== token) {
+      const any = await ctx.store.listDocuments({ limit: 1, filter: ANY_MEMORY });
+      ctx.holdsMemory = any.length > 0;
+      ctx.noMemoryAt = ctx.holdsMemory ? undefined : token;
+    }
   }
   return ctx.holdsMemory ? WITHOUT_SYSTEM_COLLECTIONS : undefined;
 }

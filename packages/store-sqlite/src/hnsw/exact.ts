@@ -48,6 +48,12 @@ export class ExactMatrix {
     this.slots.delete(seq);
   }
 
+  /** The vector held for a chunk (a view, valid until the next change). */
+  vector(seq: number): Float32Array | undefined {
+    const slot = this.slots.get(seq);
+    return slot === undefined ? undefined : this.data.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
+  }
+
   search(usearch: USearch, query: Float32Array, k: number): SeqHit[] {
     const n = this.seqs.length;
     if (n === 0) return [];

@@ -43,7 +43,8 @@ export class VectorIndex {
   private readonly log: IndexLog;
   private readonly files: IndexFile;
   private loaded: LoadedIndex | undefined;
-  private exact: ExactMatrix | undefined;
+  /** The in-memory copy of the vectors (exactSearch loads it; undefined frees it). */
+  exact: ExactMatrix | undefined;
   private opening: Promise<LoadedIndex | "exact"> | undefined;
   /** A build after damage was found: queries scan exactly until it is done. */
   private background: Promise<void> | undefined;

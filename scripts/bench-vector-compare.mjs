@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// Vector `findSimilar` p50/p95 of this checkout beside other built checkouts, on one database kept
+// by `pnpm bench --data-dir DIR`, interleaved in one process, with the raw floors on the same data.
+//
+//   node scripts/bench-vector-compare.mjs --data-dir DIR --size 10000 [--dims 384] [--queries 300] [--other ../prev]
+//
+// Rows: sqlite-vec's own KNN, usearch `exactSearch` over the vectors in memory (the SIMD floor),
+// usearch on docdb's own index file (`DIR/c<size>d<dims>.db.hnsw`, ef 128) when there is one,
+// and docdb's vector find per checkout; then whether the checkouts answered the same (ids, order, scores).
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { clusteredVectors, queries } from "./bench/data.mjs";
+import { PrecomputedEmbeddings } from "./bench/model.mjs";
+import { percentile } from "./bench/stats.mjs";
+
+const { values } = parseArgs({
+  options: {
+    "data-dir": { type: "string" },
+    size: { type: "string", default: "10000" },
+    dims: { type: "string", default: "384" },
+    queries: { type: "string", default: "300" },
+    other: { type: "string", multiple: true, default: [] },
+  },
+});
+if (!values["data-dir"]) {
+  process.stderr.write(
+    "usage: node scripts/bench-vector-compare.mjs --data-dir DIR --size N [--other ../prev] (DIR from pnpm bench --data-dir)\n",
+  );
+  process.exit(2);
+}
+const dataDir = resolve(values["data-dir"]);
+const dims = Number(values.dims);
+const size = Number(values.size);
+const name = `c${size}d${dims}`;
+if (!existsSync(join(dataDir, `${name}.db`))) {
+  process.stderr.write(
+    `${join(dataDir, `${name}.db`)} is missing: build it with pnpm bench --sizes ${size} --dims ${dims} --data-dir ${dataDir}\n`,
+  );
+  process.exit(2);
+}
+const here = fileURLToPath(new URL("..", import.meta.url));
+const requireStore = createRequire(join(here, "packages/store-sqlite/package.json"));
+const Database = requireStore("better-sqlite3");
+const usearch = requireStore("usearch");
+const TOP_K = 10;
+const WARMUP = 5;
+
+// The queries and vectors `pnpm bench` times on this database (its seed is the size).
+const texts = queries(Number(values.queries) + WARMUP, { seed: size + 1 });
+const vectors = clusteredVectors(texts.length, dims, { seed: size + 2 });
+const byText = new Map(texts.map((t, i) => [t, vectors.at(i)]));
+
+const raw = new Database(join(dataDir, `${name}.db`), { readonly: true });
+requireStore("sqlite-vec").load(raw);
+const knn = raw.prepare("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance");
+const rows = raw.prepare("SELECT embedding FROM chunks_vec").pluck().all();
+const matrix = new Float32Array(rows.length * dims);
+for (const [i, blob] of rows.entries()) new Uint8Array(matrix.buffer, i * dims * 4, dims * 4).set(blob);
+const blobOf = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+const ops = {
+  "sqlite-vec KNN": (t) => knn.all(blobOf(byText.get(t)), TOP_K),
+  "usearch exactSearch (floor)": (t) => usearch.exactSearch(matrix, byText.get(t).slice(), dims, TOP_K, "cos", 1),
+};
+const indexFile = join(dataDir, `${name}.db.hnsw`);
+if (existsSync(indexFile)) {
+  const header = JSON.parse(readFileSync(`${indexFile}.json`, "utf8"));
+  const index = new usearch.Index({
+    metric: "cos",
+    dimensions: dims,
+    quantization: header.quantization,
+    connectivity: header.connectivity,
+    expansion_add: header.expansionAdd,
+    expansion_search: 128,
+    multi: false,
+  });
+  index.load(indexFile);
+  ops["usearch on the index file (ef 128)"] = (t) => index.search(byText.get(t).slice(), TOP_K, 1);
+}
+const answers = {};
+for (const tree of [here, ...values.other.map((o) => resolve(o))]) {
+  const core = await import(pathToFileURL(join(tree, "packages/core/dist/index.js")).href);
+  const model = new PrecomputedEmbeddings({ dims, count: 0, at: () => undefined }, byText);
+  model.modelId = `clustered-${dims}`;
+  const db = await core.openDocDB({ dataDir, embedding: model, logger: core.silentLogger() }).database(name);
+  const label = `docdb find, ${tree === here ? "this checkout" : tree}`;
+  ops[label] = (t) => db.findSimilar({ query: t, mode: "vector", top_k: TOP_K });
+  answers[label] = [];
+}
+const names = Object.keys(ops);
+const times = Object.fromEntries(names.map((n) => [n, []]));
+for (const t of texts.slice(0, WARMUP)) for (const n of names) await ops[n](t);
+// Interleaved in a rotating order, so every row meets the same machine state.
+for (const [i, t] of texts.slice(WARMUP).entries()) {
+  for (let j = 0; j < names.length; j++) {
+    const n = names[(i + j) % names.length];
+    const started = performance.now();
+    const found = await ops[n](t);
+    times[n].push(performance.now() - started);
+    answers[n]?.push(JSON.stringify(found.results.map((r) => [r.chunk_id, r.score])));
+  }
+}
+console.log(
+  `${name}: ${rows.length} vectors, ${texts.length - WARMUP} queries, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}`,
+);
+for (const n of names) console.log(`${n}: p50 ${percentile(times[n], 50).toFixed(2)} ms, p95 ${percentile(times[n], 95).toFixed(2)} ms`);
+const [first, ...rest] = Object.values(answers);
+for (const other of rest) {
+  const same = other.filter((a, i) => a === first[i]).length;
+  console.log(`same ids, order and scores as this checkout: ${same} / ${other.length}`);
+}
+process.exit(0);
