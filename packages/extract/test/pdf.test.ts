@@ -1,7 +1,8 @@
 // PDF extraction on PDFs the tests write themselves (test/fixtures/pdf.ts): text in order, page
 // segments, Japanese through the CMaps, two columns, metadata, headings, and each error code.
 import { describe, expect, it } from "vitest";
-import { ExtractError, type Extracted, extract } from "../src/index.js";
+import { type Extracted, extract } from "../src/index.js";
+import { failure } from "./fixtures/failure.js";
 import { makePdf } from "./fixtures/pdf.js";
 
 const pdf = (bytes: Uint8Array) => extract({ bytes, name: "doc.pdf" });
@@ -9,15 +10,6 @@ const pdf = (bytes: Uint8Array) => extract({ bytes, name: "doc.pdf" });
 /** The text of each segment, by page number. */
 function pageTexts(result: Extracted): Record<number, string> {
   return Object.fromEntries(result.segments.map((s) => [s.locator.page as number, result.text.slice(s.start, s.end)]));
-}
-
-async function failure(promise: Promise<unknown>): Promise<ExtractError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ExtractError);
-  return error as ExtractError;
 }
 
 describe("PDF extraction", () => {

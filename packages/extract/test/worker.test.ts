@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ExtractError, extract, extractFile, extractInWorker, extractWorkerScript } from "../src/index.js";
+import { extract, extractFile, extractInWorker, extractWorkerScript } from "../src/index.js";
+import { failure } from "./fixtures/failure.js";
 import { makePdf } from "./fixtures/pdf.js";
 
 const dir = mkdtempSync(join(tmpdir(), "docdb-extract-worker-"));
@@ -21,15 +22,6 @@ const sample = () =>
       { lines: ["Last page."] },
     ],
   });
-
-async function failure(promise: Promise<unknown>): Promise<ExtractError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ExtractError);
-  return error as ExtractError;
-}
 
 describe("extraction in a worker thread", () => {
   it("finds the built worker script", () => {
