@@ -7,6 +7,7 @@
 //                            [--efs 64,128,256,512] [--no-ann] [--no-mcp] [--no-text-recall] [--eval-dir ../shared/eval]
 //                            [--data-dir DIR [--reuse-index]]
 //                            [--store postgres://user:pass@host:port/db | --store pglite]
+//   pnpm bench --keyword-compare [--documents 98000] [--queries 100] [--data-dir DIR] [--other CHECKOUT] [--json]
 //
 // Synthetic data from fixed seeds (Japanese, English and code text; clustered vectors), built
 // through docdb's normal insert path into temporary databases that are removed afterwards.
@@ -14,6 +15,10 @@
 // --data-dir keeps the databases in DIR instead of a temporary folder, and a later run with the
 // same DIR measures the databases already there instead of ingesting them again (a 1M-chunk
 // database takes long to build; its queries can then be measured again on an idle machine).
+// --keyword-compare runs only the keyword comparison instead (scripts/bench/keyword-compare.mjs):
+// docdb keyword and hybrid find, LanceDB's full-text index and raw SQLite FTS5 on the eval sets
+// repeated to --documents, --queries English and as many Japanese questions, interleaved; --other
+// adds another built docdb checkout to the same run. --data-dir keeps all three for the next run.
 // --reuse-index also loads the vector index file kept there instead of timing a rebuild (40
 // minutes at 1M on 2 shared cores), so another ef sweep costs only the queries.
 //
@@ -24,7 +29,7 @@
 // raw KNN, the usearch index and its in-memory floor) are skipped there, with a line saying why.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { annLatency, textRecall } from "./bench/ann.mjs";
@@ -32,6 +37,7 @@ import { annLatencyPostgres } from "./bench/ann-postgres.mjs";
 import { queries } from "./bench/data.mjs";
 import { findLatency } from "./bench/find.mjs";
 import { ingest, ingestPaths, reembedCopy } from "./bench/ingest.mjs";
+import { keywordCompare, renderKeywordCompare } from "./bench/keyword-compare.mjs";
 import { mcpServer } from "./bench/mcp.mjs";
 import { renderTable } from "./bench/table.mjs";
 import { openTarget, parseStore } from "./bench/target.mjs";
@@ -47,7 +53,7 @@ function options() {
       json: { type: "boolean", default: false },
       sizes: { type: "string", default: "10000,100000" },
       dims: { type: "string", default: "384,1536" },
-      queries: { type: "string", default: "50" },
+      queries: { type: "string" },
       efs: { type: "string", default: "64,128,256,512" },
       "no-ann": { type: "boolean", default: false },
       "no-mcp": { type: "boolean", default: false },
@@ -56,6 +62,9 @@ function options() {
       "data-dir": { type: "string" },
       "reuse-index": { type: "boolean", default: false },
       store: { type: "string" },
+      "keyword-compare": { type: "boolean", default: false },
+      documents: { type: "string", default: "98000" },
+      other: { type: "string" },
     },
   });
   const list = (value, flag) => {
@@ -65,7 +74,8 @@ function options() {
     }
     return numbers;
   };
-  const [count] = list(values.queries, "--queries");
+  // 50 synthetic queries per mode; the keyword comparison asks 100 of each eval set.
+  const [count] = list(values.queries ?? (values["keyword-compare"] ? "100" : "50"), "--queries");
   const opts = {
     json: values.json,
     sizes: list(values.sizes, "--sizes"),
@@ -79,7 +89,11 @@ function options() {
     dataDir: values["data-dir"],
     reuseIndex: values["reuse-index"],
     store: parseStore(values.store ?? postgresFromEnv()),
+    keywordCompare: values["keyword-compare"],
+    documents: list(values.documents, "--documents")[0],
+    other: values.other,
   };
+  if (opts.other !== undefined && !opts.keywordCompare) throw new Error("--other is for --keyword-compare: give it too");
   if (opts.reuseIndex && opts.dataDir === undefined) {
     throw new Error("--reuse-index loads the index kept in --data-dir DIR: give --data-dir too");
   }
@@ -125,8 +139,33 @@ function log(message) {
   process.stderr.write(`bench: ${message}\n`);
 }
 
+/** `--keyword-compare`: the comparison alone, on kept (--data-dir) or temporary files. */
+async function compareKeyword(opts) {
+  if (opts.store !== undefined) throw new Error("--keyword-compare runs on SQLite files: leave out --store");
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "docdb-bench-kw-"));
+  mkdirSync(dataDir, { recursive: true });
+  const started = performance.now();
+  try {
+    const report = await keywordCompare({
+      root: fileURLToPath(new URL("..", import.meta.url)),
+      evalDir: opts.evalDir,
+      dataDir,
+      documents: opts.documents,
+      questions: opts.queries,
+      other: opts.other === undefined ? undefined : resolve(opts.other),
+      log,
+    });
+    report.date = new Date().toISOString();
+    report.seconds = (performance.now() - started) / 1000;
+    process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderKeywordCompare(report));
+  } finally {
+    if (opts.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   const opts = options();
+  if (opts.keywordCompare) return compareKeyword(opts);
   secret = secretOf(opts.store);
   const core = await import(CORE.href).catch(() => {
     throw new Error(`${fileURLToPath(CORE)} is missing: run \`pnpm build\` first`);
