@@ -89,8 +89,17 @@ describe("keyword comparison", () => {
     expect(report.engines[0].hitAt10.ja).toBe(1);
     expect(report.engines[3].hitAt10.ja).toBe(0);
     expect(report.engines[0].ingest.documentsPerSecond).toBeGreaterThan(0);
-    // A second run reuses the kept databases instead of ingesting again.
-    const again = JSON.parse((await runNode(BENCH, args, { env })).stdout);
+    // A second run reuses the kept databases instead of ingesting again; --other adds a second
+    // docdb build (here the same checkout) to the same interleaved run.
+    const root = fileURLToPath(new URL("..", import.meta.url));
+    const again = JSON.parse((await runNode(BENCH, [...args, "--other", root], { env })).stdout);
     expect(again.reused).toEqual(["docdb", "lance", "fts5"]);
+    expect(again.engines.map((e: { name: string }) => e.name).slice(0, 4)).toEqual([
+      "docdb keyword (this build)",
+      "docdb hybrid (this build)",
+      "docdb keyword (other build)",
+      "docdb hybrid (other build)",
+    ]);
+    expect(again.engines[2].hitAt10).toEqual(again.engines[0].hitAt10);
   }, 120_000);
 });

@@ -267,20 +267,24 @@ export async function keywordCompare({ root, evalDir, dataDir, documents, questi
   try {
     log(`${questions.length} questions × ${engines.length} engines, interleaved (${WARMUP} warm-up questions first)`);
     for (const q of questions.slice(0, WARMUP)) for (const e of engines) await e.find(q.text);
-    const runs = engines.map(() => ({ times: [], hits: { en: [], ja: [] } }));
+    const runs = engines.map(() => ({ times: [], cpu: [], hits: { en: [], ja: [] } }));
     for (const [i, q] of questions.entries()) {
       for (let j = 0; j < engines.length; j++) {
         const k = (i + j) % engines.length;
+        const cpu = process.cpuUsage();
         const started = performance.now();
         const found = await engines[k].find(q.text);
         runs[k].times.push(performance.now() - started);
+        const used = process.cpuUsage(cpu);
+        runs[k].cpu.push((used.user + used.system) / 1000);
         runs[k].hits[q.lang].push(hitAt10(found, q.relevant));
       }
       if (i % 50 === 49) loads.push(loadavg());
     }
     const mean = (a) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : undefined);
     const ingestOf = (step) => step && { documentsPerSecond: documents / step.ingest.seconds, ...step.ingest };
-    const ingestFor = (name) => (name.startsWith("docdb keyword") ? ingestOf(built.docdb) : undefined);
+    // The docdb files were written by this build: the other build's ingest is bench-compare.mjs's to measure.
+    const ingestFor = (name) => (name.startsWith("docdb keyword") && !name.endsWith("(other build)") ? ingestOf(built.docdb) : undefined);
     return {
       documents,
       chunks: built.docdb.chunks,
@@ -294,6 +298,8 @@ export async function keywordCompare({ root, evalDir, dataDir, documents, questi
         name: e.name,
         p50: percentile(runs[k].times, 50),
         p95: percentile(runs[k].times, 95),
+        // This process's CPU (every thread: LanceDB's searches run on its own pool) a find, in ms.
+        cpu: { p50: percentile(runs[k].cpu, 50), mean: mean(runs[k].cpu) },
         hitAt10: { en: mean(runs[k].hits.en), ja: mean(runs[k].hits.ja) },
         ingest: e.name.startsWith("LanceDB")
           ? ingestOf(built.lance)
@@ -315,16 +321,18 @@ export async function keywordCompare({ root, evalDir, dataDir, documents, questi
 export function renderKeywordCompare(r) {
   const load = r.loadAverage.map((l) => l[0].toFixed(1)).join(", ");
   const rows = r.engines.map((e) => {
-    const ingest = e.ingest ? Math.round(e.ingest.documentsPerSecond).toLocaleString("en-US") : "";
-    return `| ${e.name} | ${e.p50.toFixed(1)} / ${e.p95.toFixed(1)} | ${e.hitAt10.en.toFixed(2)} / ${e.hitAt10.ja.toFixed(2)} | ${ingest} |`;
+    const n = (x) => Math.round(x).toLocaleString("en-US");
+    const ingest = e.ingest ? `${n(e.ingest.documentsPerSecond)} (${n(r.documents / e.ingest.cpuSeconds)})` : "";
+    const cpu = `${e.cpu.p50.toFixed(1)} / ${e.cpu.mean.toFixed(1)}`;
+    return `| ${e.name} | ${e.p50.toFixed(1)} / ${e.p95.toFixed(1)} | ${cpu} | ${e.hitAt10.en.toFixed(2)} / ${e.hitAt10.ja.toFixed(2)} | ${ingest} |`;
   });
   return [
     `${r.documents.toLocaleString("en-US")} documents (scifact + jaquad repeated; docdb: ${r.chunks.toLocaleString("en-US")} chunks), ` +
       `${r.questions.en} English + ${r.questions.ja} Japanese questions, every engine asked each in a rotating order.`,
     `Load average (1 min) during the queries: ${load}.${r.reused.length ? ` Reused from the data dir: ${r.reused.join(", ")}.` : ""}`,
     "",
-    "| engine | find p50 / p95 ms | hit@10 EN / JA | ingest docs/s |",
-    "|---|---|---|---|",
+    "| engine | find p50 / p95 ms | CPU ms a find, p50 / mean | hit@10 EN / JA | ingest docs/s (per CPU-second) |",
+    "|---|---|---|---|---|",
     ...rows,
     "",
   ].join("\n");
