@@ -85,13 +85,16 @@ export function withChunks<T extends { seq: number }>(conn: Connection, hits: T[
   });
 }
 
-/** Search hits with their chunk's id in place of its seq (chunks deleted meanwhile left out). */
-export function idsOf<T extends { seq: number }>(conn: Connection, hits: T[]): (Omit<T, "seq"> & { chunkId: string })[] {
+/**
+ * Search hits with their chunk's id in place of its seq (chunks deleted meanwhile — or, with
+ * `embedded`, that lost their vector — left out).
+ */
+export function idsOf<T extends { seq: number }>(conn: Connection, hits: T[], embedded = false): (Omit<T, "seq"> & { chunkId: string })[] {
   if (hits.length === 0) return [];
   const ids = new Map(
     (
       conn
-        .statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))")
+        .statement(`SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))${embedded ? " AND embedded = 1" : ""}`)
         .all(JSON.stringify(hits.map((h) => h.seq))) as {
         seq: number;
         id: string;

@@ -1,19 +1,11 @@
 // Vectors: writing them, the chunks still waiting for one, and vector search — sqlite-vec below
 // the index threshold, the HNSW index (./hnsw/) above it, exact scans for selective filters.
-import {
-  type ChunkHit,
-  type PendingChunk,
-  type SearchOptions,
-  StoreError,
-  type VectorIndexSettings,
-  type VectorSearchOptions,
-} from "@docdb/store";
+import { type PendingChunk, type SearchOptions, StoreError, type VectorIndexSettings, type VectorSearchOptions } from "@docdb/store";
 import type { Connection } from "./connection.js";
 import { filterToSql } from "./filter.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
-import { withChunks } from "./read.js";
 import { type Row, toPendingChunk } from "./rows.js";
 
 /** Filtered vector search computes exact distances when at most this many chunks match. */
@@ -61,11 +53,13 @@ export class Vectors {
       write: (work) => conn.write(work),
       tryWrite: (work) => conn.tryWrite(work),
       changeToken: () => changeToken(conn),
-      fingerprint: () => {
-        const info = embeddingInfo(conn);
-        if (!info || !hasVectorTable(conn)) return undefined;
-        return `${info.provider}|${info.model}|${info.dimensions}|${metaValue(conn, "embedded_at") ?? ""}`;
-      },
+      kept: (key, read) => conn.kept(key, read),
+      fingerprint: () =>
+        conn.kept("index.fingerprint", () => {
+          const info = embeddingInfo(conn);
+          if (!info || !hasVectorTable(conn)) return undefined;
+          return `${info.provider}|${info.model}|${info.dimensions}|${metaValue(conn, "embedded_at") ?? ""}`;
+        }),
       dimensions: () => embeddingInfo(conn)?.dimensions,
       defaults: { ...DEFAULT_VECTOR_INDEX_SETTINGS, ...defaults },
     });
@@ -105,7 +99,7 @@ export class Vectors {
   }
 
   /** The nearest chunks (by seq) to `vector`; none before a model is recorded. */
-  async search(vector: Float32Array, options: VectorSearchOptions): Promise<(SeqHit & { chunk?: ChunkHit })[]> {
+  async search(vector: Float32Array, options: VectorSearchOptions): Promise<SeqHit[]> {
     const info = embeddingInfo(this.conn);
     if (!info || !hasVectorTable(this.conn)) return [];
     checkVector(vector, info.dimensions, "the query");
@@ -117,7 +111,7 @@ export class Vectors {
    * index, or with `exact` an in-memory SIMD scan. Filtered: exact when the filter is selective,
    * otherwise the index with an over-fetch sized by the filter's share, growing until enough pass.
    */
-  private async nearestChunks(vector: Float32Array, options: VectorSearchOptions): Promise<(SeqHit & { chunk?: ChunkHit })[]> {
+  private async nearestChunks(vector: Float32Array, options: VectorSearchOptions): Promise<SeqHit[]> {
     const { limit } = options;
     const blob = toVectorBlob(vector);
     if (limit < 1) return [];
@@ -130,7 +124,7 @@ export class Vectors {
         const candidates = await this.ann.candidates(vector, k);
         if (!candidates) return this.nearest(blob, options);
         // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
-        const hits = options.withChunks ? withChunks(this.conn, candidates, true) : this.ann.verify(candidates);
+        const hits = this.ann.verify(candidates);
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }
