@@ -5,8 +5,8 @@
 //   node scripts/bench-vector-compare.mjs --data-dir DIR --size 10000 [--dims 384] [--queries 300] [--other ../prev]
 //                                         [--mode vector|hybrid|keyword]
 //
-// Rows: sqlite-vec's own KNN, usearch `exactSearch` over the vectors in memory (the SIMD floor),
-// usearch on docdb's own index file (`DIR/c<size>d<dims>.db.hnsw`, ef 128) when there is one,
+// Rows: without an index file, sqlite-vec's own KNN and usearch `exactSearch` over the vectors in
+// memory (the SIMD floor); with one (`DIR/c<size>d<dims>.db.hnsw`), usearch on it (ef 128);
 // and per checkout the engine's `vectorSearch` alone (top 10 with their chunks, the layer under
 // find) and docdb's find in `--mode` (default vector); wall and CPU time (CPU time swings less on
 // a loaded machine); then whether the checkouts answered the same (ids, order, scores).
@@ -65,11 +65,14 @@ const rows = raw.prepare("SELECT embedding FROM chunks_vec").pluck().all();
 const matrix = new Float32Array(rows.length * dims);
 for (const [i, blob] of rows.entries()) new Uint8Array(matrix.buffer, i * dims * 4, dims * 4).set(blob);
 const blobOf = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-const ops = {
-  "sqlite-vec KNN": (t) => knn.all(blobOf(byText.get(t)), TOP_K),
-  "usearch exactSearch (floor)": (t) => usearch.exactSearch(matrix, byText.get(t).slice(), dims, TOP_K, "cos", 1),
-};
 const indexFile = join(dataDir, `${name}.db.hnsw`);
+// The exact floors where docdb scans exactly (no index file); above the threshold they only take time.
+const ops = existsSync(indexFile)
+  ? {}
+  : {
+      "sqlite-vec KNN": (t) => knn.all(blobOf(byText.get(t)), TOP_K),
+      "usearch exactSearch (floor)": (t) => usearch.exactSearch(matrix, byText.get(t).slice(), dims, TOP_K, "cos", 1),
+    };
 if (existsSync(indexFile)) {
   const header = JSON.parse(readFileSync(`${indexFile}.json`, "utf8"));
   const index = new usearch.Index({

@@ -193,15 +193,15 @@ export class SqliteStore implements Store {
   }
 
   async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {
-    const hits = await this.vectors.search(vector, options);
+    // Every hit is checked against SQLite: a chunk deleted (or unembedded) by anyone is never returned.
+    const hits = read.embeddedHits(this.conn, await this.vectors.search(vector, options));
     // Chunks are read for the hits the caller reads (their text is most of a find's reading);
-    // the others only have their ids looked up. Both check that the chunk still has its vector.
+    // the others come with their ids.
     const wanted = options.withChunks === true ? hits.length : Math.min(hits.length, Number(options.withChunks ?? 0));
-    if (wanted === 0) return read.idsOf(this.conn, hits, true);
-    const full = read.withChunks(this.conn, hits.slice(0, wanted), true);
+    const full = read.withChunks(this.conn, hits.slice(0, wanted));
     return [
       ...full.map(({ chunk, distance }) => ({ chunkId: chunk.id, distance, chunk })),
-      ...read.idsOf(this.conn, hits.slice(wanted), true),
+      ...hits.slice(wanted).map(({ chunkId, distance }) => ({ chunkId, distance })),
     ];
   }
 

@@ -6,6 +6,7 @@ import { filterToSql } from "./filter.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
+import { embeddedHits } from "./read.js";
 import { type Row, toPendingChunk } from "./rows.js";
 
 /** Filtered vector search computes exact distances when at most this many chunks match. */
@@ -124,7 +125,7 @@ export class Vectors {
         const candidates = await this.ann.candidates(vector, k);
         if (!candidates) return this.nearest(blob, options);
         // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
-        const hits = this.ann.verify(candidates);
+        const hits = embeddedHits(this.conn, candidates);
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }
