@@ -101,6 +101,8 @@ for (const tree of [here, ...values.other.map((o) => resolve(o))]) {
     store.vectorSearch(byText.get(t), { limit: TOP_K, withChunks: true }).then((hits) => ({
       results: hits.map((h) => ({ chunk_id: h.chunkId, score: h.distance })),
     }));
+  // Hybrid beside its keyword leg alone: what fusing with the vector leg adds.
+  if (values.mode === "hybrid") ops[`docdb find keyword, ${which}`] = (t) => db.findSimilar({ query: t, mode: "keyword", top_k: TOP_K });
   const label = `docdb find ${values.mode}, ${which}`;
   ops[label] = (t) => db.findSimilar({ query: t, mode: values.mode, top_k: TOP_K });
   answers[label] = [];

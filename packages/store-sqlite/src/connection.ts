@@ -72,10 +72,8 @@ export class Connection {
    * moves when another connection commits, `total_changes()` when this one writes.
    */
   changeToken(): string {
-    const { version, own } = this.statement("SELECT data_version AS version, total_changes() AS own FROM pragma_data_version").get() as {
-      version: number;
-      own: number;
-    };
+    const version = this.statement("PRAGMA data_version").pluck().get() as number;
+    const own = this.statement("SELECT total_changes()").pluck().get() as number;
     const token = `${version}:${own}`;
     if (token !== this.memo.token) this.memo = { token, checked: this.memo.checked, values: new Map() };
     return token;
