@@ -3,10 +3,13 @@
 // by `pnpm bench --data-dir DIR`, interleaved in one process, with the raw floors on the same data.
 //
 //   node scripts/bench-vector-compare.mjs --data-dir DIR --size 10000 [--dims 384] [--queries 300] [--other ../prev]
+//                                         [--mode vector|hybrid|keyword]
 //
-// Rows: sqlite-vec's own KNN, usearch `exactSearch` over the vectors in memory (the SIMD floor),
-// usearch on docdb's own index file (`DIR/c<size>d<dims>.db.hnsw`, ef 128) when there is one,
-// and docdb's vector find per checkout; then whether the checkouts answered the same (ids, order, scores).
+// Rows: without an index file, sqlite-vec's own KNN and usearch `exactSearch` over the vectors in
+// memory (the SIMD floor); with one (`DIR/c<size>d<dims>.db.hnsw`), usearch on it (ef 128);
+// and per checkout the engine's `vectorSearch` alone (top 10 with their chunks, the layer under
+// find) and docdb's find in `--mode` (default vector); wall and CPU time (CPU time swings less on
+// a loaded machine); then whether the checkouts answered the same (ids, order, scores).
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
@@ -24,6 +27,7 @@ const { values } = parseArgs({
     dims: { type: "string", default: "384" },
     queries: { type: "string", default: "300" },
     other: { type: "string", multiple: true, default: [] },
+    mode: { type: "string", default: "vector" },
   },
 });
 if (!values["data-dir"]) {
@@ -61,11 +65,14 @@ const rows = raw.prepare("SELECT embedding FROM chunks_vec").pluck().all();
 const matrix = new Float32Array(rows.length * dims);
 for (const [i, blob] of rows.entries()) new Uint8Array(matrix.buffer, i * dims * 4, dims * 4).set(blob);
 const blobOf = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-const ops = {
-  "sqlite-vec KNN": (t) => knn.all(blobOf(byText.get(t)), TOP_K),
-  "usearch exactSearch (floor)": (t) => usearch.exactSearch(matrix, byText.get(t).slice(), dims, TOP_K, "cos", 1),
-};
 const indexFile = join(dataDir, `${name}.db.hnsw`);
+// The exact floors where docdb scans exactly (no index file); above the threshold they only take time.
+const ops = existsSync(indexFile)
+  ? {}
+  : {
+      "sqlite-vec KNN": (t) => knn.all(blobOf(byText.get(t)), TOP_K),
+      "usearch exactSearch (floor)": (t) => usearch.exactSearch(matrix, byText.get(t).slice(), dims, TOP_K, "cos", 1),
+    };
 if (existsSync(indexFile)) {
   const header = JSON.parse(readFileSync(`${indexFile}.json`, "utf8"));
   const index = new usearch.Index({
@@ -86,20 +93,34 @@ for (const tree of [here, ...values.other.map((o) => resolve(o))]) {
   const model = new PrecomputedEmbeddings({ dims, count: 0, at: () => undefined }, byText);
   model.modelId = `clustered-${dims}`;
   const db = await core.openDocDB({ dataDir, embedding: model, logger: core.silentLogger() }).database(name);
-  const label = `docdb find, ${tree === here ? "this checkout" : tree}`;
-  ops[label] = (t) => db.findSimilar({ query: t, mode: "vector", top_k: TOP_K });
+  const which = tree === here ? "this checkout" : tree;
+  // The engine alone, on a connection of its own to the same file.
+  const { SqliteStore } = await import(pathToFileURL(join(tree, "packages/store-sqlite/dist/index.js")).href);
+  const store = await SqliteStore.open(name, join(dataDir, `${name}.db`), { busyTimeoutMs: 5000 });
+  ops[`engine vectorSearch + chunks, ${which}`] = (t) =>
+    store.vectorSearch(byText.get(t), { limit: TOP_K, withChunks: true }).then((hits) => ({
+      results: hits.map((h) => ({ chunk_id: h.chunkId, score: h.distance })),
+    }));
+  // Hybrid beside its keyword leg alone: what fusing with the vector leg adds.
+  if (values.mode === "hybrid") ops[`docdb find keyword, ${which}`] = (t) => db.findSimilar({ query: t, mode: "keyword", top_k: TOP_K });
+  const label = `docdb find ${values.mode}, ${which}`;
+  ops[label] = (t) => db.findSimilar({ query: t, mode: values.mode, top_k: TOP_K });
   answers[label] = [];
 }
 const names = Object.keys(ops);
 const times = Object.fromEntries(names.map((n) => [n, []]));
+const cpu = Object.fromEntries(names.map((n) => [n, []]));
 for (const t of texts.slice(0, WARMUP)) for (const n of names) await ops[n](t);
 // Interleaved in a rotating order, so every row meets the same machine state.
 for (const [i, t] of texts.slice(WARMUP).entries()) {
   for (let j = 0; j < names.length; j++) {
     const n = names[(i + j) % names.length];
+    const used = process.cpuUsage();
     const started = performance.now();
     const found = await ops[n](t);
     times[n].push(performance.now() - started);
+    const spent = process.cpuUsage(used);
+    cpu[n].push((spent.user + spent.system) / 1000);
     answers[n]?.push(JSON.stringify(found.results.map((r) => [r.chunk_id, r.score])));
   }
 }
@@ -108,7 +129,11 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(" ")}`,
 );
-for (const n of names) console.log(`${n}: p50 ${percentile(times[n], 50).toFixed(2)} ms, p95 ${percentile(times[n], 95).toFixed(2)} ms`);
+for (const n of names) {
+  console.log(
+    `${n}: p50 ${percentile(times[n], 50).toFixed(2)} ms, p95 ${percentile(times[n], 95).toFixed(2)} ms; CPU p50 ${percentile(cpu[n], 50).toFixed(2)} ms`,
+  );
+}
 const [first, ...rest] = Object.values(answers);
 for (const other of rest) {
   const same = other.filter((a, i) => a === first[i]).length;

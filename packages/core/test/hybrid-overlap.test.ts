@@ -1,5 +1,6 @@
 // Hybrid find overlaps its legs: the query's embedding is under way before the keyword search
-// runs (a real SQLite engine, its calls recorded by a delegating wrapper; a test model).
+// runs, and the vector search does not wait for the keyword search (a real SQLite engine, its
+// calls recorded by a delegating wrapper; a test model).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,8 +33,12 @@ function recordingModel(log: string[]) {
   };
 }
 
-/** The real SQLite engine, with each keyword search written to `log` before it runs. */
-function recordingEngine(log: string[]): StoreEngine {
+/**
+ * The real SQLite engine, with each keyword search written to `log` before it runs. With
+ * `slowKeywords`, a keyword search answers only once a vector search has started (or after 500
+ * turns of the event loop), as a query on another connection of a pool would.
+ */
+function recordingEngine(log: string[], slowKeywords = false): StoreEngine {
   const engine = createSqliteEngine({ dataDir });
   return new Proxy(engine, {
     get(target, key) {
@@ -43,10 +48,21 @@ function recordingEngine(log: string[]): StoreEngine {
         return new Proxy(store, {
           get(s, k) {
             const value = Reflect.get(s, k, s);
+            if (k === "vectorSearch" && typeof value === "function") {
+              return (...a: unknown[]) => {
+                log.push("vector search");
+                return value.apply(s, a);
+              };
+            }
             if (k !== "keywordSearch" || typeof value !== "function") return typeof value === "function" ? value.bind(s) : value;
-            return (...a: unknown[]) => {
+            return async (...a: unknown[]) => {
               log.push("keyword search");
-              return value.apply(s, a);
+              const hits = await value.apply(s, a);
+              for (let turn = 0; slowKeywords && turn < 500 && !log.includes("vector search"); turn++) {
+                await new Promise((resolve) => setImmediate(resolve));
+              }
+              log.push("keyword search done");
+              return hits;
             };
           },
         });
@@ -67,6 +83,21 @@ it("starts the query's embedding before the keyword search, and fuses both", asy
     expect(found.results[0]?.distance).toBeDefined();
     // The provider call is sent before the (synchronous) keyword search holds the thread.
     expect(log.slice(0, 2)).toEqual(["embed query started", "keyword search"]);
+  } finally {
+    await docdb.close();
+  }
+});
+
+it("starts the vector search once the query is embedded, without waiting for a slow keyword search", async () => {
+  const log: string[] = [];
+  const docdb = openDocDB({ store: recordingEngine(log, true), embedding: recordingModel(log) as never, logger: silentLogger() });
+  try {
+    const db = await docdb.database("overlap", { create: true });
+    await db.insertDocument({ text: "The harbour bridge opens at dawn." });
+    log.length = 0;
+    const found = await db.findSimilar({ query: "harbour bridge" });
+    expect(found.results[0]?.distance).toBeDefined();
+    expect(log).toEqual(["embed query started", "keyword search", "embed query done", "vector search", "keyword search done"]);
   } finally {
     await docdb.close();
   }

@@ -32,6 +32,15 @@ const MAX_STATEMENTS = 512;
 
 export class Connection {
   private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * Values read from the database (the model record, index settings, the vector log's ends),
+   * kept while its change token stays the same: see `kept`.
+   */
+  private memo: { token: string | undefined; checked: boolean; values: Map<string, unknown> } = {
+    token: undefined,
+    checked: false,
+    values: new Map(),
+  };
 
   constructor(
     readonly db: Database.Database,
@@ -55,17 +64,64 @@ export class Connection {
   /** Forgets every prepared statement (a table they read was dropped and created again). */
   clearStatements(): void {
     this.statements.clear();
+    this.forget();
+  }
+
+  /**
+   * Moves whenever the database does, from this connection or another one: `data_version`
+   * moves when another connection commits, `total_changes()` when this one writes.
+   */
+  changeToken(): string {
+    const version = this.statement("PRAGMA data_version").pluck().get() as number;
+    const own = this.statement("SELECT total_changes()").pluck().get() as number;
+    const token = `${version}:${own}`;
+    if (token !== this.memo.token) this.memo = { token, checked: this.memo.checked, values: new Map() };
+    return token;
+  }
+
+  /**
+   * `read()`, or the value it returned before if the database has not changed since: the change
+   * token is read again at most once per synchronous stretch of code (a search reads it a few
+   * times, not once per value), and this connection's writes forget every kept value. Inside a
+   * transaction values are always read afresh.
+   */
+  kept<T>(key: string, read: () => T): T {
+    if (this.db.inTransaction) return read();
+    if (!this.memo.checked) {
+      this.changeToken();
+      this.memo.checked = true;
+      queueMicrotask(() => {
+        this.memo.checked = false;
+      });
+    }
+    const values = this.memo.values;
+    if (values.has(key)) return values.get(key) as T;
+    const value = read();
+    values.set(key, value);
+    return value;
+  }
+
+  /** Forgets the kept values (this connection wrote, or a table was replaced). */
+  forget(): void {
+    this.memo = { token: undefined, checked: false, values: new Map() };
   }
 
   /** Runs `work` in a write transaction, waiting (with backoff) for other writers. */
   write<T>(work: () => T): Promise<T> {
-    return writeTransaction(this.db, this.location, this.busyTimeoutMs, work);
+    return writeTransaction(this.db, this.location, this.busyTimeoutMs, () => {
+      try {
+        return work();
+      } finally {
+        this.forget();
+      }
+    });
   }
 
   /** Runs `work` in a write transaction if the lock is free within a moment; false when it was not. */
   tryWrite(work: () => void): boolean {
     try {
       this.db.transaction(work).immediate();
+      this.forget();
       return true;
     } catch (error) {
       const code = (error as { code?: unknown })?.code;

@@ -21,7 +21,12 @@ export function setMetaValue(conn: Connection, key: string, value: string | unde
   else conn.statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
 }
 
+/** The recorded model (kept until the database changes: see Connection.kept). */
 export function embeddingInfo(conn: Connection): EmbeddingInfo | undefined {
+  return conn.kept("embeddingInfo", () => readEmbeddingInfo(conn));
+}
+
+function readEmbeddingInfo(conn: Connection): EmbeddingInfo | undefined {
   const provider = metaValue(conn, "embedding_provider");
   const model = metaValue(conn, "embedding_model");
   const dimensions = metaValue(conn, "embedding_dimensions");
@@ -66,7 +71,7 @@ export async function setEmbeddingInfo(conn: Connection, info: EmbeddingInfo, op
 
 /** True once a model was recorded (the vector table exists). */
 export function hasVectorTable(conn: Connection): boolean {
-  return conn.statement("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get() !== undefined;
+  return conn.kept("hasVectorTable", () => conn.statement("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get() !== undefined);
 }
 
 export function counts(conn: Connection): StoreCounts {
@@ -84,8 +89,5 @@ export function counts(conn: Connection): StoreCounts {
 
 /** Moves whenever the database does, from this connection or another one. */
 export function changeToken(conn: Connection): string {
-  // data_version moves when another connection commits; total_changes when this one writes.
-  const version = conn.db.pragma("data_version", { simple: true }) as number;
-  const own = conn.statement("SELECT total_changes() AS n").get() as { n: number };
-  return `${version}:${own.n}`;
+  return conn.changeToken();
 }

@@ -66,22 +66,68 @@ export function chunkHits(conn: Connection, chunkIds: string[]): ChunkHit[] {
   });
 }
 
+/** Chunks known to be there and embedded while the database does not change (see `known`). */
+interface Known {
+  /** seq → chunk id. */
+  ids: Map<number, string>;
+  /** seq → its row with its document's fields, as `withChunks` reads it. */
+  rows: Map<number, Row>;
+}
+
+/** Known chunks kept at most: past this the memory starts again. */
+const MAX_KNOWN_IDS = 65_536;
+const MAX_KNOWN_ROWS = 4096;
+
 /**
- * Search hits with their chunk read in one statement (as `chunkHits` returns it), in order;
- * those whose chunk was deleted meanwhile — or, with `embedded`, lost its vector — left out.
+ * What the vector path learnt about chunks since the database last changed: which are there
+ * with their vector (and their ids), and the rows read for hits. While the change token does not
+ * move nothing was written by anyone, so a chunk seen alive is still alive, and its row the
+ * same; any write, here or in another process, forgets it all (Connection.kept). Rows, not
+ * objects, are kept: each caller gets objects of its own.
  */
-export function withChunks<T extends { seq: number }>(conn: Connection, hits: T[], embedded = false): (T & { chunk: ChunkHit })[] {
+function known(conn: Connection): Known {
+  return conn.kept("read.known", () => ({ ids: new Map(), rows: new Map() }));
+}
+
+/**
+ * Search hits with their chunk read (as `chunkHits` returns it), in order; those whose chunk was
+ * deleted meanwhile — or lost its vector — left out.
+ */
+export function withChunks<T extends { seq: number }>(conn: Connection, hits: T[]): (T & { chunk: ChunkHit })[] {
   if (hits.length === 0) return [];
-  const rows = conn
-    .statement(
-      `SELECT c.*, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
-       FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?))${embedded ? " AND c.embedded = 1" : ""}`,
-    )
-    .all(JSON.stringify(hits.map((h) => h.seq))) as Row[];
-  const bySeq = new Map(rows.map((r) => [r.seq as number, toChunkHit(r)]));
+  const { rows } = known(conn);
+  const missing = hits.filter((h) => !rows.has(h.seq));
+  if (missing.length > 0) {
+    const read = conn
+      .statement(
+        `SELECT c.*, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
+         FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1`,
+      )
+      .all(JSON.stringify(missing.map((h) => h.seq))) as Row[];
+    if (rows.size + read.length > MAX_KNOWN_ROWS) rows.clear();
+    for (const row of read) rows.set(row.seq as number, row);
+  }
   return hits.flatMap((hit) => {
-    const chunk = bySeq.get(hit.seq);
-    return chunk === undefined ? [] : [{ ...hit, chunk }];
+    const row = rows.get(hit.seq);
+    return row === undefined ? [] : [{ ...hit, chunk: toChunkHit(row) }];
+  });
+}
+
+/** The hits whose chunk is there with its vector, in order, each with its chunk's id. */
+export function embeddedHits<T extends { seq: number }>(conn: Connection, hits: T[]): (T & { chunkId: string })[] {
+  if (hits.length === 0) return [];
+  const { ids } = known(conn);
+  const missing = hits.filter((h) => !ids.has(h.seq));
+  if (missing.length > 0) {
+    const read = conn
+      .statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?)) AND embedded = 1")
+      .all(JSON.stringify(missing.map((h) => h.seq))) as { seq: number; id: string }[];
+    if (ids.size + read.length > MAX_KNOWN_IDS) ids.clear();
+    for (const { seq, id } of read) ids.set(seq, id);
+  }
+  return hits.flatMap((hit) => {
+    const chunkId = ids.get(hit.seq);
+    return chunkId === undefined ? [] : [{ ...hit, chunkId }];
   });
 }
 

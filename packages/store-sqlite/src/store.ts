@@ -36,7 +36,6 @@ import Database from "better-sqlite3";
 import * as access from "./access.js";
 import * as collections from "./collections.js";
 import { Connection, loadNative } from "./connection.js";
-import type { SeqHit } from "./hnsw/vector-index.js";
 import { keywordSearch, refreshKeywordIndex } from "./keyword.js";
 import * as lease from "./lease.js";
 import * as meta from "./meta.js";
@@ -194,11 +193,16 @@ export class SqliteStore implements Store {
   }
 
   async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {
-    const hits = await this.vectors.search(vector, options);
-    if (!options.withChunks) return read.idsOf(this.conn, hits);
-    // The index path reads the chunks while checking its hits; other paths read them here.
-    const full = hits.every((h) => h.chunk) ? (hits as (SeqHit & { chunk: ChunkHit })[]) : read.withChunks(this.conn, hits);
-    return full.map(({ chunk, distance }) => ({ chunkId: chunk.id, distance, chunk }));
+    // Every hit is checked against SQLite: a chunk deleted (or unembedded) by anyone is never returned.
+    const hits = read.embeddedHits(this.conn, await this.vectors.search(vector, options));
+    // Chunks are read for the hits the caller reads (their text is most of a find's reading);
+    // the others come with their ids.
+    const wanted = options.withChunks === true ? hits.length : Math.min(hits.length, Number(options.withChunks ?? 0));
+    const full = read.withChunks(this.conn, hits.slice(0, wanted));
+    return [
+      ...full.map(({ chunk, distance }) => ({ chunkId: chunk.id, distance, chunk })),
+      ...hits.slice(wanted).map(({ chunkId, distance }) => ({ chunkId, distance })),
+    ];
   }
 
   async chunkHits(chunkIds: string[]): Promise<ChunkHit[]> {

@@ -1,19 +1,12 @@
 // Vectors: writing them, the chunks still waiting for one, and vector search — sqlite-vec below
 // the index threshold, the HNSW index (./hnsw/) above it, exact scans for selective filters.
-import {
-  type ChunkHit,
-  type PendingChunk,
-  type SearchOptions,
-  StoreError,
-  type VectorIndexSettings,
-  type VectorSearchOptions,
-} from "@docdb/store";
+import { type PendingChunk, type SearchOptions, StoreError, type VectorIndexSettings, type VectorSearchOptions } from "@docdb/store";
 import type { Connection } from "./connection.js";
 import { filterToSql } from "./filter.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
-import { withChunks } from "./read.js";
+import { embeddedHits } from "./read.js";
 import { type Row, toPendingChunk } from "./rows.js";
 
 /** Filtered vector search computes exact distances when at most this many chunks match. */
@@ -32,6 +25,11 @@ const MATCHING_CACHE_SIZE = 64;
  * instead of sqlite-vec while it holds at most this many floats (128 MB): 20,000 × 1,536.
  */
 const IN_MEMORY_SCAN_FLOATS = 32 * 1024 * 1024;
+/**
+ * How far past the `limit`-th SIMD distance a candidate of the in-memory scan is still computed
+ * again by sqlite-vec: f32 sums of a few thousand terms in another order differ by ~1e-5 at most.
+ */
+const RESCORE_MARGIN = 1e-3;
 
 export function toVectorBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
@@ -61,11 +59,13 @@ export class Vectors {
       write: (work) => conn.write(work),
       tryWrite: (work) => conn.tryWrite(work),
       changeToken: () => changeToken(conn),
-      fingerprint: () => {
-        const info = embeddingInfo(conn);
-        if (!info || !hasVectorTable(conn)) return undefined;
-        return `${info.provider}|${info.model}|${info.dimensions}|${metaValue(conn, "embedded_at") ?? ""}`;
-      },
+      kept: (key, read) => conn.kept(key, read),
+      fingerprint: () =>
+        conn.kept("index.fingerprint", () => {
+          const info = embeddingInfo(conn);
+          if (!info || !hasVectorTable(conn)) return undefined;
+          return `${info.provider}|${info.model}|${info.dimensions}|${metaValue(conn, "embedded_at") ?? ""}`;
+        }),
       dimensions: () => embeddingInfo(conn)?.dimensions,
       defaults: { ...DEFAULT_VECTOR_INDEX_SETTINGS, ...defaults },
     });
@@ -105,7 +105,7 @@ export class Vectors {
   }
 
   /** The nearest chunks (by seq) to `vector`; none before a model is recorded. */
-  async search(vector: Float32Array, options: VectorSearchOptions): Promise<(SeqHit & { chunk?: ChunkHit })[]> {
+  async search(vector: Float32Array, options: VectorSearchOptions): Promise<SeqHit[]> {
     const info = embeddingInfo(this.conn);
     if (!info || !hasVectorTable(this.conn)) return [];
     checkVector(vector, info.dimensions, "the query");
@@ -117,7 +117,7 @@ export class Vectors {
    * index, or with `exact` an in-memory SIMD scan. Filtered: exact when the filter is selective,
    * otherwise the index with an over-fetch sized by the filter's share, growing until enough pass.
    */
-  private async nearestChunks(vector: Float32Array, options: VectorSearchOptions): Promise<(SeqHit & { chunk?: ChunkHit })[]> {
+  private async nearestChunks(vector: Float32Array, options: VectorSearchOptions): Promise<SeqHit[]> {
     const { limit } = options;
     const blob = toVectorBlob(vector);
     if (limit < 1) return [];
@@ -130,7 +130,7 @@ export class Vectors {
         const candidates = await this.ann.candidates(vector, k);
         if (!candidates) return this.nearest(blob, options);
         // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
-        const hits = options.withChunks ? withChunks(this.conn, candidates, true) : this.ann.verify(candidates);
+        const hits = embeddedHits(this.conn, candidates);
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }
@@ -190,7 +190,11 @@ export class Vectors {
     const distance = this.conn.statement("SELECT vec_distance_cosine(?, ?)").pluck();
     const query = toVectorBlob(vector);
     const hits: SeqHit[] = [];
-    for (const { seq } of candidates) {
+    // Only candidates that could reach the first `limit` are computed again: the two sums of one
+    // distance differ by far less than RESCORE_MARGIN.
+    const cut = (candidates[limit - 1]?.distance ?? Number.POSITIVE_INFINITY) + RESCORE_MARGIN;
+    for (const { seq, distance: simd } of candidates) {
+      if (simd > cut) break;
       const stored = held.vector(seq);
       if (stored) hits.push({ seq, distance: distance.get(query, toVectorBlob(stored)) as number });
     }

@@ -80,14 +80,15 @@ export function rowCodec(decode: RowDecoding): RowCodec {
     },
     toChunk,
     toExportedChunk: (row) => ({ ...toChunk(row), inputHash: text(row.input_hash) }),
-    toChunkHit: (row) => ({
-      ...toChunk(row),
-      title: text(row.title),
-      source: text(row.source),
-      collection: text(row.collection),
-      metadata: decode.json(row.metadata) as Record<string, unknown>,
-      docUpdatedAt: row.doc_updated_at as string,
-    }),
+    // toChunk's fresh object with the document's fields added (a find builds one per hit; a spread copies every field again).
+    toChunkHit: (row) =>
+      Object.assign(toChunk(row), {
+        title: text(row.title),
+        source: text(row.source),
+        collection: text(row.collection),
+        metadata: decode.json(row.metadata) as Record<string, unknown>,
+        docUpdatedAt: row.doc_updated_at as string,
+      }),
     toPendingChunk: (row) => ({ chunkId: row.id as string, text: row.text as string, heading: text(row.heading), title: text(row.title) }),
     toCollection: (row) => ({
       name: row.name as string,

@@ -38,8 +38,11 @@ export interface SearchOptions {
 export interface VectorSearchOptions extends SearchOptions {
   /** Forbids approximation. */
   exact?: boolean;
-  /** The caller will read the hits' chunks: an engine may attach them (VectorHit.chunk). */
-  withChunks?: boolean;
+  /**
+   * The caller will read the hits' chunks: an engine may attach them (VectorHit.chunk). A number
+   * says the caller reads the chunks of that many first hits only (it reads any others it needs).
+   */
+  withChunks?: boolean | number;
 }
 
 /** Parameters of an engine's approximate vector index (HNSW); each engine has tested defaults. */

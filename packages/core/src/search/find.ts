@@ -98,7 +98,16 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
     return retrieve(
       ctx,
       query,
-      { mode, fetch, filter, exact: input.exact === true, memo, onCounts: (n) => (more = n.keyword >= fetch || n.vector >= fetch) },
+      {
+        mode,
+        fetch,
+        filter,
+        exact: input.exact === true,
+        memo,
+        // The chunks read first: the reranker's pool, or top_k (merging neighbours may read more).
+        reads: reranker ? candidates : topK,
+        onCounts: (n) => (more = n.keyword >= fetch || n.vector >= fetch),
+      },
       warnings,
       prefetched,
     );
@@ -214,7 +223,13 @@ export async function searchChunks(
   // Fetch more than top_k when fusion or a threshold may drop some.
   const fetch = mode === "hybrid" || threshold !== undefined ? Math.max(topK * 4, 50) : topK;
   const prefetched = new Map<string, ChunkHit>();
-  const ranked = await retrieve(ctx, query, { mode, fetch, filter: options.filter, exact: options.exact }, warnings, prefetched);
+  const ranked = await retrieve(
+    ctx,
+    query,
+    { mode, fetch, filter: options.filter, exact: options.exact, reads: topK },
+    warnings,
+    prefetched,
+  );
   const kept = ranked.filter((r) => threshold === undefined || r.score >= threshold).slice(0, topK);
   const hits = await chunkHitsOf(
     ctx,

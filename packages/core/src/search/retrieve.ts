@@ -20,6 +20,8 @@ export interface RetrieveOptions {
   fetch: number;
   filter?: Filter;
   exact?: boolean;
+  /** In vector mode, how many of the first candidates the caller reads the chunks of (all when absent). */
+  reads?: number;
   /** Kept between retrievals of one find: the query's vector, embedded once. */
   memo?: RetrieveMemo;
   /** Told how many keyword and vector hits came back (fewer than `fetch` each: nothing more to find). */
@@ -82,7 +84,9 @@ async function queryVectorOf(
  * search does, into `prefetched` (one round trip less on PostgreSQL).
  *
  * The legs overlap: the query's embedding (a provider call, off this thread) is started first
- * and the keyword search runs while it is under way; the vector search follows the embedding.
+ * and the keyword search runs while it is under way; the vector search starts when the
+ * embedding is done, whether or not the keyword search is. Fusion is on chunk ids: chunks are
+ * read afterwards, for the candidates that make the answer (see find.ts).
  */
 export async function retrieve(
   ctx: DatabaseContext,
@@ -111,23 +115,30 @@ export async function retrieve(
     } else {
       assertSameModel(info, model, ctx.name);
       embedding = queryVectorOf(ctx, model, query, options, warnings);
-      // Settled below; a keyword leg that throws first must not leave its rejection unhandled.
+      // Settled below (through the vector leg), even when the keyword leg throws first.
       embedding.catch(() => {});
       // One turn of the event loop, so the provider call is under way (sent to its threads or
       // over the network) before a synchronous engine's keyword search holds this thread.
       if (mode === "hybrid" && !options.memo?.queryVector) await new Promise((resolve) => setImmediate(resolve));
     }
   }
-  const keyword = mode !== "vector" ? await keywordLeg(ctx, query, options) : [];
-  let vector: VectorHit[] = [];
-  let searchedVectors = false;
-  const queryVector = await embedding;
-  if (queryVector) {
-    const withChunks = mode === "vector" && prefetched !== undefined;
-    vector = await store.vectorSearch(queryVector, { limit: options.fetch, filter, exact: options.exact, withChunks });
-    searchedVectors = true;
-    if (withChunks) for (const hit of vector) if (hit.chunk) prefetched.set(hit.chunkId, hit.chunk);
-  }
+  // The vector leg starts as soon as the query's vector is there, while the keyword leg may still
+  // be under way: an engine with a pool of connections runs both at once (SQLite's legs are
+  // synchronous calls, so there they run one after the other on this thread).
+  const keywordDone = mode !== "vector" ? keywordLeg(ctx, query, options) : Promise.resolve<{ chunkId: string; score: number }[]>([]);
+  const vectorDone = embedding?.then(async (queryVector) => {
+    if (!queryVector) return undefined;
+    const withChunks = mode === "vector" && prefetched !== undefined ? (options.reads ?? true) : false;
+    const hits = await store.vectorSearch(queryVector, { limit: options.fetch, filter, exact: options.exact, withChunks });
+    if (withChunks && prefetched) for (const hit of hits) if (hit.chunk) prefetched.set(hit.chunkId, hit.chunk);
+    return hits;
+  });
+  // Settled below; a keyword leg that throws first must not leave its rejection unhandled.
+  vectorDone?.catch(() => {});
+  const keyword = await keywordDone;
+  const found = await vectorDone;
+  const vector: VectorHit[] = found ?? [];
+  const searchedVectors = found !== undefined;
 
   options.onCounts?.({ keyword: keyword.length, vector: vector.length });
   // Hybrid with no vector search to fuse (no model, no vectors yet, the query not embedded)

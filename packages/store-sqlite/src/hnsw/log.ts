@@ -14,6 +14,8 @@ export interface VectorIndexHost {
   tryWrite(work: () => void): boolean;
   /** Changes whenever the database does, from this connection or another one. */
   changeToken(): string;
+  /** `read()`, or its value from before when the database has not changed since (never inside a transaction). */
+  kept<T>(key: string, read: () => T): T;
   /** "provider|model|dimensions|embedded_at", or undefined before the first vector. */
   fingerprint(): string | undefined;
   dimensions(): number | undefined;
@@ -41,7 +43,6 @@ function toFloat32(blob: Buffer): Float32Array {
  * commit order; an index (or the exact matrix) remembers the last id it applied.
  */
 export class IndexLog {
-  private countCache: { token: string; vectors: number } | undefined;
   private readonly statements = new Map<string, Database.Statement>();
 
   constructor(private readonly host: VectorIndexHost) {}
@@ -60,27 +61,34 @@ export class IndexLog {
     this.statements.clear();
   }
 
+  /** A value read from the database, kept until it changes (see VectorIndexHost.kept). */
+  kept<T>(key: string, read: () => T): T {
+    return this.host.kept(key, read);
+  }
+
   /** Embedded chunks, counted again only when something changed. */
   vectorCount(): number {
-    const token = this.host.changeToken();
-    if (this.countCache?.token !== token) {
+    return this.kept("log.vectors", () => {
       const chunks = (this.statement("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
       const pending = (this.statement("SELECT count(*) AS n FROM chunks WHERE embedded = 0").get() as { n: number }).n;
-      this.countCache = { token, vectors: chunks - pending };
-    }
-    return this.countCache.vectors;
+      return chunks - pending;
+    });
   }
 
   /** The last log id written (entries up to the floor may have been pruned). */
   high(): number {
-    const high = (this.statement("SELECT coalesce(max(id), 0) AS n FROM vector_log").get() as { n: number }).n;
-    return Math.max(high, this.floor());
+    return this.kept("log.high", () => {
+      const high = (this.statement("SELECT coalesce(max(id), 0) AS n FROM vector_log").get() as { n: number }).n;
+      return Math.max(high, this.floor());
+    });
   }
 
   /** The last log id pruned: an index older than this cannot catch up. */
   floor(): number {
-    const row = this.statement("SELECT value FROM meta WHERE key = 'vector_log_floor'").get() as { value: string } | undefined;
-    return row ? Number(row.value) : 0;
+    return this.kept("log.floor", () => {
+      const row = this.statement("SELECT value FROM meta WHERE key = 'vector_log_floor'").get() as { value: string } | undefined;
+      return row ? Number(row.value) : 0;
+    });
   }
 
   /** Drops the entries up to a written file's mark and records the new floor (in a write transaction). */

@@ -54,6 +54,11 @@ export function checkSettings(settings: Partial<VectorIndexSettings>): void {
 
 /** The engine defaults with this database's own settings over them. */
 export function readSettings(log: IndexLog, defaults: VectorIndexSettings): VectorIndexSettings {
+  // A copy of the kept values: callers may change theirs.
+  return { ...log.kept("index.settings", () => readStoredSettings(log, defaults)) };
+}
+
+function readStoredSettings(log: IndexLog, defaults: VectorIndexSettings): VectorIndexSettings {
   const settings = { ...defaults };
   for (const [key, metaKey] of Object.entries(SETTING_KEYS) as [keyof VectorIndexSettings, string][]) {
     const value = (log.statement("SELECT value FROM meta WHERE key = ?").get(metaKey) as { value: string } | undefined)?.value;
@@ -88,7 +93,9 @@ export function storeSettings(log: IndexLog, settings: Partial<VectorIndexSettin
  */
 export function searchWidth(log: IndexLog, defaults: VectorIndexSettings, size: number): number {
   if (defaults.expansionSearch !== DEFAULT_VECTOR_INDEX_SETTINGS.expansionSearch) return 0;
-  const stored = log.statement("SELECT 1 FROM meta WHERE key = ?").get(SETTING_KEYS.expansionSearch);
+  const stored = log.kept("index.expansionSearchSet", () =>
+    log.statement("SELECT 1 FROM meta WHERE key = ?").get(SETTING_KEYS.expansionSearch),
+  );
   return stored === undefined ? autoSearchWidth(size) : 0;
 }
 

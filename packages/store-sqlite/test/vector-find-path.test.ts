@@ -1,0 +1,84 @@
+// The vector find path's shortcuts: what a connection keeps while the database does not change
+// (the model record, index settings, chunks seen alive and their rows) is forgotten on any write,
+// from this connection or another; chunks are read only for the hits the caller reads.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Store } from "@docdb/store";
+import { makeDocument, random, randomUnit } from "@docdb/store/contract-suite";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { createSqliteEngine } from "../src/index.js";
+
+const DIMS = 16;
+let dir: string;
+let opened: Store[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "docdb-vecpath-"));
+});
+afterEach(async () => {
+  for (const store of opened) await store.close();
+  opened = [];
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A connection of its own to one database (index from the first vector when `indexed`). */
+async function open(indexed: boolean): Promise<Store> {
+  const engine = createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: indexed ? 1 : 100_000 } });
+  const store = await engine.openDatabase("vec", { create: true });
+  opened.push(store);
+  return store;
+}
+
+function docs(count: number, seed: number) {
+  const next = random(seed);
+  return Array.from({ length: count }, (_, i) =>
+    makeDocument([`passage ${i}`, `more ${i}`], {}, () => ({ vector: randomUnit(next, DIMS) })),
+  );
+}
+
+it("sees a model recorded by another connection at its next call", async () => {
+  const a = await open(false);
+  await a.setEmbeddingInfo({ provider: "p", model: "first", dimensions: DIMS });
+  expect((await a.getEmbeddingInfo())?.model).toBe("first");
+  const b = await open(false);
+  await b.setEmbeddingInfo({ provider: "p", model: "second", dimensions: DIMS }, { replace: true });
+  expect((await a.getEmbeddingInfo())?.model).toBe("second");
+});
+
+for (const indexed of [false, true]) {
+  it(`reads chunks for the first hits asked for, and never returns a chunk deleted since the last query (${indexed ? "HNSW index" : "exact scan"})`, async () => {
+    const a = await open(indexed);
+    await a.setEmbeddingInfo({ provider: "p", model: "m", dimensions: DIMS });
+    await a.writeDocuments(docs(60, 1));
+    const next = random(7);
+    for (let i = 0; i < 6; i++) {
+      const probe = randomUnit(next, DIMS);
+      // The first query of a connection below the threshold scans with sqlite-vec, the next ones in memory.
+      const plain = await a.vectorSearch(probe, { limit: 12 });
+      const all = await a.vectorSearch(probe, { limit: 12, withChunks: true });
+      const some = await a.vectorSearch(probe, { limit: 12, withChunks: 3 });
+      expect(all.map(({ chunk: _c, ...h }) => h)).toEqual(plain);
+      expect(some.map(({ chunk: _c, ...h }) => h)).toEqual(plain);
+      expect(all.every((h) => h.chunk !== undefined)).toBe(true);
+      expect(some.map((h) => h.chunk !== undefined)).toEqual(plain.map((_, j) => j < 3));
+      expect(some.slice(0, 3).map((h) => h.chunk)).toEqual(await a.chunkHits(plain.slice(0, 3).map((h) => h.chunkId)));
+    }
+
+    const probe = randomUnit(next, DIMS);
+    const before = await a.vectorSearch(probe, { limit: 5, withChunks: true });
+    const top = before[0]?.chunk;
+    if (!top) throw new Error("no hit to delete");
+    // Deleted by another connection: the kept knowledge that the chunk is there must not survive.
+    const b = await open(indexed);
+    await b.deleteDocuments([top.docId]);
+    const after = await a.vectorSearch(probe, { limit: 5, withChunks: 2 });
+    expect(after.map((h) => h.chunkId)).not.toContain(top.id);
+    expect(after.every((h) => h.chunk === undefined || h.chunk.docId !== top.docId)).toBe(true);
+    // And by this connection.
+    const second = after[0]?.chunk;
+    if (!second) throw new Error("no second hit to delete");
+    await a.deleteDocuments([second.docId]);
+    const last = await a.vectorSearch(probe, { limit: 5, withChunks: true });
+    expect(last.map((h) => h.chunk?.docId)).not.toContain(second.docId);
+  });
+}
