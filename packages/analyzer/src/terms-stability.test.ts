@@ -3,7 +3,9 @@
 // were computed before the analyser was made faster. Any change to the terms fails here.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { stemmer } from "stemmer";
 import { describe, expect, it } from "vitest";
+import { OWN_STEM_ENDINGS } from "./analyzer.js";
 import { ANALYZER_VERSION, analyzeForIndex, terms, words } from "./index.js";
 
 const FIXTURE = new URL("./fixtures/terms-stability.json", import.meta.url);
@@ -87,6 +89,27 @@ describe("analyser output", () => {
       .filter(({ i, got }) => got !== expected.digests[i])
       .map(({ i, text }) => `#${i} ${JSON.stringify(text)} → ${JSON.stringify(words(text))}`);
     expect(differing.slice(0, 5), `${differing.length} texts analyse differently from the stored terms`).toEqual([]);
+  });
+});
+
+describe("Porter stems", () => {
+  it("leave every word ending in one of OWN_STEM_ENDINGS as it is", () => {
+    const next = random(7);
+    const letters = "abcdefghijklmnopqrstuvwxyz";
+    // Random words, and words built of English suffixes (where Porter's rules act).
+    const suffixes = ["ational", "ness", "ing", "ed", "eed", "ies", "ss", "ful", "ous", "ize", "ll", "y", "e", "al", "ic", "ou", "ism"];
+    const changed: string[] = [];
+    for (let n = 0; n < 200_000; n++) {
+      let word = "";
+      const length = 1 + Math.floor(next() * 10);
+      for (let i = 0; i < length; i++) word += letters[Math.floor(next() * letters.length)];
+      if (next() < 0.5) word += suffixes[Math.floor(next() * suffixes.length)];
+      for (const end of OWN_STEM_ENDINGS) {
+        const candidate = word + end;
+        if (candidate.length >= 3 && stemmer(candidate) !== candidate) changed.push(candidate);
+      }
+    }
+    expect(changed.slice(0, 10)).toEqual([]);
   });
 });
 
