@@ -89,7 +89,17 @@ const STEMMABLE = /^[a-z]{3,}$/;
 const stems = new Map<string, string>();
 const MAX_CACHED_STEMS = 100_000;
 
+/**
+ * Last letters at which no step of Porter's algorithm changes a word: every suffix it removes or
+ * rewrites ends in one of c d e g i l m n r s t u y. A word ending in another letter is its own
+ * stem, found without a lookup (which, for a fresh string, costs more than this check).
+ */
+export const OWN_STEM_ENDINGS = "abfhjkopqvwxz";
+const OWN_STEM = new Uint8Array(128);
+for (const letter of OWN_STEM_ENDINGS) OWN_STEM[letter.charCodeAt(0)] = 1;
+
 function stem(word: string): string {
+  if (OWN_STEM[word.charCodeAt(word.length - 1)] === 1) return word;
   let result = stems.get(word);
   if (result === undefined) {
     result = stemmer(word);

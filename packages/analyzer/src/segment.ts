@@ -139,23 +139,40 @@ function fastWords(text: string, from: number, to: number, visit: WordVisitor): 
 }
 
 /**
+ * Characters of stretches joined into one ICU call, about. A call costs as much as ten words (the
+ * segmenter clones its ICU iterator), but ICU's cost per word grows on strings of several
+ * thousand characters, so stretches are joined up to about this length.
+ */
+const ICU_BATCH = 1000;
+
+/**
  * Visits the words of `text` in order, with their offsets: exactly the segments that
  * `Intl.Segmenter('ja', { granularity: 'word' })` reports as word-like.
+ *
+ * Pieces between whitespace with characters ICU must decide are gathered into stretches (each
+ * with the whitespace character in front of it, and the whitespace between such pieces); the
+ * stretches of up to ICU_BATCH characters are joined and segmented by one ICU call. ICU breaks
+ * before every whitespace character that follows another character, so a stretch's words are
+ * the same alone, in the text, or joined after another stretch (which ends before whitespace).
  */
 export function forEachWord(text: string, visit: WordVisitor): void {
   const length = text.length;
-  // The stretch waiting for ICU: from its first piece with other characters (with the
-  // whitespace before it).
-  let icuFrom = -1;
-  let icuTo = -1;
-  // Fast pieces met since that stretch's last slow piece: ICU takes them too if another slow
-  // piece follows soon (a call costs several segments' worth, a short gap less).
-  const gap: number[] = [];
-  const flush = () => {
-    if (icuFrom >= 0) icuWords(text, icuFrom, icuTo, visit);
-    icuFrom = -1;
-    for (let g = 0; g < gap.length; g += 2) fastWords(text, gap[g] as number, gap[g + 1] as number, visit);
-    gap.length = 0;
+  // Pieces waiting for the ICU call, in text order: from, to, and 1 for a stretch (ICU) or 0
+  // for a piece of the fast path met after one (visited in its turn).
+  const pending: number[] = [];
+  let icuChars = 0;
+  let stretchFrom = -1;
+  let stretchTo = -1;
+  const closeStretch = () => {
+    if (stretchFrom < 0) return;
+    pending.push(stretchFrom, stretchTo, 1);
+    icuChars += stretchTo - stretchFrom;
+    stretchFrom = -1;
+    if (icuChars >= ICU_BATCH) {
+      visitPending(text, pending, visit);
+      pending.length = 0;
+      icuChars = 0;
+    }
   };
   let i = 0;
   while (i < length) {
@@ -173,22 +190,53 @@ export function forEachWord(text: string, visit: WordVisitor): void {
       i++;
     }
     if (fast) {
-      if (icuFrom < 0) fastWords(text, start, i, visit);
-      else {
-        gap.push(start, i);
-        if (gap.length > 2 * MAX_GAP_PIECES) flush();
-      }
+      closeStretch();
+      if (pending.length === 0) fastWords(text, start, i, visit);
+      else pending.push(start, i, 0);
     } else {
-      if (icuFrom < 0) icuFrom = start > 0 ? start - 1 : 0;
-      gap.length = 0;
-      icuTo = i;
+      if (stretchFrom < 0) stretchFrom = start > 0 ? start - 1 : 0;
+      stretchTo = i;
     }
   }
-  flush();
+  closeStretch();
+  if (pending.length > 0) visitPending(text, pending, visit);
 }
 
-/** Fast pieces (words between spaces) ICU may take between two stretches, to spare a call. */
-const MAX_GAP_PIECES = 3;
+/** The words of the pending pieces (see forEachWord), in order: one ICU call for all stretches. */
+function visitPending(text: string, pending: number[], visit: WordVisitor): void {
+  const parts: string[] = [];
+  for (let p = 0; p < pending.length; p += 3) {
+    if (pending[p + 2] === 1) parts.push(text.slice(pending[p] as number, pending[p + 1] as number));
+  }
+  const joined = parts.length === 1 ? (parts[0] as string) : parts.join("");
+  let p = 0;
+  // The stretch being visited: where it ends in `joined`, and its offset in `text` minus that in `joined`.
+  let end = 0;
+  let delta = 0;
+  // Visits fast pieces up to the next stretch, and makes that one current.
+  const advance = () => {
+    while (p < pending.length && pending[p + 2] === 0) {
+      fastWords(text, pending[p] as number, pending[p + 1] as number, visit);
+      p += 3;
+    }
+    if (p >= pending.length) return;
+    const from = pending[p] as number;
+    delta = from - end;
+    end += (pending[p + 1] as number) - from;
+    p += 3;
+  };
+  advance();
+  segmenter ??= new Intl.Segmenter("ja", { granularity: "word" });
+  for (const { segment, index, isWordLike } of segmenter.segment(joined)) {
+    if (!isWordLike) continue;
+    while (index >= end) advance();
+    visit(segment, index + delta, false);
+  }
+  // Fast pieces after the last stretch with words.
+  for (; p < pending.length; p += 3) {
+    if (pending[p + 2] === 0) fastWords(text, pending[p] as number, pending[p + 1] as number, visit);
+  }
+}
 
 /** True when every character of `text` is one the fast path cuts (ICU is not called at all). */
 export function isSimpleText(text: string): boolean {

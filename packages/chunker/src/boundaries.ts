@@ -6,6 +6,11 @@ const LF = 0x0a;
 const CR = 0x0d;
 const PERIOD = 0x2e;
 
+/** SENTENCE_END.has(code), without a lookup for the common characters (this runs for every character). */
+function isSentenceEnd(code: number): boolean {
+  return code === 0x3002 || code === 0x21 || code === 0x3f || (code >= 0xff01 && SENTENCE_END.has(code));
+}
+
 function isWhitespace(ch: string | undefined): boolean {
   return ch !== undefined && /\s/.test(ch);
 }
@@ -30,9 +35,9 @@ export function findBoundaries(text: string): number[] {
       continue;
     }
     const isPeriod = code === PERIOD && (i + 1 >= n || isWhitespace(text[i + 1]));
-    if (isPeriod || SENTENCE_END.has(code)) {
+    if (isPeriod || isSentenceEnd(code)) {
       let j = i + 1;
-      while (j < n && (SENTENCE_END.has(text.charCodeAt(j)) || CLOSERS.has(text.charCodeAt(j)))) j++;
+      while (j < n && (isSentenceEnd(text.charCodeAt(j)) || CLOSERS.has(text.charCodeAt(j)))) j++;
       if (result[result.length - 1] !== j) result.push(j);
       i = j;
       continue;

@@ -21,6 +21,8 @@ import {
 /** Documents per transaction of `insertDocuments`, by default and at most. */
 export const DEFAULT_INSERT_BATCH = 100;
 export const MAX_INSERT_BATCH = 1000;
+/** Batches analysed ahead of the one being written. */
+const PIPELINE_DEPTH = 2;
 
 /** The entry of a document that was not stored. */
 function refused(error: unknown): InsertManyItem {
@@ -72,14 +74,24 @@ export async function insertDocuments(
     };
   };
 
-  let next = inputs.length > 0 ? prepareBatch(0) : undefined;
-  for (let from = 0; next; from += batchSize) {
-    const { batch, analysed } = next;
+  // Batches prepared ahead: the next PIPELINE_DEPTH batches are analysed (in worker threads, when
+  // they run) while this one is written, so the workers do not wait while a batch is chunked
+  // or a commit waits for the disk.
+  const ahead: ReturnType<typeof prepareBatch>[] = [];
+  let prepared = 0;
+  const fill = () => {
+    while (ahead.length < PIPELINE_DEPTH && prepared < inputs.length) {
+      ahead.push(prepareBatch(prepared));
+      prepared += batchSize;
+    }
+  };
+  fill();
+  for (let from = 0; ahead.length > 0; from += batchSize) {
+    const { batch, analysed } = ahead.shift() as ReturnType<typeof prepareBatch>;
     await analysed;
-    // The next batch is analysed (in worker threads, when they run) while this one is written.
-    next = from + batchSize < inputs.length ? prepareBatch(from + batchSize) : undefined;
+    fill();
     if (options.signal?.aborted) {
-      await next?.analysed.catch(() => undefined);
+      await Promise.all(ahead.map((b) => b.analysed.catch(() => undefined)));
       throw new DocDBError(
         "INTERNAL",
         `insert interrupted: ${countOk(results)} of ${inputs.length} documents were stored (every batch before the interruption is complete)`,
