@@ -38,6 +38,7 @@ import * as collections from "./collections.js";
 import { Connection, loadNative } from "./connection.js";
 import type { SeqHit } from "./hnsw/vector-index.js";
 import { keywordSearch, refreshKeywordIndex } from "./keyword.js";
+import { type KeywordIndexOptions, LiveKeywordIndex } from "./keyword-live/live.js";
 import * as lease from "./lease.js";
 import * as meta from "./meta.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
@@ -54,6 +55,8 @@ export interface SqliteStoreOptions {
   migrationsDir?: string;
   /** Defaults of the approximate vector index (each database may keep its own settings). */
   vectorIndex?: Partial<VectorIndexSettings>;
+  /** The keyword index beside the database (threshold: chunks below which FTS5 answers alone). */
+  keywordIndex?: KeywordIndexOptions;
 }
 
 /** One docdb database: a SQLite file with sqlite-vec loaded, FTS5 and the docdb schema. */
@@ -62,6 +65,8 @@ export class SqliteStore implements Store {
   private readonly conn: Connection;
   private readonly reader: SqlReader;
   private readonly vectors: Vectors;
+  /** The keyword index beside the database file (`<name>.db.keywords`); its status is part of vectorIndex.status(). */
+  readonly keywords: LiveKeywordIndex;
   /** The HNSW index beside the database file: `docdb index status|rebuild`. */
   readonly vectorIndex: VectorIndexControl;
 
@@ -74,10 +79,13 @@ export class SqliteStore implements Store {
     this.conn = new Connection(db, location, options.busyTimeoutMs);
     this.reader = new SqlReader(location);
     this.vectors = new Vectors(this.conn, options.vectorIndex);
+    this.keywords = new LiveKeywordIndex(this.conn, options.keywordIndex);
     const ann = this.vectors.ann;
+    const keywords = this.keywords;
+    // `docdb index status|rebuild` show the keyword index beside the vector index.
     this.vectorIndex = {
-      status: () => ann.status(),
-      rebuild: (opts) => ann.rebuild(opts ?? {}),
+      status: async () => ({ ...(await ann.status()), keyword: keywords.status() }),
+      rebuild: async (opts) => ({ ...(await ann.rebuild(opts ?? {})), keyword: keywords.status() }),
     };
   }
 
@@ -97,7 +105,7 @@ export class SqliteStore implements Store {
       db.pragma("synchronous = NORMAL");
       const dir = options.migrationsDir ?? findMigrationsDir();
       if (hasPendingMigrations(db, dir)) await store.conn.write(() => migrate(db, dir));
-      await refreshKeywordIndex(store.conn);
+      if (await refreshKeywordIndex(store.conn)) store.keywords.reset();
       return store;
     } catch (error) {
       db.close();
@@ -110,6 +118,7 @@ export class SqliteStore implements Store {
     await this.reader.close();
     if (!this.conn.db.open) return;
     await this.vectors.ann.flush();
+    await this.keywords.flush();
     this.conn.db.close();
   }
 
@@ -190,7 +199,11 @@ export class SqliteStore implements Store {
   }
 
   async keywordSearch(query: KeywordQuery, options: SearchOptions): Promise<KeywordHit[]> {
-    return read.idsOf(this.conn, keywordSearch(this.conn.db, query, options.limit, options.filter));
+    if (query.any.length === 0) return [];
+    // The index beside the database when it is ready; FTS5 otherwise (the same answers).
+    const hits =
+      this.keywords.search(query, options.limit, options.filter) ?? keywordSearch(this.conn.db, query, options.limit, options.filter);
+    return read.idsOf(this.conn, hits);
   }
 
   async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {
