@@ -38,11 +38,15 @@ const SAVE_AFTER_CHANGES = 1000;
 
 /**
  * The index as its search sees it, with FTS5's totals (see KeywordLog.ftsTotals) in place of its
- * live row and token counts; the index itself when they agree (no row was ever deleted).
+ * live row and token counts; the index itself when they agree (no row was deleted since the last
+ * refill). Everything else (reads and the index's own cache writes) goes to the index.
  */
 function withTotals(index: KeywordIndex, totals: { rows: number; tokens: number }): KeywordIndex {
   if (index.rows === totals.rows && index.tokens === totals.tokens) return index;
-  return Object.create(index, { rows: { value: totals.rows }, tokens: { value: totals.tokens } }) as KeywordIndex;
+  return new Proxy(index, {
+    get: (target, key) => (key === "rows" ? totals.rows : key === "tokens" ? totals.tokens : Reflect.get(target, key)),
+    set: (target, key, value) => Reflect.set(target, key, value),
+  });
 }
 
 export interface KeywordIndexOptions {
