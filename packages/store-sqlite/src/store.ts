@@ -200,6 +200,7 @@ export class SqliteStore implements Store {
 
   async keywordSearch(query: KeywordQuery, options: SearchOptions): Promise<KeywordHit[]> {
     if (query.any.length === 0) return [];
+    await this.keywords.beforeFind();
     // The index beside the database when it is ready; FTS5 otherwise (the same answers).
     const hits =
       this.keywords.search(query, options.limit, options.filter) ?? keywordSearch(this.conn.db, query, options.limit, options.filter);

@@ -54,6 +54,8 @@ export interface KeywordIndexOptions {
   threshold?: number;
   /** Changes applied since the file was read or written after which it is written again (default 1,000). */
   saveAfterChanges?: number;
+  /** Finds wait for the index to be loaded, built or caught up instead of asking FTS5 meanwhile (tests of the index path). */
+  waitForIndex?: boolean;
   /** Where warnings go (a damaged file set aside); standard error when absent. */
   warn?: (message: string) => void;
 }
@@ -122,6 +124,12 @@ export class LiveKeywordIndex {
       ...(accept ? { accept } : {}),
     };
     return withTotals(live.index, totals).search(query, limit, options);
+  }
+
+  /** With `waitForIndex`: waits until the index can answer the next find (a no-op otherwise). */
+  async beforeFind(): Promise<void> {
+    if (!this.options.waitForIndex || !this.active()) return;
+    if (!this.current()) await this.settled();
   }
 
   /** The index brought up to date with the log, or undefined (and the background started) when it cannot be now. */
