@@ -250,6 +250,8 @@ describe("kill -9 and the keyword index", () => {
     const reopened = await open(1);
     await ready(reopened);
     expect(await answers(reopened)).toEqual(await answers(await open(FTS_ONLY)));
+    // A temporary file the killed process was writing is removed.
+    expect(readdirSync(dir).filter((f) => f.includes(".keywords.tmp-"))).toEqual([]);
   });
 
   it("during a build: the next open answers as FTS5 does, and builds it", { timeout: 120_000 }, async () => {

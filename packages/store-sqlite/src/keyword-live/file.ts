@@ -2,9 +2,9 @@
 // high-water mark, rows, SHA-256 of the body) then the index's own bytes; read only when intact,
 // written atomically (temporary file, fsync, rename under the write lock, then the log is pruned).
 
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { ANALYZER_VERSION } from "@docdb/analyzer";
 import { StoreError } from "@docdb/store";
 import type { Connection } from "../connection.js";
@@ -110,8 +110,24 @@ export class KeywordFile {
     return undefined;
   }
 
+  /** Removes temporary files a killed process left while writing (`<file>.tmp-<pid>-…` of a process that is gone). */
+  removeLeftovers(): void {
+    const prefix = `${basename(this.file)}.tmp-`;
+    let names: string[];
+    try {
+      names = readdirSync(dirname(this.file)).filter((n) => n.startsWith(prefix));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const pid = Number(name.slice(prefix.length).split("-")[0]);
+      if (Number.isInteger(pid) && pid > 0 && !alive(pid)) rmSync(join(dirname(this.file), name), { force: true });
+    }
+  }
+
   /** The stored index when it is intact and can catch up with this database. */
   async load(): Promise<KeywordLoad> {
+    this.removeLeftovers();
     let stats: ReturnType<typeof statOrUndefined>;
     try {
       stats = statOrUndefined(this.file);
@@ -223,6 +239,16 @@ export class KeywordFile {
         `the keyword index cannot be written: ${this.file} is ${kind} and could not be moved aside (${describeError(error)})`,
       );
     }
+  }
+}
+
+/** Whether a process with this id runs (one of another user counts as running). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -81,6 +81,8 @@ export class LiveKeywordIndex {
   private checkedAt: string | undefined;
   private chunkCount: { token: string; n: number } | undefined;
   private readonly warned = new Set<string>();
+  /** A build (not a load or catch-up) runs in the background. */
+  private building = false;
 
   constructor(
     private readonly conn: Connection,
@@ -242,13 +244,17 @@ export class LiveKeywordIndex {
     // Changes after this mark are replayed afterwards (idempotent), so batches need no snapshot.
     const highWater = this.log.high();
     const index = KeywordIndex.empty();
-    let after = 0;
-    for (;;) {
-      const rows = this.log.rowsAfter(after, BUILD_BATCH);
-      if (rows.length === 0) break;
-      for (const row of rows) index.add(row);
-      after = (rows[rows.length - 1] as { seq: number }).seq;
-      await yieldToEventLoop();
+    this.building = true;
+    try {
+      for (let after = 0; ; ) {
+        const rows = this.log.rowsAfter(after, BUILD_BATCH);
+        if (rows.length === 0) break;
+        for (const row of rows) index.add(row);
+        after = (rows[rows.length - 1] as { seq: number }).seq;
+        await yieldToEventLoop();
+      }
+    } finally {
+      this.building = false;
     }
     return { index, highWater, unsaved: Math.max(1, index.rows) };
   }
@@ -279,6 +285,9 @@ export class LiveKeywordIndex {
 
   /** On close: finishes a background job and writes what was applied since the file was. */
   async flush(): Promise<void> {
+    if (this.building) {
+      this.warn(`finishing the keyword index ${this.file} (${this.chunks()} chunks) before closing; done once, later opens load it`);
+    }
     await this.job;
     await this.saving;
     const live = this.live;
