@@ -262,7 +262,10 @@ async function indexBench(dir) {
   );
   for (const r of select.iterate()) {
     let titleTerms = titles.get(r.doc_id);
-    if (titleTerms === undefined) titles.set(r.doc_id, (titleTerms = r.title ? analyzer.analyzeForIndex(r.title) : ""));
+    if (titleTerms === undefined) {
+      titleTerms = r.title ? analyzer.analyzeForIndex(r.title) : "";
+      titles.set(r.doc_id, titleTerms);
+    }
     const terms = analyzer.indexTerms(r.title, { ...r, symbols: r.symbols ? JSON.parse(r.symbols) : null }, r.text, titleTerms);
     rows.push({ seq: r.seq, title: terms.title, body: terms.body });
   }
