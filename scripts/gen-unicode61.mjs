@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes packages/store-sqlite/src/keyword-index/unicode61-data.ts: which code points SQLite's FTS5
-// unicode61 tokenizer (remove_diacritics 0) keeps in tokens, and what it folds them to, probed from
+// unicode61 tokenizer (remove_diacritics 0) keeps in tokens (or only inside one), and what it folds them to, probed from
 // SQLite itself (one row per code point, read back through fts5vocab), so tokenize() matches FTS5.
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,6 +21,21 @@ for (const r of db.prepare("SELECT doc, term FROM v").iterate()) {
   if (cps.length !== 1) throw new Error(`code point ${r.doc} gave the token ${JSON.stringify(r.term)}`);
   folded.set(Number(r.doc), cps[0]);
 }
+// Characters that only continue a token (diacritics after a token character): probed as "a" + it.
+const extra = db.prepare("INSERT INTO t (rowid, x) VALUES (?, ?)");
+db.exec("DELETE FROM t");
+db.transaction(() => {
+  for (let cp = 0x80; cp <= 0x10ffff; cp++)
+    if ((cp < 0xd800 || cp > 0xdfff) && !folded.has(cp)) extra.run(cp, `a${String.fromCodePoint(cp)}`);
+})();
+const continuing = [];
+for (const r of db.prepare("SELECT doc, term FROM v").iterate()) {
+  if (r.term === "a") continue;
+  const cps = [...r.term].map((c) => c.codePointAt(0));
+  if (cps.length !== 2 || cps[0] !== 97 || cps[1] !== Number(r.doc))
+    throw new Error(`a + code point ${r.doc} gave ${JSON.stringify(r.term)}`);
+  continuing.push(Number(r.doc));
+}
 // Token code point ranges as [start, length] deltas, and folds as [code point delta, target - source].
 const ranges = [];
 let last = 0;
@@ -38,6 +53,12 @@ for (const [cp, to] of [...folded].sort((a, b) => a[0] - b[0])) {
   folds.push(cp - last, to - cp);
   last = cp;
 }
+const marks = [];
+last = 0;
+for (const cp of continuing.sort((a, b) => a - b)) {
+  marks.push(cp - last);
+  last = cp;
+}
 const enc = (list) => list.map((n) => n.toString(36)).join(",");
 writeFileSync(
   `${THIS}/packages/store-sqlite/src/keyword-index/unicode61-data.ts`,
@@ -45,6 +66,8 @@ writeFileSync(
 // characters (code point ranges as base-36 [gap, length] pairs) and case folds ([gap, offset] pairs).
 export const TOKEN_RANGES = "${enc(ranges)}";
 export const FOLDS = "${enc(folds)}";
+/** Code points (base-36 gaps) that are no token character but continue a token (diacritics). */
+export const CONTINUING = "${enc(marks)}";
 `,
 );
-console.log(`${ranges.length / 2} ranges, ${folds.length / 2} folds`);
+console.log(`${ranges.length / 2} ranges, ${folds.length / 2} folds, ${marks.length} continuing`);

@@ -48,6 +48,13 @@ beforeAll(async () => {
       }),
     );
   }
+  // Diacritics continue a token (ʀɔ̃ʀɔ̃ is one) though they cannot start one.
+  await store.writeDocuments([
+    {
+      document: { id: "marks", title: "Dia\u0301critics", content: "x", contentHash: "marks", metadata: { n: 0 } },
+      chunks: [{ id: "marks-0", idx: 0, text: "ronron ʀɔ̃ʀɔ̃ князь пожа́рскій \u0301lead e\u0301", start: 0, end: 1 }],
+    },
+  ]);
   await engine.close();
   raw = new Database(join(dir, "k.db"), { readonly: true });
   const lnStatement = raw.prepare("SELECT ln(?) AS v");
@@ -141,6 +148,8 @@ describe("the keyword index mirrors FTS5's chunks_fts", () => {
     index.compact();
     expect(index.postings).toBe(terms.reduce((n, t) => n + t.doc, 0));
     expect(tokenize("Ｆｏｏ_bar Ünïcode ΣΑΣ 1,000 東大寺")).toEqual(["ｆｏｏ", "bar", "ünïcode", "σασ", "1", "000", "東大寺"]);
+    expect(tokenize("ʀɔ̃ʀɔ̃ \u0301lead")).toEqual(["ʀɔ̃ʀɔ̃", "lead"]);
+    expect(index.df("ʀɔ̃ʀɔ̃")).toBe(1);
   });
 
   it("answers as keywordSearch() over FTS5: seqs, order and scores, for limits 1, 10 and 100", () => {

@@ -2,19 +2,18 @@
 // order (removed rows and terms left without rows dropped).
 import { BLOCK, BlockBuffer, ByteWriter, type Segment, skipVarints, U32Writer } from "./segment.js";
 
-/** A term's postings among the rows added since the last compaction (slots ascending). */
-export interface DeltaList {
-  slots: number[];
-  title: number[][];
-  body: number[][];
-}
+/**
+ * A term's hits among the rows added since the last compaction, two numbers each: the slot, then
+ * position × 2 + column (0 title, 1 body); in slot order, a row's title hits before its body hits.
+ */
+export type DeltaHits = number[];
 
 /** What compaction reads of the index. */
 export interface CompactInput {
   seg: Segment;
   /** Every term: the segment's first, in order, then the added ones. */
   terms: string[];
-  delta: Map<number, DeltaList>;
+  delta: (DeltaHits | undefined)[];
   deltaSeqs: number[];
   deltaSizes: number[];
   dead: Uint8Array;
@@ -60,20 +59,12 @@ export function compact(input: CompactInput): Segment {
   const doc = new ByteWriter();
   const pos = new ByteWriter();
   const buf = new BlockBuffer();
-  // One term's postings gathered: new slot, counts, and positions (bytes of the old segment, or lists).
-  let pSlot: number[] = [];
-  let pTitle: number[] = [];
-  let pBody: number[] = [];
-  let pFrom: number[] = [];
-  let pTo: number[] = [];
-  let pLists: (DeltaList | null)[] = [];
+  // One term's postings gathered (new slot, counts, where its positions are), then merged by slot.
+  let g = new Gathered();
+  let merged = new Gathered();
+  const fresh = new Gathered();
   for (let term = 0; term < input.terms.length; term++) {
-    pSlot = [];
-    pTitle = [];
-    pBody = [];
-    pFrom = [];
-    pTo = [];
-    pLists = [];
+    g.length = 0;
     if (term < seg.terms.length) {
       const first = seg.termBlock[term] as number;
       const count = seg.termCount[term] as number;
@@ -86,48 +77,58 @@ export function compact(input: CompactInput): Segment {
           if (slot < 0) continue;
           const t = buf.titleCounts[i] as number;
           const c = buf.bodyCounts[i] as number;
-          pSlot.push(slot);
-          pTitle.push(t);
-          pBody.push(c);
-          pFrom.push(buf.posAt[i] as number);
-          pTo.push(skipVarints(seg.posBytes, buf.posAt[i] as number, t + c));
-          pLists.push(null);
+          g.push(slot, t, c, buf.posAt[i] as number, skipVarints(seg.posBytes, buf.posAt[i] as number, t + c), 0);
         }
       }
     }
-    const list = delta.get(term);
-    if (list) {
-      const order: number[] = [];
-      for (let j = 0; j < list.slots.length; j++) if ((newSlot[list.slots[j] as number] as number) >= 0) order.push(j);
-      order.sort((x, y) => (newSlot[list.slots[x] as number] as number) - (newSlot[list.slots[y] as number] as number));
-      const merged = mergeDelta(order, list, newSlot, { pSlot, pTitle, pBody, pFrom, pTo, pLists });
-      ({ pSlot, pTitle, pBody, pFrom, pTo, pLists } = merged);
+    const hits = delta[term];
+    if (hits) {
+      merged.length = 0;
+      fresh.length = 0;
+      for (let h = 0; h < hits.length; ) {
+        const old = hits[h] as number;
+        let end = h;
+        let t = 0;
+        while (end < hits.length && hits[end] === old) {
+          if (((hits[end + 1] as number) & 1) === 0) t++;
+          end += 2;
+        }
+        const slot = newSlot[old] as number;
+        if (slot >= 0) fresh.push(slot, t, (end - h) / 2 - t, h, end, 1);
+        h = end;
+      }
+      const order = Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
+      let i = 0;
+      for (const j of order) {
+        while (i < g.length && (g.slot[i] as number) < (fresh.slot[j] as number)) merged.copy(g, i++);
+        merged.copy(fresh, j);
+      }
+      while (i < g.length) merged.copy(g, i++);
+      [g, merged] = [merged, g];
     }
-    if (pSlot.length === 0) continue;
+    if (g.length === 0) continue;
     terms.push(input.terms[term] as string);
     termBlock.push(blockLast.length);
-    termCount.push(pSlot.length);
-    for (let start = 0; start < pSlot.length; start += BLOCK) {
-      const end = Math.min(pSlot.length, start + BLOCK);
+    termCount.push(g.length);
+    for (let start = 0; start < g.length; start += BLOCK) {
+      const end = Math.min(g.length, start + BLOCK);
       blockDoc.push(doc.length);
       blockPos.push(pos.length);
-      let prev = start === 0 ? 0 : (pSlot[start - 1] as number);
+      let prev = start === 0 ? 0 : (g.slot[start - 1] as number);
       let maxFreq = 0;
       let minSize = 0xffffffff;
       for (let j = start; j < end; j++) {
-        const slot = pSlot[j] as number;
+        const slot = g.slot[j] as number;
+        const t = g.title[j] as number;
+        const c = g.body[j] as number;
         doc.varint(slot - prev);
-        doc.varint(pTitle[j] as number);
-        doc.varint(pBody[j] as number);
+        doc.varint(t);
+        doc.varint(c);
         prev = slot;
-        maxFreq = Math.max(maxFreq, 2 * (pTitle[j] as number) + (pBody[j] as number));
+        maxFreq = Math.max(maxFreq, 2 * t + c);
         minSize = Math.min(minSize, newSizes[slot] as number);
-        const from = pLists[j];
-        if (from === null || from === undefined) pos.raw(seg.posBytes, pFrom[j] as number, pTo[j] as number);
-        else {
-          writePositions(pos, from.title[pFrom[j] as number] as number[]);
-          writePositions(pos, from.body[pFrom[j] as number] as number[]);
-        }
+        if (g.fromDelta[j] === 0) pos.raw(seg.posBytes, g.from[j] as number, g.to[j] as number);
+        else writeHits(pos, hits as DeltaHits, g.from[j] as number, g.to[j] as number);
       }
       blockLast.push(prev);
       blockMaxFreq.push(maxFreq);
@@ -153,48 +154,60 @@ export function compact(input: CompactInput): Segment {
   };
 }
 
-interface Gathered {
-  pSlot: number[];
-  pTitle: number[];
-  pBody: number[];
-  pFrom: number[];
-  pTo: number[];
-  pLists: (DeltaList | null)[];
-}
-
-/** Merges a term's added postings (`order`: indexes into `list` by new slot) into the gathered ones. */
-function mergeDelta(order: number[], list: DeltaList, newSlot: Int32Array, g: Gathered): Gathered {
-  const out: Gathered = { pSlot: [], pTitle: [], pBody: [], pFrom: [], pTo: [], pLists: [] };
-  let i = 0;
-  let j = 0;
-  while (i < g.pSlot.length || j < order.length) {
-    const fromBase =
-      j >= order.length || (i < g.pSlot.length && (g.pSlot[i] as number) < (newSlot[list.slots[order[j] as number] as number] as number));
-    if (fromBase) {
-      out.pSlot.push(g.pSlot[i] as number);
-      out.pTitle.push(g.pTitle[i] as number);
-      out.pBody.push(g.pBody[i] as number);
-      out.pFrom.push(g.pFrom[i] as number);
-      out.pTo.push(g.pTo[i] as number);
-      out.pLists.push(null);
-      i++;
-    } else {
-      const k = order[j++] as number;
-      out.pSlot.push(newSlot[list.slots[k] as number] as number);
-      out.pTitle.push((list.title[k] as number[]).length);
-      out.pBody.push((list.body[k] as number[]).length);
-      out.pFrom.push(k);
-      out.pTo.push(k);
-      out.pLists.push(list);
-    }
+/** Postings gathered for one term, in growable typed arrays reused from term to term. */
+class Gathered {
+  length = 0;
+  slot = new Int32Array(1024);
+  title = new Int32Array(1024);
+  body = new Int32Array(1024);
+  from = new Int32Array(1024);
+  to = new Int32Array(1024);
+  fromDelta = new Uint8Array(1024);
+  push(slot: number, title: number, body: number, from: number, to: number, fromDelta: number): void {
+    if (this.length === this.slot.length) this.grow();
+    const i = this.length++;
+    this.slot[i] = slot;
+    this.title[i] = title;
+    this.body[i] = body;
+    this.from[i] = from;
+    this.to[i] = to;
+    this.fromDelta[i] = fromDelta;
   }
-  return out;
+  copy(other: Gathered, i: number): void {
+    this.push(
+      other.slot[i] as number,
+      other.title[i] as number,
+      other.body[i] as number,
+      other.from[i] as number,
+      other.to[i] as number,
+      other.fromDelta[i] as number,
+    );
+  }
+  private grow(): void {
+    const n = this.slot.length * 2;
+    const more = <T extends Int32Array | Uint8Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.slot = more(this.slot);
+    this.title = more(this.title);
+    this.body = more(this.body);
+    this.from = more(this.from);
+    this.to = more(this.to);
+    this.fromDelta = more(this.fromDelta);
+  }
 }
 
-function writePositions(w: ByteWriter, positions: number[]): void {
-  let prev = 0;
-  for (const p of positions) {
-    w.varint(p - prev);
-    prev = p;
+/** A row's delta hits (from..to) as the segment's positions: title then body, each delta-coded. */
+function writeHits(w: ByteWriter, hits: DeltaHits, from: number, to: number): void {
+  for (let column = 0; column < 2; column++) {
+    let prev = 0;
+    for (let h = from; h < to; h += 2) {
+      const code = hits[h + 1] as number;
+      if ((code & 1) !== column) continue;
+      w.varint((code >>> 1) - prev);
+      prev = code >>> 1;
+    }
   }
 }

@@ -9,9 +9,9 @@ export const END = 2 ** 32;
 export interface Tail {
   slots: Int32Array;
   freqs: Int32Array;
-  /** Per posting: title positions, then body positions (absent for a phrase's matches). */
-  title?: number[][];
-  body?: number[][];
+  /** A term's added rows: its hits (see DeltaHits) and where each posting's hits start and end. */
+  hits?: number[];
+  starts?: Int32Array;
 }
 
 export class Cursor {
@@ -182,8 +182,12 @@ export class Cursor {
       const tail = this.tail as Tail;
       title.length = 0;
       body.length = 0;
-      title.push(...(tail.title?.[this.i] ?? []));
-      body.push(...(tail.body?.[this.i] ?? []));
+      const hits = tail.hits as number[];
+      const starts = tail.starts as Int32Array;
+      for (let h = starts[this.i] as number; h < (starts[this.i + 1] as number); h += 2) {
+        const code = hits[h + 1] as number;
+        (code & 1 ? body : title).push(code >>> 1);
+      }
     }
   }
 }

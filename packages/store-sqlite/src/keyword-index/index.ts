@@ -1,7 +1,7 @@
 // KeywordIndex: an in-memory mirror of FTS5's chunks_fts (postings with positions per column, row
 // sizes, statistics) answering keyword top-k as keyword.ts does over FTS5, with pruning.
 import type { KeywordQuery } from "@docdb/analyzer";
-import { compact, type DeltaList } from "./compact.js";
+import { compact, type DeltaHits } from "./compact.js";
 import { Cursor, type Tail } from "./cursor.js";
 import { segmentFromBuffer, segmentToBuffer } from "./format.js";
 import { type KeywordIndexHit, type KeywordSearchOptions, searchIndex } from "./search.js";
@@ -26,7 +26,7 @@ export class KeywordIndex {
   private termIds = new Map<string, number>();
   /** Terms first seen since the last compaction (ids from seg.terms.length on). */
   private addedTerms: string[] = [];
-  private delta = new Map<number, DeltaList>();
+  private delta: (DeltaHits | undefined)[] = [];
   private deltaSeqs: number[] = [];
   private deltaSizes: number[] = [];
   private deltaSlot = new Map<number, number>();
@@ -55,7 +55,7 @@ export class KeywordIndex {
     this.termIds = new Map();
     for (let i = 0; i < seg.terms.length; i++) this.termIds.set(seg.terms[i] as string, i);
     this.addedTerms = [];
-    this.delta = new Map();
+    this.delta = [];
     this.deltaSeqs = [];
     this.deltaSizes = [];
     this.deltaSlot = new Map();
@@ -67,7 +67,11 @@ export class KeywordIndex {
     let tokens = 0;
     for (let i = 0; i < seg.sizes.length; i++) tokens += seg.sizes[i] as number;
     this.liveTokens = tokens;
+    let postings = 0;
+    for (let i = 0; i < seg.termCount.length; i++) postings += seg.termCount[i] as number;
+    this.segmentPostings = postings;
   }
+  private segmentPostings = 0;
 
   /** Removed rows dropped, added rows merged in seq order. */
   compact(): void {
@@ -140,40 +144,29 @@ export class KeywordIndex {
     }
     this.remove(seq);
     const slot = this.seg.seqs.length + this.deltaSeqs.length;
-    const lists = new Map<string, { title: number[]; body: number[] }>();
     const title = tokenize(row.title);
     const body = tokenize(row.body);
-    for (const [column, tokens] of [
-      [0, title],
-      [1, body],
-    ] as const) {
+    let postings = 0;
+    for (let column = 0; column < 2; column++) {
+      const tokens = column === 0 ? title : body;
       for (let p = 0; p < tokens.length; p++) {
         const term = tokens[p] as string;
-        let entry = lists.get(term);
-        if (!entry) {
-          entry = { title: [], body: [] };
-          lists.set(term, entry);
+        let id = this.termIds.get(term);
+        if (id === undefined) {
+          id = this.seg.terms.length + this.addedTerms.length;
+          this.termIds.set(term, id);
+          this.addedTerms.push(term);
         }
-        (column === 0 ? entry.title : entry.body).push(p);
+        let hits = this.delta[id];
+        if (!hits) {
+          hits = [];
+          this.delta[id] = hits;
+        }
+        if (hits.length === 0 || hits[hits.length - 2] !== slot) postings++;
+        hits.push(slot, p * 2 + column);
       }
     }
-    for (const [term, entry] of lists) {
-      let id = this.termIds.get(term);
-      if (id === undefined) {
-        id = this.seg.terms.length + this.addedTerms.length;
-        this.termIds.set(term, id);
-        this.addedTerms.push(term);
-      }
-      let list = this.delta.get(id);
-      if (!list) {
-        list = { slots: [], title: [], body: [] };
-        this.delta.set(id, list);
-      }
-      list.slots.push(slot);
-      list.title.push(entry.title);
-      list.body.push(entry.body);
-    }
-    this.deltaPostings += lists.size;
+    this.deltaPostings += postings;
     this.deltaSeqs.push(seq);
     this.deltaSizes.push(title.length + body.length);
     this.deltaSlot.set(seq, slot);
@@ -184,7 +177,7 @@ export class KeywordIndex {
     }
     this.liveRows++;
     this.liveTokens += title.length + body.length;
-    if (this.deltaPostings > 200_000 + this.seg.docBytes.length / 8) this.compact();
+    if (this.deltaPostings > Math.max(1_000_000, this.segmentPostings)) this.compact();
   }
 
   /** Removes a row; false when it was not there. */
@@ -206,8 +199,8 @@ export class KeywordIndex {
     if (id === undefined) return 0;
     let n = 0;
     if (id < this.seg.terms.length) n += (this.seg.termCount[id] as number) - this.removedIn(id);
-    const list = this.delta.get(id);
-    if (list) for (const s of list.slots) if (this.dead[s] === 0) n++;
+    const hits = this.delta[id];
+    if (hits) for (let h = 0; h < hits.length; h += 2) if (hits[h] !== hits[h - 2] && this.dead[hits[h] as number] === 0) n++;
     return n;
   }
 
@@ -238,15 +231,23 @@ export class KeywordIndex {
     const id = this.termIds.get(term);
     if (id === undefined) return null;
     const inSegment = id < this.seg.terms.length;
-    const list = this.delta.get(id);
+    const hits = this.delta[id];
     let tail: Tail | null = null;
-    if (list)
-      tail = {
-        slots: Int32Array.from(list.slots),
-        freqs: Int32Array.from(list.slots, (_, i) => 2 * (list.title[i] as number[]).length + (list.body[i] as number[]).length),
-        title: list.title,
-        body: list.body,
-      };
+    if (hits) {
+      const slots: number[] = [];
+      const freqs: number[] = [];
+      const starts: number[] = [];
+      for (let h = 0; h < hits.length; h += 2) {
+        if (hits[h] !== hits[h - 2]) {
+          slots.push(hits[h] as number);
+          freqs.push(0);
+          starts.push(h);
+        }
+        freqs[freqs.length - 1] = (freqs[freqs.length - 1] as number) + ((hits[h + 1] as number) & 1 ? 1 : 2);
+      }
+      starts.push(hits.length);
+      tail = { slots: Int32Array.from(slots), freqs: Int32Array.from(freqs), hits, starts: Int32Array.from(starts) };
+    }
     return new Cursor(
       this.seg,
       inSegment ? (this.seg.termBlock[id] as number) : 0,
@@ -278,8 +279,6 @@ export class KeywordIndex {
     return s.docBytes.length + s.posBytes.length + 4 * (5 * s.blockLast.length + 2 * s.termCount.length);
   }
   get postings(): number {
-    let n = 0;
-    for (let i = 0; i < this.seg.termCount.length; i++) n += this.seg.termCount[i] as number;
-    return n + this.deltaPostings;
+    return this.segmentPostings + this.deltaPostings;
   }
 }

@@ -1,6 +1,6 @@
 // FTS5's unicode61 tokenizer (remove_diacritics 0) in JavaScript: which code points make tokens and
 // how they fold, from tables probed from SQLite itself (unicode61-data.ts).
-import { FOLDS, TOKEN_RANGES } from "./unicode61-data.js";
+import { CONTINUING, FOLDS, TOKEN_RANGES } from "./unicode61-data.js";
 
 const decode = (s: string): number[] => s.split(",").map((x) => Number.parseInt(x, 36));
 
@@ -24,6 +24,15 @@ const FOLD = new Map<number, number>();
   for (let i = 0; i < list.length; i += 2) {
     at += list[i] as number;
     FOLD.set(at, at + (list[i + 1] as number));
+  }
+}
+/** Code points that continue a token though they cannot start one (diacritics). */
+const CONTINUES = new Set<number>();
+{
+  let at = 0;
+  for (const gap of decode(CONTINUING)) {
+    at += gap;
+    CONTINUES.add(at);
   }
 }
 /** ASCII: -1 for a separator, else the folded code. */
@@ -54,7 +63,7 @@ export function tokenize(text: string): string[] {
     let folded: number;
     if (cp < 128) folded = ASCII[cp] as number;
     else if (cp >= 0xd800 && cp <= 0xdfff) folded = -1;
-    else folded = isTokenCode(cp) ? (FOLD.get(cp) ?? cp) : -1;
+    else folded = isTokenCode(cp) || (start >= 0 && CONTINUES.has(cp)) ? (FOLD.get(cp) ?? cp) : -1;
     if (folded < 0) {
       if (start >= 0) out.push(plain ? text.slice(start, i) : token);
       start = -1;
