@@ -153,7 +153,8 @@ export class KeywordFile {
     if (sha256(body) !== header.checksum) return { damage: "does not match the checksum in its header (damaged)", seen };
     let index: KeywordIndex;
     try {
-      index = KeywordIndex.fromBuffer(body);
+      // The index views typed arrays over the bytes: they must start 8-byte aligned (copied if not).
+      index = KeywordIndex.fromBuffer(body.byteOffset % 8 === 0 ? body : Uint8Array.from(body));
     } catch (error) {
       return { damage: `cannot be read as a keyword index (${describeError(error)})`, seen };
     }
@@ -195,7 +196,9 @@ export class KeywordFile {
       checksum: sha256(body),
       savedAt: new Date().toISOString(),
     };
-    const json = Buffer.from(JSON.stringify(header), "utf8");
+    // Padded so that the body starts at a multiple of 8 bytes: the index views its arrays in place.
+    const text = JSON.stringify(header);
+    const json = Buffer.from(text.padEnd(text.length + ((8 - ((MAGIC.length + 4 + text.length) % 8)) % 8)), "utf8");
     const length = Buffer.alloc(4);
     length.writeUInt32LE(json.length);
     const tmp = `${this.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
