@@ -6,6 +6,7 @@
 //   node scripts/bench-keyword.mjs profile --data-dir DIR [--queries 100]
 //   node scripts/bench-keyword.mjs compare --data-dir DIR --other <checkout, built> [--queries 100] [--mode keyword|hybrid] [--provider-ms 8]
 //   node scripts/bench-keyword.mjs verify  --data-dir DIR [--queries 25]
+//   node scripts/bench-keyword.mjs index   --data-dir DIR [--queries 100]
 //
 // `verify` checks what a pruned keyword index must reproduce: the BM25 of an OR query is the
 // in-order sum of each phrase's own bm25(), and one term's bm25() follows from the index's
@@ -16,7 +17,7 @@
 // server started as a child process (trigram-hash vectors, 384 dimensions); a one-text call
 // (a query) also burns --provider-ms of CPU there, as a small model on another core would.
 import { fork } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
@@ -97,7 +98,7 @@ async function build(dir) {
         batch.push({ title: c.title || undefined, text: c.text, source: `r${Math.floor(done / corpus.length)}/${c.id}` });
       }
       const r = await db.insertDocuments(batch);
-      if (r.failed > 0 || r.pending > 0) throw new Error(`${r.failed} failed, ${r.pending} not embedded`);
+      if (r.failed > 0 || (values.vectors && r.pending > 0)) throw new Error(`${r.failed} failed, ${r.pending} not embedded`);
     }
     if (values.vectors) await db.rebuildIndex({});
     console.log(`${total} documents in ${((performance.now() - started) / 1000).toFixed(0)} s; ${JSON.stringify(await db.status())}`);
@@ -223,6 +224,103 @@ async function verify(dir) {
   console.log(`one term's bm25 from the index statistics: ${tally.termsExact} of ${tally.terms} bit for bit`);
 }
 
+/** keywordSearch() of keyword.ts (no filter), as it runs over FTS5. */
+function ftsSearch(raw, query, limit) {
+  const match = (seqs) => seqs.map((s) => `"${s.join(" ").replaceAll('"', '""')}"`).join(" OR ");
+  const bm25 = "bm25(chunks_fts, 2.0, 1.0)";
+  const depth = query.phrases.length > 0 ? Math.max(limit, 100) : limit;
+  const hits = raw
+    .prepare(`SELECT f.rowid AS seq, ${bm25} AS rank FROM chunks_fts f WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`)
+    .all(match(query.any), depth)
+    .map((r) => ({ seq: r.seq, score: -r.rank }));
+  if (query.phrases.length === 0 || hits.length < 2) return hits.slice(0, limit);
+  const bonus = new Map();
+  for (const r of raw
+    .prepare(`SELECT rowid AS seq, ${bm25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?`)
+    .iterate(match(query.phrases))) {
+    bonus.set(r.seq, -r.rank);
+  }
+  return hits
+    .map((h) => ({ seq: h.seq, score: h.score + 0.1 * (bonus.get(h.seq) ?? 0) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
+}
+
+/** The in-memory keyword index (store-sqlite's KeywordIndex) built from the database's chunks, against FTS5. */
+async function indexBench(dir) {
+  const analyzer = await import(pathToFileURL(`${THIS}/packages/analyzer/dist/index.js`).href);
+  const { KeywordIndex } = await import(pathToFileURL(`${THIS}/packages/store-sqlite/dist/index.js`).href);
+  const Database = createRequire(`${THIS}/packages/store-sqlite/package.json`)("better-sqlite3");
+  const raw = new Database(`${dir}/kw.db`, { readonly: true });
+  const load = () => `load average ${loadavg()[0].toFixed(1)}`;
+  // The rows as write.ts and refreshKeywordIndex() give them to chunks_fts (which keeps no text).
+  let t = performance.now();
+  const rows = [];
+  const titles = new Map();
+  const select = raw.prepare(
+    "SELECT c.seq, c.doc_id, c.text, c.heading, c.symbol, c.symbols, c.doc, c.language, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY c.seq",
+  );
+  for (const r of select.iterate()) {
+    let titleTerms = titles.get(r.doc_id);
+    if (titleTerms === undefined) {
+      titleTerms = r.title ? analyzer.analyzeForIndex(r.title) : "";
+      titles.set(r.doc_id, titleTerms);
+    }
+    const terms = analyzer.indexTerms(r.title, { ...r, symbols: r.symbols ? JSON.parse(r.symbols) : null }, r.text, titleTerms);
+    rows.push({ seq: r.seq, title: terms.title, body: terms.body });
+  }
+  console.log(`${rows.length} rows analysed in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  t = performance.now();
+  const built = KeywordIndex.empty();
+  for (const r of rows) built.add(r);
+  const bytes = built.toBuffer();
+  console.log(`index built in ${((performance.now() - t) / 1000).toFixed(1)} s (${load()})`);
+  const file = `${dir}/kw.keyword-index`;
+  writeFileSync(file, bytes);
+  const loads = [];
+  let index;
+  for (let i = 0; i < 3; i++) {
+    t = performance.now();
+    index = KeywordIndex.fromBuffer(readFileSync(file));
+    loads.push(performance.now() - t);
+  }
+  const ftsRows = raw.prepare("SELECT count(*) AS n FROM chunks_fts").get().n;
+  console.log(
+    `file ${(bytes.length / 1e6).toFixed(1)} MB, load ${loads.map((x) => x.toFixed(0)).join(" / ")} ms; ${index.rows} rows (FTS5 ${ftsRows}), ` +
+      `${index.postings} postings, ${(index.postingBytes / index.postings).toFixed(2)} bytes a posting with positions, ${(bytes.length / index.postings).toFixed(2)} file bytes a posting`,
+  );
+  const lnStatement = raw.prepare("SELECT ln(?) AS v");
+  const ln = (x) => lnStatement.get(x).v;
+  const times = { fts: [], index: [] };
+  const stats = { postings: 0, scored: 0 };
+  let same = 0;
+  let asked = 0;
+  const loads1 = [];
+  for (const [i, text] of questions().entries()) {
+    const query = analyzer.buildKeywordQuery(text);
+    if (!query) continue;
+    asked++;
+    const run = {
+      fts: () => ftsSearch(raw, query, 10),
+      index: () => index.search(query, 10, { ln, stats }),
+    };
+    const answers = {};
+    for (const name of i % 2 === 0 ? ["fts", "index"] : ["index", "fts"]) {
+      t = performance.now();
+      answers[name] = run[name]();
+      times[name].push(performance.now() - t);
+    }
+    if (JSON.stringify(answers.fts) === JSON.stringify(answers.index)) same++;
+    else console.log(`differs: ${text}`);
+    if (i % 20 === 0) loads1.push(loadavg()[0]);
+  }
+  console.log(`FTS5 (keyword.ts): ${ms(times.fts)}; index: ${ms(times.index)}`);
+  console.log(
+    `same answers (seqs, order, scores) for ${same} of ${asked} questions; ${((100 * stats.scored) / stats.postings).toFixed(1)}% of postings scored`,
+  );
+  console.log(`load average (1 min) ${loads1.map((x) => x.toFixed(1)).join(" ")}`);
+}
+
 /** Both builds on the same database and questions, interleaved in a rotating order. */
 async function compare(dir) {
   const provider = values.mode === "hybrid" ? await startProvider() : undefined;
@@ -258,10 +356,10 @@ async function compare(dir) {
 if (values.serve !== undefined) serve(Number(values.serve));
 else {
   const dir = values["data-dir"];
-  const command = { build, profile, compare, verify }[positionals[0]];
+  const command = { build, profile, compare, verify, index: indexBench }[positionals[0]];
   if (!dir || !command || (positionals[0] === "compare" && !values.other)) {
     process.stderr.write(
-      "usage: node scripts/bench-keyword.mjs build|profile|compare|verify --data-dir DIR [--other CHECKOUT] (see the top of this file)\n",
+      "usage: node scripts/bench-keyword.mjs build|profile|compare|verify|index --data-dir DIR [--other CHECKOUT] (see the top of this file)\n",
     );
     process.exit(2);
   }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Store, type StoreEngine, StoreError, type VectorIndexSettings } from "@docdb/store";
+import type { KeywordIndexOptions } from "./keyword-live/live.js";
 import { SQLITE_CAPABILITIES } from "./meta.js";
 import { SqliteStore } from "./store.js";
 import { DEFAULT_BUSY_TIMEOUT_MS } from "./write-lock.js";
@@ -18,6 +19,8 @@ export interface SqliteEngineOptions {
    * (`docdb index rebuild --threshold …`) take precedence.
    */
   vectorIndex?: Partial<VectorIndexSettings>;
+  /** The keyword index beside each database file: `threshold`, chunks below which FTS5 answers alone (default 5,000). */
+  keywordIndex?: KeywordIndexOptions;
 }
 
 const FILE_NAME = /^([A-Za-z0-9_-]{1,64})\.db$/;
@@ -72,6 +75,7 @@ export class SqliteEngine implements StoreEngine {
         busyTimeoutMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
         migrationsDir: this.options.migrationsDir,
         vectorIndex: this.options.vectorIndex,
+        keywordIndex: this.options.keywordIndex,
       });
     } catch (error) {
       if (StoreError.isInstance(error)) throw error;
@@ -86,11 +90,13 @@ export class SqliteEngine implements StoreEngine {
     await this.open.get(name)?.close();
     this.open.delete(name);
     if (!existsSync(path)) return false;
-    for (const suffix of ["", "-wal", "-shm", "-journal", ".hnsw", ".hnsw.json"]) rmSync(`${path}${suffix}`, { force: true });
+    for (const suffix of ["", "-wal", "-shm", "-journal", ".hnsw", ".hnsw.json", ".keywords"]) rmSync(`${path}${suffix}`, { force: true });
     // Index files set aside as damaged (hnsw/verify.ts) go with their database.
-    const aside = `${name}.db.hnsw.`;
+    const aside = [`${name}.db.hnsw.`, `${name}.db.keywords.`];
     for (const file of readdirSync(this.location)) {
-      if (file.startsWith(aside) && file.includes(".corrupt-")) rmSync(join(this.location, file), { recursive: true, force: true });
+      if (aside.some((a) => file.startsWith(a)) && file.includes(".corrupt-")) {
+        rmSync(join(this.location, file), { recursive: true, force: true });
+      }
     }
     return true;
   }

@@ -5,6 +5,7 @@ import type { CodeSymbol, Filter, NewChunk } from "@docdb/store";
 import type Database from "better-sqlite3";
 import type { Connection } from "./connection.js";
 import { filterToSql } from "./filter.js";
+import { KeywordLog } from "./keyword-live/log.js";
 import { metaValue, setMetaValue } from "./meta.js";
 
 /** Chunks re-indexed per transaction when the keyword index is rebuilt. */
@@ -89,15 +90,20 @@ export function keywordSearch(
 /**
  * The keyword index is derived from the chunk text: when it was built by another analyzer
  * version (or never), it is refilled in batches. Interrupted, it starts over on the next open.
+ * True when it was refilled (the keyword log is emptied: the index file beside the database,
+ * written for the old analyser version, is built again).
  */
-export async function refreshKeywordIndex(conn: Connection): Promise<void> {
-  if (metaValue(conn, "analyzer_version") === String(ANALYZER_VERSION)) return;
+export async function refreshKeywordIndex(conn: Connection): Promise<boolean> {
+  if (metaValue(conn, "analyzer_version") === String(ANALYZER_VERSION)) return false;
   const chunks = (conn.statement("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
   if (chunks === 0) {
     await conn.write(() => setMetaValue(conn, "analyzer_version", String(ANALYZER_VERSION)));
-    return;
+    return true;
   }
-  await conn.write(() => conn.db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')"));
+  await conn.write(() => {
+    conn.db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')");
+    new KeywordLog(conn).reset();
+  });
   let after = 0;
   for (;;) {
     const rows = conn
@@ -122,4 +128,5 @@ export async function refreshKeywordIndex(conn: Connection): Promise<void> {
     after = (rows[rows.length - 1] as { seq: number }).seq;
   }
   await conn.write(() => setMetaValue(conn, "analyzer_version", String(ANALYZER_VERSION)));
+  return true;
 }

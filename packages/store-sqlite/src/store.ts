@@ -37,6 +37,7 @@ import * as access from "./access.js";
 import * as collections from "./collections.js";
 import { Connection, loadNative } from "./connection.js";
 import { keywordSearch, refreshKeywordIndex } from "./keyword.js";
+import { type KeywordIndexOptions, LiveKeywordIndex } from "./keyword-live/live.js";
 import * as lease from "./lease.js";
 import * as meta from "./meta.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
@@ -53,6 +54,8 @@ export interface SqliteStoreOptions {
   migrationsDir?: string;
   /** Defaults of the approximate vector index (each database may keep its own settings). */
   vectorIndex?: Partial<VectorIndexSettings>;
+  /** The keyword index beside the database (threshold: chunks below which FTS5 answers alone). */
+  keywordIndex?: KeywordIndexOptions;
 }
 
 /** One docdb database: a SQLite file with sqlite-vec loaded, FTS5 and the docdb schema. */
@@ -61,6 +64,8 @@ export class SqliteStore implements Store {
   private readonly conn: Connection;
   private readonly reader: SqlReader;
   private readonly vectors: Vectors;
+  /** The keyword index beside the database file (`<name>.db.keywords`); its status is part of vectorIndex.status(). */
+  readonly keywords: LiveKeywordIndex;
   /** The HNSW index beside the database file: `docdb index status|rebuild`. */
   readonly vectorIndex: VectorIndexControl;
 
@@ -73,10 +78,13 @@ export class SqliteStore implements Store {
     this.conn = new Connection(db, location, options.busyTimeoutMs);
     this.reader = new SqlReader(location);
     this.vectors = new Vectors(this.conn, options.vectorIndex);
+    this.keywords = new LiveKeywordIndex(this.conn, options.keywordIndex);
     const ann = this.vectors.ann;
+    const keywords = this.keywords;
+    // `docdb index status|rebuild` show the keyword index beside the vector index.
     this.vectorIndex = {
-      status: () => ann.status(),
-      rebuild: (opts) => ann.rebuild(opts ?? {}),
+      status: async () => ({ ...(await ann.status()), keyword: keywords.status() }),
+      rebuild: async (opts) => ({ ...(await ann.rebuild(opts ?? {})), keyword: keywords.status() }),
     };
   }
 
@@ -96,7 +104,7 @@ export class SqliteStore implements Store {
       db.pragma("synchronous = NORMAL");
       const dir = options.migrationsDir ?? findMigrationsDir();
       if (hasPendingMigrations(db, dir)) await store.conn.write(() => migrate(db, dir));
-      await refreshKeywordIndex(store.conn);
+      if (await refreshKeywordIndex(store.conn)) store.keywords.reset();
       return store;
     } catch (error) {
       db.close();
@@ -109,6 +117,7 @@ export class SqliteStore implements Store {
     await this.reader.close();
     if (!this.conn.db.open) return;
     await this.vectors.ann.flush();
+    await this.keywords.flush();
     this.conn.db.close();
   }
 
@@ -189,7 +198,12 @@ export class SqliteStore implements Store {
   }
 
   async keywordSearch(query: KeywordQuery, options: SearchOptions): Promise<KeywordHit[]> {
-    return read.idsOf(this.conn, keywordSearch(this.conn.db, query, options.limit, options.filter));
+    if (query.any.length === 0) return [];
+    await this.keywords.beforeFind();
+    // The index beside the database when it is ready; FTS5 otherwise (the same answers).
+    const hits =
+      this.keywords.search(query, options.limit, options.filter) ?? keywordSearch(this.conn.db, query, options.limit, options.filter);
+    return read.idsOf(this.conn, hits);
   }
 
   async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {

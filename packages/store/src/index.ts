@@ -47,6 +47,7 @@ export type {
   ExportedChunk,
   FileRecord,
   KeywordHit,
+  KeywordIndexStatus,
   NewChunk,
   NewDocument,
   PendingChunk,

@@ -93,6 +93,35 @@ export interface VectorIndexStatus {
    * written since. Queries scan exactly until it is. Reported while the set-aside file is kept.
    */
   damaged?: { foundAt: string; reason: string; setAside: string | null; rebuilt: boolean };
+  /** The keyword index kept beside the database, where the engine keeps one (SQLite). */
+  keyword?: KeywordIndexStatus;
+}
+
+/** The keyword index an engine keeps beside its database (SQLite: `<name>.db.keywords`). */
+export interface KeywordIndexStatus {
+  /**
+   * "none": fewer chunks than `threshold`, FTS5 answers alone; "missing": no file yet (built in the
+   * background on the next keyword find); "building": being loaded, built or caught up in the
+   * background (FTS5 answers meanwhile); "behind": lacks `backlog` recent changes (applied on the
+   * next keyword find); "ready": in step with the database.
+   */
+  state: "none" | "missing" | "building" | "behind" | "ready";
+  /** The index file, safe to print. */
+  location: string;
+  /** Chunks at and above which keyword finds use the index. */
+  threshold: number;
+  /** Chunks in the database. */
+  chunks: number;
+  /** Rows the index holds (in memory, else in the file; 0 when missing). */
+  rows: number;
+  /** Size of the file in bytes (0 when missing). */
+  bytes: number;
+  /** Keyword log entries the index has not applied yet. */
+  backlog: number;
+  /** When the file was last written (ISO time), null when missing. */
+  savedAt: string | null;
+  /** Present while a damaged file set aside is kept beside the database (see VectorIndexStatus.damaged). */
+  damaged?: { foundAt: string; reason: string; setAside: string | null; rebuilt: boolean };
 }
 
 export interface VectorIndexProgress {

@@ -29,10 +29,34 @@ function printStatus(name: string, s: IndexStatus): void {
       : "being built again: queries scan exactly until it is (a query starts it; closing waits for it)";
     lines.push(`damaged: the index file ${d.reason} (found ${d.foundAt}); ${where}; ${then}`);
   }
+  if (s.keyword) lines.push(...keywordLines(s.keyword));
   if (s.searchWidth !== undefined) {
     lines.push(`search width: ${s.searchWidth} candidates per query at this size (ef_search not set for this database; set it to fix one)`);
   }
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+const KEYWORD_STATES = {
+  none: "FTS5 answers keyword finds alone",
+  missing: "built in the background on the next keyword find; FTS5 answers until then",
+  building: "being built or caught up in the background; FTS5 answers until it is ready",
+  behind: "caught up on the next keyword find",
+  ready: "in step with the database",
+} as const;
+
+function keywordLines(k: NonNullable<IndexStatus["keyword"]>): string[] {
+  const below = k.state === "none" ? ` (${k.chunks} chunks, fewer than the threshold ${k.threshold})` : "";
+  const lines = [
+    `keyword index: ${k.state}${below}: ${KEYWORD_STATES[k.state]}`,
+    `keyword rows: ${k.rows}   backlog: ${k.backlog} log entries   file: ${k.location}${k.bytes > 0 ? ` (${mb(k.bytes)}, written ${k.savedAt})` : " (none)"}`,
+  ];
+  if (k.damaged) {
+    const d = k.damaged;
+    lines.push(
+      `keyword index damaged: the file ${d.reason} (found ${d.foundAt}); set aside as ${d.setAside}; ${d.rebuilt ? "built again" : "built again on the next keyword find"}`,
+    );
+  }
+  return lines;
 }
 
 function optionalInteger(value: string | undefined, flag: string): number | undefined {
@@ -41,7 +65,9 @@ function optionalInteger(value: string | undefined, flag: string): number | unde
 
 /** `docdb index status|rebuild`: the approximate vector index kept beside a SQLite database. */
 export function indexCommand(): Command {
-  const index = new Command("index").description("the approximate vector index (HNSW) of a database: status, rebuild");
+  const index = new Command("index").description(
+    "the indexes beside a database: the approximate vector index (HNSW) and the keyword index; status, rebuild",
+  );
   index
     .command("status")
     .description("show whether the index is in step with the database, its size and settings")

@@ -1,6 +1,6 @@
-// Checking an index file before usearch sees it: a SHA-256 of the whole file (streamed) kept in its
-// description, and setting a damaged file (or a directory in its place) aside as
-// `<name>.db.hnsw.corrupt-<time>` with a note `<…>.json` saying when and why.
+// Checking an index file beside the database before it is used (the HNSW file before usearch sees
+// it, the keyword index file): SHA-256 checksums, and setting a damaged file (or a directory in
+// its place) aside as `<file>.corrupt-<time>` with a note `<…>.json` saying when and why.
 import { readdirSync, readFileSync, renameSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -24,15 +24,24 @@ export function sameIdentity(a: FileIdentity, b: FileIdentity | undefined): bool
   return b !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
+/** A SHA-256 hasher; node:crypto is required on first use, not loaded at start-up (it costs the programs a few ms). */
+function sha256Hasher(): import("node:crypto").Hash {
+  const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  return createHash("sha256");
+}
+
+/** `sha256:<hex>` of bytes in memory. */
+export function sha256(bytes: Uint8Array): string {
+  return `sha256:${sha256Hasher().update(bytes).digest("hex")}`;
+}
+
 /** `sha256:<hex>` of a whole file, read in 4 MiB pieces (about 1 GB/s), with the identity of what was read. */
 export async function checksum(path: string): Promise<{ checksum: string; identity: FileIdentity }> {
-  // Required here: node:crypto is not loaded at start-up (it costs the programs a few ms).
-  const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
   const handle = await open(path, "r");
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: "ENOTFILE" });
-    const hash = createHash("sha256");
+    const hash = sha256Hasher();
     const buffer = Buffer.allocUnsafe(CHUNK);
     for (let position = 0; ; ) {
       const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);

@@ -1,0 +1,213 @@
+// Compaction: the segment's live rows and the rows added since, merged into a new segment in seq
+// order (removed rows and terms left without rows dropped).
+import { BLOCK, BlockBuffer, ByteWriter, type Segment, skipVarints, U32Writer } from "./segment.js";
+
+/**
+ * A term's hits among the rows added since the last compaction, two numbers each: the slot, then
+ * position × 2 + column (0 title, 1 body); in slot order, a row's title hits before its body hits.
+ */
+export type DeltaHits = number[];
+
+/** What compaction reads of the index. */
+export interface CompactInput {
+  seg: Segment;
+  /** Every term: the segment's first, in order, then the added ones. */
+  terms: string[];
+  delta: (DeltaHits | undefined)[];
+  deltaSeqs: number[];
+  deltaSizes: number[];
+  dead: Uint8Array;
+}
+
+export function compact(input: CompactInput): Segment {
+  const { seg, delta, deltaSeqs, deltaSizes, dead } = input;
+  const baseRows = seg.seqs.length;
+  // Live rows in seq order: the segment's are already sorted, the added ones are sorted then merged.
+  const added = deltaSeqs.map((_, i) => baseRows + i).filter((slot) => dead[slot] === 0);
+  added.sort((a, b) => (deltaSeqs[a - baseRows] as number) - (deltaSeqs[b - baseRows] as number));
+  const newSlot = new Int32Array(baseRows + deltaSeqs.length).fill(-1);
+  const seqs = new U32Writer();
+  const sizes = new U32Writer();
+  let a = 0;
+  let s = 0;
+  while (s < baseRows || a < added.length) {
+    while (s < baseRows && dead[s] !== 0) s++;
+    const baseSeq = s < baseRows ? (seg.seqs[s] as number) : Number.POSITIVE_INFINITY;
+    const addedSlot = a < added.length ? (added[a] as number) : -1;
+    const addedSeq = addedSlot >= 0 ? (deltaSeqs[addedSlot - baseRows] as number) : Number.POSITIVE_INFINITY;
+    if (baseSeq === Number.POSITIVE_INFINITY && addedSeq === Number.POSITIVE_INFINITY) break;
+    newSlot[baseSeq < addedSeq ? s : addedSlot] = seqs.length;
+    if (baseSeq < addedSeq) {
+      seqs.push(baseSeq);
+      sizes.push(seg.sizes[s++] as number);
+    } else {
+      seqs.push(addedSeq);
+      sizes.push(deltaSizes[addedSlot - baseRows] as number);
+      a++;
+    }
+  }
+  const newSizes = sizes.done();
+
+  const terms: string[] = [];
+  const termBlock = new U32Writer();
+  const termCount = new U32Writer();
+  const blockLast = new U32Writer();
+  const blockMaxFreq = new U32Writer();
+  const blockMinSize = new U32Writer();
+  const blockDoc = new U32Writer();
+  const blockPos = new U32Writer();
+  const doc = new ByteWriter();
+  const pos = new ByteWriter();
+  const buf = new BlockBuffer();
+  // One term's postings gathered (new slot, counts, where its positions are), then merged by slot.
+  let g = new Gathered();
+  let merged = new Gathered();
+  const fresh = new Gathered();
+  for (let term = 0; term < input.terms.length; term++) {
+    g.length = 0;
+    if (term < seg.terms.length) {
+      const first = seg.termBlock[term] as number;
+      const count = seg.termCount[term] as number;
+      for (let k = 0; k * BLOCK < count; k++) {
+        const n = Math.min(BLOCK, count - k * BLOCK);
+        buf.decode(seg, first + k, k === 0, n);
+        buf.positions(seg);
+        for (let i = 0; i < n; i++) {
+          const slot = newSlot[buf.slots[i] as number] as number;
+          if (slot < 0) continue;
+          const t = buf.titleCounts[i] as number;
+          const c = buf.bodyCounts[i] as number;
+          g.push(slot, t, c, buf.posAt[i] as number, skipVarints(seg.posBytes, buf.posAt[i] as number, t + c), 0);
+        }
+      }
+    }
+    const hits = delta[term];
+    if (hits) {
+      merged.length = 0;
+      fresh.length = 0;
+      for (let h = 0; h < hits.length; ) {
+        const old = hits[h] as number;
+        let end = h;
+        let t = 0;
+        while (end < hits.length && hits[end] === old) {
+          if (((hits[end + 1] as number) & 1) === 0) t++;
+          end += 2;
+        }
+        const slot = newSlot[old] as number;
+        if (slot >= 0) fresh.push(slot, t, (end - h) / 2 - t, h, end, 1);
+        h = end;
+      }
+      const order = Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
+      let i = 0;
+      for (const j of order) {
+        while (i < g.length && (g.slot[i] as number) < (fresh.slot[j] as number)) merged.copy(g, i++);
+        merged.copy(fresh, j);
+      }
+      while (i < g.length) merged.copy(g, i++);
+      [g, merged] = [merged, g];
+    }
+    if (g.length === 0) continue;
+    terms.push(input.terms[term] as string);
+    termBlock.push(blockLast.length);
+    termCount.push(g.length);
+    for (let start = 0; start < g.length; start += BLOCK) {
+      const end = Math.min(g.length, start + BLOCK);
+      blockDoc.push(doc.length);
+      blockPos.push(pos.length);
+      let prev = start === 0 ? 0 : (g.slot[start - 1] as number);
+      let maxFreq = 0;
+      let minSize = 0xffffffff;
+      for (let j = start; j < end; j++) {
+        const slot = g.slot[j] as number;
+        const t = g.title[j] as number;
+        const c = g.body[j] as number;
+        doc.varint(slot - prev);
+        doc.varint(t);
+        doc.varint(c);
+        prev = slot;
+        maxFreq = Math.max(maxFreq, 2 * t + c);
+        minSize = Math.min(minSize, newSizes[slot] as number);
+        if (g.fromDelta[j] === 0) pos.raw(seg.posBytes, g.from[j] as number, g.to[j] as number);
+        else writeHits(pos, hits as DeltaHits, g.from[j] as number, g.to[j] as number);
+      }
+      blockLast.push(prev);
+      blockMaxFreq.push(maxFreq);
+      blockMinSize.push(minSize);
+    }
+  }
+  termBlock.push(blockLast.length);
+  blockDoc.push(doc.length);
+  blockPos.push(pos.length);
+  return {
+    seqs: seqs.done(),
+    sizes: newSizes,
+    terms,
+    termBlock: termBlock.done(),
+    termCount: termCount.done(),
+    blockLast: blockLast.done(),
+    blockMaxFreq: blockMaxFreq.done(),
+    blockMinSize: blockMinSize.done(),
+    blockDoc: blockDoc.done(),
+    blockPos: blockPos.done(),
+    docBytes: doc.done(),
+    posBytes: pos.done(),
+  };
+}
+
+/** Postings gathered for one term, in growable typed arrays reused from term to term. */
+class Gathered {
+  length = 0;
+  slot = new Int32Array(1024);
+  title = new Int32Array(1024);
+  body = new Int32Array(1024);
+  from = new Int32Array(1024);
+  to = new Int32Array(1024);
+  fromDelta = new Uint8Array(1024);
+  push(slot: number, title: number, body: number, from: number, to: number, fromDelta: number): void {
+    if (this.length === this.slot.length) this.grow();
+    const i = this.length++;
+    this.slot[i] = slot;
+    this.title[i] = title;
+    this.body[i] = body;
+    this.from[i] = from;
+    this.to[i] = to;
+    this.fromDelta[i] = fromDelta;
+  }
+  copy(other: Gathered, i: number): void {
+    this.push(
+      other.slot[i] as number,
+      other.title[i] as number,
+      other.body[i] as number,
+      other.from[i] as number,
+      other.to[i] as number,
+      other.fromDelta[i] as number,
+    );
+  }
+  private grow(): void {
+    const n = this.slot.length * 2;
+    const more = <T extends Int32Array | Uint8Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.slot = more(this.slot);
+    this.title = more(this.title);
+    this.body = more(this.body);
+    this.from = more(this.from);
+    this.to = more(this.to);
+    this.fromDelta = more(this.fromDelta);
+  }
+}
+
+/** A row's delta hits (from..to) as the segment's positions: title then body, each delta-coded. */
+function writeHits(w: ByteWriter, hits: DeltaHits, from: number, to: number): void {
+  for (let column = 0; column < 2; column++) {
+    let prev = 0;
+    for (let h = from; h < to; h += 2) {
+      const code = hits[h + 1] as number;
+      if ((code & 1) !== column) continue;
+      w.varint((code >>> 1) - prev);
+      prev = code >>> 1;
+    }
+  }
+}

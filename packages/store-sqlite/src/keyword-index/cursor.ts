@@ -1,0 +1,193 @@
+// A cursor over one posting list: a term's compacted blocks then its rows added since (the tail),
+// or a computed list (a phrase's matches). Skips removed rows; gives block bounds for pruning.
+import { BLOCK, BlockBuffer, readPositions, type Segment } from "./segment.js";
+
+/** Past every slot. */
+export const END = 2 ** 32;
+
+/** Postings held outside the segment, in slot order: positions only for a term's added rows. */
+export interface Tail {
+  slots: Int32Array;
+  freqs: Int32Array;
+  /** A term's added rows: its hits (see DeltaHits) and where each posting's hits start and end. */
+  hits?: number[];
+  starts?: Int32Array;
+}
+
+export class Cursor {
+  slot = -1;
+  freq = 0;
+  /** The sequence's idf, set by the search. */
+  idf = 0;
+  readonly blocks: number;
+  private readonly baseBlocks: number;
+  private b = -1;
+  private i = 0;
+  private n = 0;
+  private slots: Int32Array;
+  private freqs: Int32Array;
+  private readonly buf: BlockBuffer | null;
+  private readonly tailLast: Int32Array;
+  private readonly tailMaxFreq: Int32Array;
+  private readonly tailMinSize: Int32Array;
+
+  constructor(
+    private readonly seg: Segment,
+    private readonly firstBlock: number,
+    private readonly baseCount: number,
+    private readonly tail: Tail | null,
+    private readonly dead: Uint8Array,
+    sizeOf: (slot: number) => number,
+  ) {
+    this.baseBlocks = Math.ceil(baseCount / BLOCK);
+    this.buf = baseCount > 0 ? new BlockBuffer() : null;
+    const tailLength = tail ? tail.slots.length : 0;
+    const tailBlocks = Math.ceil(tailLength / BLOCK);
+    this.tailLast = new Int32Array(tailBlocks);
+    this.tailMaxFreq = new Int32Array(tailBlocks);
+    this.tailMinSize = new Int32Array(tailBlocks);
+    for (let k = 0; k < tailBlocks && tail; k++) {
+      const end = Math.min(tailLength, (k + 1) * BLOCK);
+      let maxFreq = 0;
+      let minSize = 0x7fffffff;
+      for (let j = k * BLOCK; j < end; j++) {
+        maxFreq = Math.max(maxFreq, tail.freqs[j] as number);
+        minSize = Math.min(minSize, sizeOf(tail.slots[j] as number));
+      }
+      this.tailLast[k] = tail.slots[end - 1] as number;
+      this.tailMaxFreq[k] = maxFreq;
+      this.tailMinSize[k] = minSize;
+    }
+    this.blocks = this.baseBlocks + tailBlocks;
+    this.slots = this.tailLast;
+    this.freqs = this.tailLast;
+  }
+
+  /** Postings, removed rows included. */
+  get count(): number {
+    return this.baseCount + (this.tail ? this.tail.slots.length : 0);
+  }
+
+  blockLast(k: number): number {
+    return k < this.baseBlocks ? (this.seg.blockLast[this.firstBlock + k] as number) : (this.tailLast[k - this.baseBlocks] as number);
+  }
+  blockMaxFreq(k: number): number {
+    return k < this.baseBlocks ? (this.seg.blockMaxFreq[this.firstBlock + k] as number) : (this.tailMaxFreq[k - this.baseBlocks] as number);
+  }
+  blockMinSize(k: number): number {
+    return k < this.baseBlocks ? (this.seg.blockMinSize[this.firstBlock + k] as number) : (this.tailMinSize[k - this.baseBlocks] as number);
+  }
+
+  private load(k: number): void {
+    this.b = k;
+    if (k < this.baseBlocks) {
+      const buf = this.buf as BlockBuffer;
+      const n = Math.min(BLOCK, this.baseCount - k * BLOCK);
+      buf.decode(this.seg, this.firstBlock + k, k === 0, n);
+      this.slots = buf.slots;
+      this.freqs = buf.freqs;
+      this.i = 0;
+      this.n = n;
+    } else {
+      const tail = this.tail as Tail;
+      const t = k - this.baseBlocks;
+      this.slots = tail.slots;
+      this.freqs = tail.freqs;
+      this.i = t * BLOCK;
+      this.n = Math.min(tail.slots.length, (t + 1) * BLOCK);
+    }
+  }
+
+  /** Settles on the first live posting from index i of the loaded block on. */
+  private settle(): void {
+    for (;;) {
+      while (this.i < this.n) {
+        const s = this.slots[this.i] as number;
+        if (this.dead[s] === 0) {
+          this.slot = s;
+          this.freq = this.freqs[this.i] as number;
+          return;
+        }
+        this.i++;
+      }
+      if (this.b + 1 >= this.blocks) {
+        this.slot = END;
+        this.b = this.blocks;
+        return;
+      }
+      this.load(this.b + 1);
+    }
+  }
+
+  /** The first posting. */
+  start(): void {
+    if (this.blocks === 0) {
+      this.slot = END;
+      return;
+    }
+    this.load(0);
+    this.settle();
+  }
+
+  next(): void {
+    if (this.slot === END) return;
+    this.i++;
+    this.settle();
+  }
+
+  /** The block holding the first posting at or after `target` (this.blocks when none). */
+  findBlock(target: number): number {
+    let k = Math.max(this.b, 0);
+    if (k >= this.blocks || this.blockLast(k) >= target) return k;
+    let step = 1;
+    let hi = k + 1;
+    while (hi < this.blocks && this.blockLast(hi) < target) {
+      k = hi;
+      step *= 2;
+      hi = k + step;
+    }
+    if (hi > this.blocks) hi = this.blocks;
+    // blockLast(k) < target; the answer is in (k, hi]
+    let lo = k + 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.blockLast(mid) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Moves to the first live posting at or after `target`. */
+  advance(target: number): void {
+    if (this.slot >= target) return;
+    const k = this.findBlock(target);
+    if (k >= this.blocks) {
+      this.slot = END;
+      this.b = this.blocks;
+      return;
+    }
+    if (k !== this.b) this.load(k);
+    while (this.i < this.n && (this.slots[this.i] as number) < target) this.i++;
+    this.settle();
+  }
+
+  /** The current posting's positions in the title and body columns. */
+  positions(title: number[], body: number[]): void {
+    if (this.b < this.baseBlocks) {
+      const buf = this.buf as BlockBuffer;
+      buf.positions(this.seg);
+      const at = readPositions(this.seg.posBytes, buf.posAt[this.i] as number, buf.titleCounts[this.i] as number, title);
+      readPositions(this.seg.posBytes, at, buf.bodyCounts[this.i] as number, body);
+    } else {
+      const tail = this.tail as Tail;
+      title.length = 0;
+      body.length = 0;
+      const hits = tail.hits as number[];
+      const starts = tail.starts as Int32Array;
+      for (let h = starts[this.i] as number; h < (starts[this.i + 1] as number); h += 2) {
+        const code = hits[h + 1] as number;
+        (code & 1 ? body : title).push(code >>> 1);
+      }
+    }
+  }
+}

@@ -1,0 +1,135 @@
+// The keyword index's file format: a header (magic, version, counts) then the segment's arrays as
+// little-endian sections, each 4-byte aligned, so loading is viewing (and a few checks).
+import { BLOCK, type Segment } from "./segment.js";
+
+const MAGIC = "DOCDBKW1";
+export const FORMAT_VERSION = 1;
+const HEADER = 48;
+
+/** Bytes that are not a keyword index this code wrote. */
+export class KeywordIndexFormatError extends Error {
+  constructor(message: string) {
+    super(`keyword index file: ${message} (rebuild the keyword index)`);
+    this.name = "KeywordIndexFormatError";
+  }
+}
+
+const pad4 = (n: number): number => (n + 3) & ~3;
+
+export function segmentToBuffer(seg: Segment): Uint8Array {
+  const termText = new TextEncoder().encode(seg.terms.join("\n"));
+  const sections: Uint8Array[] = [
+    seg.seqs,
+    seg.sizes,
+    seg.termBlock,
+    seg.termCount,
+    seg.blockLast,
+    seg.blockMaxFreq,
+    seg.blockMinSize,
+    seg.blockDoc,
+    seg.blockPos,
+  ].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  sections.push(seg.docBytes, seg.posBytes, termText);
+  const total = sections.reduce((n, s) => n + pad4(s.length), HEADER);
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
+  const header = [
+    FORMAT_VERSION,
+    seg.seqs.length,
+    seg.terms.length,
+    seg.blockLast.length,
+    seg.docBytes.length,
+    seg.posBytes.length,
+    termText.length,
+  ];
+  for (const [i, v] of header.entries()) view.setUint32(8 + 4 * i, v, true);
+  view.setFloat64(40, total, true);
+  let at = HEADER;
+  for (const s of sections) {
+    out.set(s, at);
+    at += pad4(s.length);
+  }
+  return out;
+}
+
+export function segmentFromBuffer(input: Uint8Array): Segment {
+  if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) throw new KeywordIndexFormatError("needs a little-endian machine");
+  if (input.length < HEADER) throw new KeywordIndexFormatError(`${input.length} bytes is too short for a header`);
+  for (let i = 0; i < MAGIC.length; i++) {
+    if (input[i] !== MAGIC.charCodeAt(i)) throw new KeywordIndexFormatError("no docdb keyword index header (wrong magic)");
+  }
+  const bytes = input.byteOffset % 4 === 0 ? input : input.slice();
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const field = (i: number): number => view.getUint32(8 + 4 * i, true);
+  const [version, rows, terms, blocks, docLength, posLength, textLength] = [
+    field(0),
+    field(1),
+    field(2),
+    field(3),
+    field(4),
+    field(5),
+    field(6),
+  ];
+  if (version !== FORMAT_VERSION) throw new KeywordIndexFormatError(`format version ${version}, this docdb reads ${FORMAT_VERSION}`);
+  const total = view.getFloat64(40, true);
+  if (total !== bytes.length)
+    throw new KeywordIndexFormatError(`${bytes.length} bytes where the header says ${total} (truncated or damaged)`);
+  let at = HEADER;
+  const u32 = (n: number): Uint32Array => {
+    if (at + 4 * n > bytes.length) throw new KeywordIndexFormatError("sections run past the end");
+    const a = new Uint32Array(bytes.buffer, bytes.byteOffset + at, n);
+    at += 4 * n;
+    return a;
+  };
+  const u8 = (n: number): Uint8Array => {
+    if (at + n > bytes.length) throw new KeywordIndexFormatError("sections run past the end");
+    const a = bytes.subarray(at, at + n);
+    at += pad4(n);
+    return a;
+  };
+  const seg: Segment = {
+    seqs: u32(rows),
+    sizes: u32(rows),
+    termBlock: u32(terms + 1),
+    termCount: u32(terms),
+    blockLast: u32(blocks),
+    blockMaxFreq: u32(blocks),
+    blockMinSize: u32(blocks),
+    blockDoc: u32(blocks + 1),
+    blockPos: u32(blocks + 1),
+    docBytes: u8(docLength),
+    posBytes: u8(posLength),
+    terms: [],
+  };
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(u8(textLength));
+  seg.terms = terms === 0 ? [] : text.split("\n");
+  if (at !== bytes.length) throw new KeywordIndexFormatError("bytes left after the last section");
+  check(seg, terms);
+  return seg;
+}
+
+/** The structure's invariants, so damaged bytes fail here rather than in a search. */
+function check(seg: Segment, terms: number): void {
+  const fail = (what: string): never => {
+    throw new KeywordIndexFormatError(`damaged: ${what}`);
+  };
+  if (seg.terms.length !== terms) fail(`${seg.terms.length} terms where the header says ${terms}`);
+  for (let i = 1; i < seg.seqs.length; i++) if ((seg.seqs[i] as number) <= (seg.seqs[i - 1] as number)) fail("row seqs out of order");
+  const blocks = seg.blockLast.length;
+  if (seg.termBlock[0] !== 0 || seg.termBlock[terms] !== blocks) fail("term blocks do not cover the blocks");
+  for (let t = 0; t < terms; t++) {
+    const n = (seg.termBlock[t + 1] as number) - (seg.termBlock[t] as number);
+    const count = seg.termCount[t] as number;
+    if (count === 0 || n !== Math.ceil(count / BLOCK)) fail(`term ${t} has ${count} postings in ${n} blocks`);
+  }
+  const rows = seg.seqs.length;
+  for (let k = 0; k < blocks; k++) {
+    if ((seg.blockLast[k] as number) >= rows) fail(`block ${k} ends past the last row`);
+    if ((seg.blockDoc[k + 1] as number) < (seg.blockDoc[k] as number) || (seg.blockPos[k + 1] as number) < (seg.blockPos[k] as number)) {
+      fail(`block ${k} offsets out of order`);
+    }
+  }
+  if (seg.blockDoc[blocks] !== seg.docBytes.length || seg.blockPos[blocks] !== seg.posBytes.length)
+    fail("block offsets do not end at the data's end");
+}

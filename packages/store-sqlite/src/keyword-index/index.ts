@@ -1,0 +1,284 @@
+// KeywordIndex: an in-memory mirror of FTS5's chunks_fts (postings with positions per column, row
+// sizes, statistics) answering keyword top-k as keyword.ts does over FTS5, with pruning.
+import type { KeywordQuery } from "@docdb/analyzer";
+import { compact, type DeltaHits } from "./compact.js";
+import { Cursor, type Tail } from "./cursor.js";
+import { segmentFromBuffer, segmentToBuffer } from "./format.js";
+import { type KeywordIndexHit, type KeywordSearchOptions, searchIndex } from "./search.js";
+import { BLOCK, BlockBuffer, emptySegment, type Segment } from "./segment.js";
+import { tokenize } from "./tokenize.js";
+
+export { KeywordIndexFormatError } from "./format.js";
+export type { KeywordIndexHit, KeywordSearchOptions } from "./search.js";
+export { tokenize } from "./tokenize.js";
+
+/** One chunks_fts row: the exact strings given to its title and body columns. */
+export interface IndexedRow {
+  seq: number;
+  title: string;
+  body: string;
+}
+
+const MAX_SEQ = 0xffffffff;
+
+export class KeywordIndex {
+  private seg: Segment = emptySegment();
+  private termIds = new Map<string, number>();
+  /** Terms first seen since the last compaction (ids from seg.terms.length on). */
+  private addedTerms: string[] = [];
+  private delta: (DeltaHits | undefined)[] = [];
+  private deltaSeqs: number[] = [];
+  private deltaSizes: number[] = [];
+  private deltaSlot = new Map<number, number>();
+  private deltaPostings = 0;
+  /** Per slot (segment rows, then added rows): 1 when removed. */
+  private dead = new Uint8Array(64);
+  private removedInSegment = 0;
+  private liveRows = 0;
+  private liveTokens = 0;
+  /** Per term: how many of its segment postings are removed rows (valid while `removedInSegment` is unchanged). */
+  private removedCache = new Map<number, number>();
+  private removedCacheAt = 0;
+
+  static empty(): KeywordIndex {
+    return new KeywordIndex();
+  }
+
+  static fromBuffer(bytes: Uint8Array): KeywordIndex {
+    const index = new KeywordIndex();
+    index.load(segmentFromBuffer(bytes));
+    return index;
+  }
+
+  private load(seg: Segment): void {
+    this.seg = seg;
+    this.termIds = new Map();
+    for (let i = 0; i < seg.terms.length; i++) this.termIds.set(seg.terms[i] as string, i);
+    this.addedTerms = [];
+    this.delta = [];
+    this.deltaSeqs = [];
+    this.deltaSizes = [];
+    this.deltaSlot = new Map();
+    this.deltaPostings = 0;
+    this.dead = new Uint8Array(seg.seqs.length + 1024);
+    this.removedInSegment = 0;
+    this.removedCache.clear();
+    this.liveRows = seg.seqs.length;
+    let tokens = 0;
+    for (let i = 0; i < seg.sizes.length; i++) tokens += seg.sizes[i] as number;
+    this.liveTokens = tokens;
+    let postings = 0;
+    for (let i = 0; i < seg.termCount.length; i++) postings += seg.termCount[i] as number;
+    this.segmentPostings = postings;
+  }
+  private segmentPostings = 0;
+
+  /** Removed rows dropped, added rows merged in seq order. */
+  compact(): void {
+    if (this.deltaSeqs.length === 0 && this.removedInSegment === 0) return;
+    this.load(
+      compact({
+        seg: this.seg,
+        terms: [...this.seg.terms, ...this.addedTerms],
+        delta: this.delta,
+        deltaSeqs: this.deltaSeqs,
+        deltaSizes: this.deltaSizes,
+        dead: this.dead,
+      }),
+    );
+  }
+
+  /** Compacted (removed rows dropped, added rows merged), ready to write to a file. */
+  toBuffer(): Uint8Array {
+    this.compact();
+    return segmentToBuffer(this.seg);
+  }
+
+  get rows(): number {
+    return this.liveRows;
+  }
+  get tokens(): number {
+    return this.liveTokens;
+  }
+
+  /** The segment slot of a seq, or -1. */
+  private segmentSlot(seq: number): number {
+    const seqs = this.seg.seqs;
+    let lo = 0;
+    let hi = seqs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const s = seqs[mid] as number;
+      if (s < seq) lo = mid + 1;
+      else if (s > seq) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  private liveSlot(seq: number): number {
+    const added = this.deltaSlot.get(seq);
+    if (added !== undefined) return added;
+    const slot = this.segmentSlot(seq);
+    return slot >= 0 && this.dead[slot] === 0 ? slot : -1;
+  }
+
+  has(seq: number): boolean {
+    return this.liveSlot(seq) >= 0;
+  }
+
+  sizeOf = (slot: number): number => {
+    const base = this.seg.seqs.length;
+    return slot < base ? (this.seg.sizes[slot] as number) : (this.deltaSizes[slot - base] as number);
+  };
+  seqOf = (slot: number): number => {
+    const base = this.seg.seqs.length;
+    return slot < base ? (this.seg.seqs[slot] as number) : (this.deltaSeqs[slot - base] as number);
+  };
+
+  /** Adds a row, or replaces the row with that seq. */
+  add(row: IndexedRow): void {
+    const { seq } = row;
+    if (!Number.isInteger(seq) || seq < 0 || seq > MAX_SEQ) {
+      throw new RangeError(`keyword index: row seq ${seq} is not an integer from 0 to ${MAX_SEQ}`);
+    }
+    this.remove(seq);
+    const slot = this.seg.seqs.length + this.deltaSeqs.length;
+    const title = tokenize(row.title);
+    const body = tokenize(row.body);
+    let postings = 0;
+    for (let column = 0; column < 2; column++) {
+      const tokens = column === 0 ? title : body;
+      for (let p = 0; p < tokens.length; p++) {
+        const term = tokens[p] as string;
+        let id = this.termIds.get(term);
+        if (id === undefined) {
+          id = this.seg.terms.length + this.addedTerms.length;
+          this.termIds.set(term, id);
+          this.addedTerms.push(term);
+        }
+        let hits = this.delta[id];
+        if (!hits) {
+          hits = [];
+          this.delta[id] = hits;
+        }
+        if (hits.length === 0 || hits[hits.length - 2] !== slot) postings++;
+        hits.push(slot, p * 2 + column);
+      }
+    }
+    this.deltaPostings += postings;
+    this.deltaSeqs.push(seq);
+    this.deltaSizes.push(title.length + body.length);
+    this.deltaSlot.set(seq, slot);
+    if (slot >= this.dead.length) {
+      const next = new Uint8Array(Math.max(2 * this.dead.length, slot + 1024));
+      next.set(this.dead);
+      this.dead = next;
+    }
+    this.liveRows++;
+    this.liveTokens += title.length + body.length;
+    if (this.deltaPostings > Math.max(1_000_000, this.segmentPostings)) this.compact();
+  }
+
+  /** Removes a row; false when it was not there. */
+  remove(seq: number): boolean {
+    const slot = this.liveSlot(seq);
+    if (slot < 0) return false;
+    this.dead[slot] = 1;
+    this.deltaSlot.delete(seq);
+    if (slot < this.seg.seqs.length) this.removedInSegment++;
+    this.liveRows--;
+    this.liveTokens -= this.sizeOf(slot);
+    if (this.removedInSegment > 1024 + this.seg.seqs.length / 4) this.compact();
+    return true;
+  }
+
+  /** Rows holding the term (one FTS5 token). */
+  df(term: string): number {
+    const id = this.termIds.get(term);
+    if (id === undefined) return 0;
+    let n = 0;
+    if (id < this.seg.terms.length) n += (this.seg.termCount[id] as number) - this.removedIn(id);
+    const hits = this.delta[id];
+    if (hits) for (let h = 0; h < hits.length; h += 2) if (hits[h] !== hits[h - 2] && this.dead[hits[h] as number] === 0) n++;
+    return n;
+  }
+
+  /** How many of a segment term's postings are removed rows. */
+  private removedIn(id: number): number {
+    if (this.removedInSegment === 0) return 0;
+    if (this.removedCacheAt !== this.removedInSegment) {
+      this.removedCache.clear();
+      this.removedCacheAt = this.removedInSegment;
+    }
+    const cached = this.removedCache.get(id);
+    if (cached !== undefined) return cached;
+    const buf = new BlockBuffer();
+    const first = this.seg.termBlock[id] as number;
+    const count = this.seg.termCount[id] as number;
+    let n = 0;
+    for (let k = 0; k * BLOCK < count; k++) {
+      const m = Math.min(BLOCK, count - k * BLOCK);
+      buf.decode(this.seg, first + k, k === 0, m);
+      for (let i = 0; i < m; i++) n += this.dead[buf.slots[i] as number] as number;
+    }
+    this.removedCache.set(id, n);
+    return n;
+  }
+
+  /** A cursor over a term's postings, or null when no row ever held it. */
+  cursor(term: string): Cursor | null {
+    const id = this.termIds.get(term);
+    if (id === undefined) return null;
+    const inSegment = id < this.seg.terms.length;
+    const hits = this.delta[id];
+    let tail: Tail | null = null;
+    if (hits) {
+      const slots: number[] = [];
+      const freqs: number[] = [];
+      const starts: number[] = [];
+      for (let h = 0; h < hits.length; h += 2) {
+        if (hits[h] !== hits[h - 2]) {
+          slots.push(hits[h] as number);
+          freqs.push(0);
+          starts.push(h);
+        }
+        freqs[freqs.length - 1] = (freqs[freqs.length - 1] as number) + ((hits[h + 1] as number) & 1 ? 1 : 2);
+      }
+      starts.push(hits.length);
+      tail = { slots: Int32Array.from(slots), freqs: Int32Array.from(freqs), hits, starts: Int32Array.from(starts) };
+    }
+    return new Cursor(
+      this.seg,
+      inSegment ? (this.seg.termBlock[id] as number) : 0,
+      inSegment ? (this.seg.termCount[id] as number) : 0,
+      tail,
+      this.dead,
+      this.sizeOf,
+    );
+  }
+
+  /** A cursor over computed postings (a phrase's matches). */
+  listCursor(tail: Tail): Cursor {
+    return new Cursor(this.seg, 0, 0, tail, this.dead, this.sizeOf);
+  }
+
+  /** All slots so far (removed ones included). */
+  get slots(): number {
+    return this.seg.seqs.length + this.deltaSeqs.length;
+  }
+
+  /** The same answer as keywordSearch() in keyword.ts over FTS5 holding the same rows (ids, order, scores). */
+  search(query: KeywordQuery, limit: number, options: KeywordSearchOptions): KeywordIndexHit[] {
+    return searchIndex(this, query, limit, options);
+  }
+
+  /** Bytes held by the compacted postings (for reports). */
+  get postingBytes(): number {
+    const s = this.seg;
+    return s.docBytes.length + s.posBytes.length + 4 * (5 * s.blockLast.length + 2 * s.termCount.length);
+  }
+  get postings(): number {
+    return this.segmentPostings + this.deltaPostings;
+  }
+}

@@ -1,0 +1,289 @@
+// Keyword top-k over the index as keyword.ts computes it over FTS5: bm25(chunks_fts, 2.0, 1.0) of the
+// OR of the query's sequences (MaxScore with block bounds), then 0.1 × the phrases' bm25 on the best.
+import type { KeywordQuery } from "@docdb/analyzer";
+import type { Tail } from "./cursor.js";
+import { type Cursor, END } from "./cursor.js";
+import { tokenize } from "./tokenize.js";
+
+export interface KeywordIndexHit {
+  seq: number;
+  /** -bm25, the value FTS5 gives, bit for bit (plus the word-order bonus). */
+  score: number;
+}
+export interface KeywordSearchOptions {
+  /** The natural log exactly as SQLite's ln() computes it. */
+  ln(x: number): number;
+  /** Keeps the seqs that pass the caller's filter (called with candidate batches, in score order); absent: all pass. */
+  accept?(seqs: number[]): Set<number>;
+  /** Score every match (no pruning): for tests and benchmarks. */
+  exhaustive?: boolean;
+  /** Filled with how many postings the query's lists hold and how many rows were scored. */
+  stats?: { postings: number; scored: number };
+}
+
+/** What the search reads of the index (KeywordIndex). */
+export interface KeywordIndex {
+  readonly rows: number;
+  readonly tokens: number;
+  df(term: string): number;
+  cursor(term: string): Cursor | null;
+  listCursor(tail: Tail): Cursor;
+  sizeOf(slot: number): number;
+  seqOf(slot: number): number;
+}
+
+/** As keyword.ts: the word-order bonus's share and how many candidates it may reorder. */
+const PROXIMITY_WEIGHT = 0.1;
+const RERANK_DEPTH = 100;
+const K1 = 1.2;
+const B = 0.75;
+/** Bounds are summed in another order than scores: a margin far above the rounding. */
+const SLACK = 1 + 1e-9;
+
+/** One sequence of the query: its cursor (null: matches nothing) and idf. */
+interface Sequence {
+  cursor: Cursor | null;
+  df: number;
+}
+
+/** FTS5's idf for a sequence held by `df` of `rows` rows. */
+function idfOf(rows: number, df: number, ln: (x: number) => number): number {
+  const idf = ln((rows - df + 0.5) / (df + 0.5));
+  return idf <= 0.0 ? 1e-6 : idf;
+}
+
+/** The rows matching a sequence of tokens (one token: its postings; several: a phrase, computed). */
+function sequence(index: KeywordIndex, tokens: string[]): Sequence {
+  if (tokens.length === 0) return { cursor: null, df: 0 };
+  if (tokens.length === 1) {
+    const cursor = index.cursor(tokens[0] as string);
+    return { cursor, df: cursor ? index.df(tokens[0] as string) : 0 };
+  }
+  const cursors = tokens.map((t) => index.cursor(t));
+  if (cursors.some((c) => c === null)) return { cursor: null, df: 0 };
+  const list = matchPhrase(cursors as Cursor[]);
+  return { cursor: index.listCursor(list), df: list.slots.length };
+}
+
+/** Rows where the tokens follow each other in one column, with the phrase's weighted frequency. */
+function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array } {
+  const slots: number[] = [];
+  const freqs: number[] = [];
+  let driver = cursors[0] as Cursor;
+  for (const c of cursors) if (c.count < driver.count) driver = c;
+  for (const c of cursors) c.start();
+  const titles = cursors.map(() => [] as number[]);
+  const bodies = cursors.map(() => [] as number[]);
+  for (;;) {
+    const target = driver.slot;
+    if (target === END) break;
+    let ahead = target;
+    for (const c of cursors) {
+      c.advance(target);
+      if (c.slot > ahead) ahead = c.slot;
+    }
+    if (ahead !== target) {
+      driver.advance(ahead);
+      continue;
+    }
+    for (let j = 0; j < cursors.length; j++) (cursors[j] as Cursor).positions(titles[j] as number[], bodies[j] as number[]);
+    const freq = 2 * adjacent(titles) + adjacent(bodies);
+    if (freq > 0) {
+      slots.push(target);
+      freqs.push(freq);
+    }
+    driver.next();
+  }
+  return { slots: Int32Array.from(slots), freqs: Int32Array.from(freqs) };
+}
+
+/** Start positions p where list j holds p + j for every j. */
+function adjacent(lists: number[][]): number {
+  const first = lists[0] as number[];
+  const at = new Array<number>(lists.length).fill(0);
+  let n = 0;
+  outer: for (const p of first) {
+    for (let j = 1; j < lists.length; j++) {
+      const list = lists[j] as number[];
+      let i = at[j] as number;
+      while (i < list.length && (list[i] as number) < p + j) i++;
+      at[j] = i;
+      if (i >= list.length) break outer;
+      if (list[i] !== p + j) continue outer;
+    }
+    n++;
+  }
+  return n;
+}
+
+/** A bounded heap of the best rows so far, the worst at the root (score, then higher seq is worse). */
+class TopK {
+  scores: number[] = [];
+  seqs: number[] = [];
+  slots: number[] = [];
+  constructor(readonly k: number) {}
+  get full(): boolean {
+    return this.scores.length >= this.k;
+  }
+  get threshold(): number {
+    return this.full ? (this.scores[0] as number) : Number.NEGATIVE_INFINITY;
+  }
+  private worse(i: number, j: number): boolean {
+    const a = this.scores[i] as number;
+    const b = this.scores[j] as number;
+    return a < b || (a === b && (this.seqs[i] as number) > (this.seqs[j] as number));
+  }
+  private swap(i: number, j: number): void {
+    for (const a of [this.scores, this.seqs, this.slots]) [a[i], a[j]] = [a[j] as number, a[i] as number];
+  }
+  offer(score: number, seq: number, slot: number): void {
+    if (this.full) {
+      const root = this.scores[0] as number;
+      if (score < root || (score === root && seq > (this.seqs[0] as number))) return;
+      this.scores[0] = score;
+      this.seqs[0] = seq;
+      this.slots[0] = slot;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < this.scores.length && this.worse(l, m)) m = l;
+        if (r < this.scores.length && this.worse(r, m)) m = r;
+        if (m === i) break;
+        this.swap(i, m);
+        i = m;
+      }
+      return;
+    }
+    this.scores.push(score);
+    this.seqs.push(seq);
+    this.slots.push(slot);
+    for (let i = this.scores.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (!this.worse(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+  /** Best first. */
+  sorted(): { seq: number; score: number; slot: number }[] {
+    return this.scores
+      .map((score, i) => ({ score, seq: this.seqs[i] as number, slot: this.slots[i] as number }))
+      .sort((a, b) => b.score - a.score || a.seq - b.seq);
+  }
+}
+
+/** The best k rows by the sum of the sequences' bm25 (summed in query order, as FTS5 does). */
+function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, options: KeywordSearchOptions) {
+  const all = seqs.map((s) => s.cursor).filter((c): c is Cursor => c !== null);
+  const heap = new TopK(k);
+  if (all.length === 0) return heap.sorted();
+  const bound = (c: Cursor, block: number): number => {
+    const f = c.blockMaxFreq(block);
+    return c.idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * c.blockMinSize(block)) / avgdl)));
+  };
+  const ub = new Map<Cursor, number>();
+  for (const c of all) {
+    c.start();
+    let max = 0;
+    for (let b = 0; b < c.blocks; b++) max = Math.max(max, bound(c, b));
+    ub.set(c, max * SLACK);
+    if (options.stats) options.stats.postings += c.count;
+  }
+  const order = [...all].sort((a, b) => (ub.get(a) as number) - (ub.get(b) as number));
+  const prefix = [0];
+  for (const c of order) prefix.push((prefix[prefix.length - 1] as number) + (ub.get(c) as number));
+  const n = order.length;
+  const prune = !options.exhaustive;
+  let essential = 0;
+  let scored = 0;
+  for (;;) {
+    let d = END;
+    for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot < d) d = (order[i] as Cursor).slot;
+    if (d === END) break;
+    const norm = K1 * (1 - B + (B * index.sizeOf(d)) / avgdl);
+    let skip = false;
+    const theta = heap.threshold;
+    if (prune && essential > 0) {
+      let partial = 0;
+      for (let i = essential; i < n; i++) {
+        const c = order[i] as Cursor;
+        if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
+      }
+      let blockBound = partial * SLACK;
+      for (let i = 0; i < essential; i++) {
+        const c = order[i] as Cursor;
+        const b = c.findBlock(d);
+        if (b < c.blocks) blockBound += bound(c, b) * SLACK;
+      }
+      if (blockBound < theta) skip = true;
+      for (let i = essential - 1; i >= 0 && !skip; i--) {
+        const c = order[i] as Cursor;
+        c.advance(d);
+        if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
+        if (partial * SLACK + (prefix[i] as number) < theta) skip = true;
+      }
+    } else for (let i = 0; i < essential; i++) (order[i] as Cursor).advance(d);
+    if (!skip) {
+      scored++;
+      let score = 0.0;
+      for (const c of all) if (c.slot === d) score += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
+      heap.offer(score, index.seqOf(d), d);
+      if (prune) while (essential < n && (prefix[essential + 1] as number) < heap.threshold) essential++;
+    }
+    if (essential >= n) break;
+    for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot === d) (order[i] as Cursor).next();
+  }
+  if (options.stats) options.stats.scored += scored;
+  return heap.sorted();
+}
+
+/** keywordSearch() of keyword.ts, over the index. */
+export function searchIndex(index: KeywordIndex, query: KeywordQuery, limit: number, options: KeywordSearchOptions): KeywordIndexHit[] {
+  if (query.any.length === 0 || limit <= 0 || index.rows === 0) return [];
+  const rows = index.rows;
+  const avgdl = index.tokens / rows;
+  const prepare = (list: string[][]): Sequence[] => {
+    const out = list.map((s) => sequence(index, tokenize(s.join(" "))));
+    for (const s of out) if (s.cursor) s.cursor.idf = idfOf(rows, s.df, options.ln);
+    return out;
+  };
+  const depth = query.phrases.length > 0 ? Math.max(limit, RERANK_DEPTH) : limit;
+  let hits: { seq: number; score: number; slot: number }[];
+  if (!options.accept) hits = topK(index, prepare(query.any), depth, avgdl, options);
+  else {
+    hits = [];
+    let checked = 0;
+    for (let k = depth; ; k *= 4) {
+      const top = topK(index, prepare(query.any), k, avgdl, options);
+      const batch = top.slice(checked);
+      checked = top.length;
+      if (batch.length > 0) {
+        const passed = options.accept(batch.map((h) => h.seq));
+        for (const h of batch) if (passed.has(h.seq) && hits.length < depth) hits.push(h);
+      }
+      if (hits.length >= depth || top.length < k) break;
+    }
+  }
+  if (query.phrases.length === 0 || hits.length < 2) return hits.slice(0, limit).map(({ seq, score }) => ({ seq, score }));
+
+  // The phrases' bm25 for the candidates: each phrase's matches (for its idf), looked up in slot order.
+  const byScore = hits.map((h) => ({ ...h, bonus: 0.0 }));
+  const bySlot = [...byScore].sort((a, b) => a.slot - b.slot);
+  for (const s of prepare(query.phrases)) {
+    const c = s.cursor;
+    if (!c) continue;
+    c.start();
+    for (const h of bySlot) {
+      c.advance(h.slot);
+      if (c.slot === h.slot) {
+        const norm = K1 * (1 - B + (B * index.sizeOf(h.slot)) / avgdl);
+        h.bonus += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
+      }
+    }
+  }
+  return byScore
+    .map((h) => ({ seq: h.seq, score: h.score + PROXIMITY_WEIGHT * h.bonus }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
+}

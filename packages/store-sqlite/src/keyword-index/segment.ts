@@ -1,0 +1,177 @@
+// The compacted part of the keyword index: rows in seq order and, per term, postings in blocks of
+// BLOCK (varint slot gaps and per-column counts; positions apart), with each block's score bounds.
+
+/** Postings per block. */
+export const BLOCK = 128;
+
+/** The compacted rows and postings, as saved (every array a view of one buffer once loaded). */
+export interface Segment {
+  /** Per row (slot), ascending. */
+  seqs: Uint32Array;
+  /** Per row: tokens in all columns. */
+  sizes: Uint32Array;
+  terms: string[];
+  /** Per term: its first block (a last entry closes the list). */
+  termBlock: Uint32Array;
+  /** Per term: postings. */
+  termCount: Uint32Array;
+  /** Per block: its last slot, the largest weighted frequency and the smallest row size in it. */
+  blockLast: Uint32Array;
+  blockMaxFreq: Uint32Array;
+  blockMinSize: Uint32Array;
+  /** Per block: where its postings (slot gap, title count, body count) and positions start. */
+  blockDoc: Uint32Array;
+  blockPos: Uint32Array;
+  docBytes: Uint8Array;
+  posBytes: Uint8Array;
+}
+
+export function emptySegment(): Segment {
+  const none = new Uint32Array(0);
+  return {
+    seqs: none,
+    sizes: none,
+    terms: [],
+    termBlock: new Uint32Array(1),
+    termCount: none,
+    blockLast: none,
+    blockMaxFreq: none,
+    blockMinSize: none,
+    blockDoc: new Uint32Array(1),
+    blockPos: new Uint32Array(1),
+    docBytes: new Uint8Array(0),
+    posBytes: new Uint8Array(0),
+  };
+}
+
+/** A growable byte array of unsigned LEB128 varints. */
+export class ByteWriter {
+  bytes = new Uint8Array(1024);
+  length = 0;
+  varint(value: number): void {
+    if (this.length + 5 > this.bytes.length) this.grow(5);
+    let v = value;
+    while (v >= 0x80) {
+      this.bytes[this.length++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.bytes[this.length++] = v;
+  }
+  raw(source: Uint8Array, start: number, end: number): void {
+    if (this.length + (end - start) > this.bytes.length) this.grow(end - start);
+    this.bytes.set(source.subarray(start, end), this.length);
+    this.length += end - start;
+  }
+  private grow(need: number): void {
+    const next = new Uint8Array(Math.max(this.bytes.length * 2, this.length + need));
+    next.set(this.bytes.subarray(0, this.length));
+    this.bytes = next;
+  }
+  done(): Uint8Array {
+    return this.bytes.slice(0, this.length);
+  }
+}
+
+/** A growable Uint32 array. */
+export class U32Writer {
+  values = new Uint32Array(256);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.values.length) {
+      const next = new Uint32Array(this.values.length * 2);
+      next.set(this.values);
+      this.values = next;
+    }
+    this.values[this.length++] = v;
+  }
+  done(): Uint32Array {
+    return this.values.slice(0, this.length);
+  }
+}
+
+/** Skips `count` varints from `at`; returns the offset after them. */
+export function skipVarints(bytes: Uint8Array, at: number, count: number): number {
+  let p = at;
+  for (let n = count; n > 0; p++) if ((bytes[p] as number) < 0x80) n--;
+  return p;
+}
+
+/** Decoded block of one term's postings (slots, title and body counts, weighted frequencies). */
+export class BlockBuffer {
+  slots = new Int32Array(BLOCK);
+  freqs = new Int32Array(BLOCK);
+  titleCounts = new Int32Array(BLOCK);
+  bodyCounts = new Int32Array(BLOCK);
+  /** Offset of each posting's positions in posBytes, filled on demand. */
+  posAt = new Int32Array(BLOCK);
+  posReady = false;
+  length = 0;
+
+  decode(seg: Segment, block: number, first: boolean, n: number): void {
+    const bytes = seg.docBytes;
+    let p = seg.blockDoc[block] as number;
+    let slot = first ? 0 : (seg.blockLast[block - 1] as number);
+    for (let i = 0; i < n; i++) {
+      let b = bytes[p++] as number;
+      let gap = b & 0x7f;
+      for (let shift = 7; b >= 0x80; shift += 7) {
+        b = bytes[p++] as number;
+        gap += (b & 0x7f) * 2 ** shift;
+      }
+      slot += gap;
+      let t = bytes[p++] as number;
+      if (t >= 0x80) {
+        t &= 0x7f;
+        for (let shift = 7, c = 0x80; c >= 0x80; shift += 7) {
+          c = bytes[p++] as number;
+          t += (c & 0x7f) * 2 ** shift;
+        }
+      }
+      let c = bytes[p++] as number;
+      if (c >= 0x80) {
+        c &= 0x7f;
+        for (let shift = 7, d = 0x80; d >= 0x80; shift += 7) {
+          d = bytes[p++] as number;
+          c += (d & 0x7f) * 2 ** shift;
+        }
+      }
+      this.slots[i] = slot;
+      this.titleCounts[i] = t;
+      this.bodyCounts[i] = c;
+      this.freqs[i] = 2 * t + c;
+    }
+    this.length = n;
+    this.posReady = false;
+    this.posBlock = block;
+  }
+  posBlock = -1;
+
+  /** Positions offsets for the decoded block. */
+  positions(seg: Segment): void {
+    if (this.posReady) return;
+    let p = seg.blockPos[this.posBlock] as number;
+    for (let i = 0; i < this.length; i++) {
+      this.posAt[i] = p;
+      p = skipVarints(seg.posBytes, p, (this.titleCounts[i] as number) + (this.bodyCounts[i] as number));
+    }
+    this.posReady = true;
+  }
+}
+
+/** Reads `count` delta-coded positions from `at` into `out`; returns the offset after them. */
+export function readPositions(bytes: Uint8Array, at: number, count: number, out: number[]): number {
+  let p = at;
+  let pos = 0;
+  out.length = 0;
+  for (let i = 0; i < count; i++) {
+    let b = bytes[p++] as number;
+    let v = b & 0x7f;
+    for (let shift = 7; b >= 0x80; shift += 7) {
+      b = bytes[p++] as number;
+      v += (b & 0x7f) * 2 ** shift;
+    }
+    pos += v;
+    out.push(pos);
+  }
+  return p;
+}

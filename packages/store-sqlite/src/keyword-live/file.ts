@@ -1,0 +1,269 @@
+// The keyword index on disk: `<name>.db.keywords` — a header (format, analyser version, keyword-log
+// high-water mark, rows, SHA-256 of the body) then the index's own bytes; read only when intact,
+// written atomically (temporary file, fsync, rename under the write lock, then the log is pruned).
+
+import { closeSync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync } from "node:fs";
+import { open, readFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { ANALYZER_VERSION } from "@docdb/analyzer";
+import { StoreError } from "@docdb/store";
+import type { Connection } from "../connection.js";
+import { type DamageNote, type FileIdentity, identity, notAFile, sameIdentity, setAside, sha256, statOrUndefined } from "../hnsw/verify.js";
+import { KeywordIndex } from "../keyword-index/index.js";
+import type { KeywordLog } from "./log.js";
+
+/** The first bytes of every keyword index file. */
+const MAGIC = Buffer.from("docdb keywords\n\0", "latin1");
+/** Format of the header and of the body's framing; a file of another format is built again. */
+const FORMAT = 1;
+/** A header longer than this is not one docdb wrote. */
+const MAX_HEADER = 64 * 1024;
+
+export interface KeywordFileHeader {
+  format: number;
+  /** The analyser version whose terms the index holds (the keyword rows are refilled when it changes). */
+  analyzerVersion: number;
+  /** Last keyword_log id applied. */
+  highWater: number;
+  rows: number;
+  /** Bytes of the body (after the header). */
+  bytes: number;
+  /** `sha256:<hex>` of the body. */
+  checksum: string;
+  savedAt: string;
+}
+
+/**
+ * What opening the file found: the index; damage (not what its header says, unreadable, or not a
+ * file at all: set aside); stale (another format or analyser version, or a log position the
+ * database does not have: built again); or nothing (missing).
+ */
+export type KeywordLoad =
+  | { index: KeywordIndex; header: KeywordFileHeader }
+  | { damage: string; seen: FileIdentity | undefined }
+  | { stale: string }
+  | undefined;
+
+function describeError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e?.code ? `${e.code}: ${e.message}` : String(e?.message ?? error);
+}
+
+/** Splits a file's bytes into its header and body; a string saying what is wrong when they are not docdb's. */
+function parse(bytes: Buffer): { header: KeywordFileHeader; body: Buffer } | string {
+  if (bytes.length < MAGIC.length + 4 || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
+    return "does not start with docdb's keyword index header";
+  }
+  const length = bytes.readUInt32LE(MAGIC.length);
+  const start = MAGIC.length + 4;
+  if (length > MAX_HEADER || start + length > bytes.length) return "has a header length past its end";
+  let header: KeywordFileHeader;
+  try {
+    header = JSON.parse(bytes.subarray(start, start + length).toString("utf8")) as KeywordFileHeader;
+  } catch {
+    return "has a header that is not valid JSON";
+  }
+  if (typeof header !== "object" || header === null || typeof header.highWater !== "number") return "has an incomplete header";
+  return { header, body: bytes.subarray(start + length) };
+}
+
+/** The keyword index file of one database. */
+export class KeywordFile {
+  readonly file: string;
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly log: KeywordLog,
+  ) {
+    this.file = `${conn.location}.keywords`;
+  }
+
+  /** The header alone (reads its first bytes); undefined when absent or not docdb's. */
+  readHeader(): KeywordFileHeader | undefined {
+    let fd: number | undefined;
+    try {
+      fd = openSync(this.file, "r");
+      const head = Buffer.alloc(MAGIC.length + 4);
+      if (readSync(fd, head, 0, head.length, 0) < head.length || !head.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+      const length = head.readUInt32LE(MAGIC.length);
+      if (length > MAX_HEADER) return undefined;
+      const json = Buffer.alloc(length);
+      if (readSync(fd, json, 0, length, head.length) < length) return undefined;
+      const header = JSON.parse(json.toString("utf8")) as KeywordFileHeader;
+      return header.format === FORMAT ? header : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  /** Why a header cannot serve this database now (another format or analyser, a log position it lacks); undefined when it can. */
+  staleness(header: KeywordFileHeader): string | undefined {
+    if (header.format !== FORMAT) return `format ${header.format}, this docdb writes ${FORMAT}`;
+    if (header.analyzerVersion !== ANALYZER_VERSION)
+      return `analyser version ${header.analyzerVersion}, this docdb's is ${ANALYZER_VERSION}`;
+    const floor = this.log.floor();
+    if (header.highWater < floor) return `older than the oldest keyword log entry kept (${header.highWater} < ${floor})`;
+    const high = this.log.high();
+    if (header.highWater > high) return `newer than the database's keyword log (${header.highWater} > ${high})`;
+    return undefined;
+  }
+
+  /** Removes temporary files a killed process left while writing (`<file>.tmp-<pid>-…` of a process that is gone). */
+  removeLeftovers(): void {
+    const prefix = `${basename(this.file)}.tmp-`;
+    let names: string[];
+    try {
+      names = readdirSync(dirname(this.file)).filter((n) => n.startsWith(prefix));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const pid = Number(name.slice(prefix.length).split("-")[0]);
+      if (Number.isInteger(pid) && pid > 0 && !alive(pid)) rmSync(join(dirname(this.file), name), { force: true });
+    }
+  }
+
+  /** The stored index when it is intact and can catch up with this database. */
+  async load(): Promise<KeywordLoad> {
+    this.removeLeftovers();
+    let stats: ReturnType<typeof statOrUndefined>;
+    try {
+      stats = statOrUndefined(this.file);
+    } catch (error) {
+      return { damage: `cannot be read (${describeError(error)})`, seen: undefined };
+    }
+    const kind = notAFile(stats);
+    if (kind) return { damage: `is ${kind}, not a keyword index file`, seen: stats && identity(stats) };
+    if (!stats) return undefined;
+    const seen = identity(stats);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(this.file);
+    } catch (error) {
+      return { damage: `cannot be read (${describeError(error)})`, seen };
+    }
+    const parsed = parse(bytes);
+    if (typeof parsed === "string") return { damage: parsed, seen };
+    const { header, body } = parsed;
+    const stale = this.staleness(header);
+    if (stale) return { stale };
+    if (body.length !== header.bytes) return { damage: `has a body of ${body.length} bytes, its header says ${header.bytes}`, seen };
+    if (sha256(body) !== header.checksum) return { damage: "does not match the checksum in its header (damaged)", seen };
+    let index: KeywordIndex;
+    try {
+      // The index views typed arrays over the bytes: they must start 8-byte aligned (copied if not).
+      index = KeywordIndex.fromBuffer(body.byteOffset % 8 === 0 ? body : Uint8Array.from(body));
+    } catch (error) {
+      return { damage: `cannot be read as a keyword index (${describeError(error)})`, seen };
+    }
+    if (index.rows !== header.rows) return { damage: `holds ${index.rows} rows, its header says ${header.rows}`, seen };
+    return { index, header };
+  }
+
+  /**
+   * Moves a damaged file aside (`<file>.corrupt-<time>`, never deleted) under the write lock, and
+   * only when it is still the file found damaged. The note, or undefined when it was gone.
+   */
+  setAside(reason: string, seen: FileIdentity | undefined): Promise<DamageNote | undefined> {
+    return this.conn.write(() => {
+      const stats = statOrUndefined(this.file);
+      if (!stats || (seen && !sameIdentity(identity(stats), seen))) return undefined;
+      return setAside(this.file, reason, this.readHeader() ?? null);
+    });
+  }
+
+  /** Removes the file. */
+  remove(): void {
+    rmSync(this.file, { force: true });
+  }
+
+  /**
+   * Writes the index with its log position: beside the final file, flushed to disk, then renamed
+   * over it under the write lock (unless another process wrote a newer one) and the log pruned up
+   * to it. `wait: false` gives up when another process holds the write lock (written later).
+   * True when this index is now the file.
+   */
+  async save(index: KeywordIndex, highWater: number, options: { wait: boolean }): Promise<boolean> {
+    const body = Buffer.from(index.toBuffer());
+    const header: KeywordFileHeader = {
+      format: FORMAT,
+      analyzerVersion: ANALYZER_VERSION,
+      highWater,
+      rows: index.rows,
+      bytes: body.length,
+      checksum: sha256(body),
+      savedAt: new Date().toISOString(),
+    };
+    // Padded so that the body starts at a multiple of 8 bytes: the index views its arrays in place.
+    const text = JSON.stringify(header);
+    const json = Buffer.from(text.padEnd(text.length + ((8 - ((MAGIC.length + 4 + text.length) % 8)) % 8)), "utf8");
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(json.length);
+    const tmp = `${this.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    let installed = false;
+    try {
+      const handle = await open(tmp, "w");
+      try {
+        for (const part of [MAGIC, length, json, body]) await handle.write(part);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      const install = () => {
+        const current = this.readHeader();
+        // Another process wrote a newer index meanwhile, or the log moved past this one: keep theirs.
+        if (current && current.analyzerVersion === ANALYZER_VERSION && current.highWater > highWater) return;
+        if (highWater < this.log.floor() || highWater > this.log.high()) return;
+        this.clearWay();
+        renameSync(tmp, this.file);
+        syncFolder(dirname(this.file));
+        this.log.prune(highWater);
+        installed = true;
+      };
+      if (options.wait) await this.conn.write(install);
+      else this.conn.tryWrite(install);
+    } finally {
+      if (!installed) rmSync(tmp, { force: true });
+    }
+    return installed;
+  }
+
+  /** A directory (or anything but a file) where the file goes is set aside; throws when it cannot be. */
+  private clearWay(): void {
+    const kind = notAFile(statOrUndefined(this.file));
+    if (!kind) return;
+    try {
+      setAside(this.file, `is ${kind}, not a keyword index file`, null);
+    } catch (error) {
+      throw new StoreError(
+        "UNAVAILABLE",
+        `the keyword index cannot be written: ${this.file} is ${kind} and could not be moved aside (${describeError(error)})`,
+      );
+    }
+  }
+}
+
+/** Whether a process with this id runs (one of another user counts as running). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Makes a rename in `folder` durable (where the platform allows opening a folder). */
+function syncFolder(folder: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(folder, "r");
+    fsyncSync(fd);
+  } catch {
+    // Not supported here (Windows): the rename stands, durability is the file system's.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

@@ -1,0 +1,335 @@
+// The keyword index of a SQLite database kept live: loaded from `<name>.db.keywords` or built in
+// the background above a size threshold, caught up from keyword_log before each query, saved.
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type { KeywordQuery } from "@docdb/analyzer";
+import type { Filter, KeywordIndexStatus } from "@docdb/store";
+import type { Connection } from "../connection.js";
+import { latestDamage, statOrUndefined } from "../hnsw/verify.js";
+import { KeywordIndex, type KeywordIndexHit, type KeywordSearchOptions } from "../keyword-index/index.js";
+import { changeToken } from "../meta.js";
+import { KeywordFile } from "./file.js";
+import { KeywordLog } from "./log.js";
+
+/*
+ * SQLite (FTS5's chunks_fts) stays the truth and answers whenever the index cannot: below the
+ * threshold (FTS5 is fast there), while the index is built or far behind, and when it cannot be
+ * trusted. Every chunk written or deleted appends its seq to keyword_log in the writing
+ * transaction (migration 0011); the index remembers the last log id it applied and, before every
+ * query, re-derives each touched chunk's keyword row from its current text (remove, then add
+ * when it still exists: replaying is idempotent), which catches up with other processes' writes
+ * and with changes a crash kept out of the file. No query waits for a build: the first keyword
+ * find above the threshold starts one in the background (yielding between batches) and FTS5
+ * answers until it is ready. A damaged file is set aside (`.corrupt-<time>`, hnsw/verify.ts)
+ * with a warning and built again; a file of another analyser version or format is built again.
+ */
+
+/** Chunks below which keyword finds use FTS5 alone and no index is kept. */
+export const KEYWORD_INDEX_THRESHOLD = 5000;
+/** Chunks analysed per step of a build (the event loop runs between steps). */
+const BUILD_BATCH = 1000;
+/** Log entries replayed per step of a background catch-up. */
+const CATCH_UP_BATCH = 1000;
+/** At most this many log entries behind, a query catches up itself; more, and FTS5 answers while the background does. */
+const QUICK_BACKLOG = 2000;
+/** More log entries than this (and than the index holds) behind: the index is built again instead. */
+const REBUILD_BACKLOG = 50_000;
+/** The file is written again when this many changes were applied since it was read or written. */
+const SAVE_AFTER_CHANGES = 1000;
+
+/**
+ * The index as its search sees it, with FTS5's totals (see KeywordLog.ftsTotals) in place of its
+ * live row and token counts; the index itself when they agree (no row was deleted since the last
+ * refill). Everything else (reads and the index's own cache writes) goes to the index.
+ */
+function withTotals(index: KeywordIndex, totals: { rows: number; tokens: number }): KeywordIndex {
+  if (index.rows === totals.rows && index.tokens === totals.tokens) return index;
+  return new Proxy(index, {
+    get: (target, key) => (key === "rows" ? totals.rows : key === "tokens" ? totals.tokens : Reflect.get(target, key)),
+    set: (target, key, value) => Reflect.set(target, key, value),
+  });
+}
+
+export interface KeywordIndexOptions {
+  /** Chunks below which FTS5 answers alone (default KEYWORD_INDEX_THRESHOLD). */
+  threshold?: number;
+  /** Changes applied since the file was read or written after which it is written again (default 1,000). */
+  saveAfterChanges?: number;
+  /** Finds wait for the index to be loaded, built or caught up instead of asking FTS5 meanwhile (tests of the index path). */
+  waitForIndex?: boolean;
+  /** Where warnings go (a damaged file set aside); standard error when absent. */
+  warn?: (message: string) => void;
+}
+
+/** An index in memory with the log position it reflects. */
+interface Live {
+  index: KeywordIndex;
+  highWater: number;
+  /** Changes applied since the file was read or written. */
+  unsaved: number;
+}
+
+export class LiveKeywordIndex {
+  private readonly log: KeywordLog;
+  private readonly files: KeywordFile;
+  private readonly threshold: number;
+  private readonly saveAfter: number;
+  private live: Live | undefined;
+  /** A load, build or long catch-up running in the background: FTS5 answers until it ends. */
+  private job: Promise<void> | undefined;
+  private saving: Promise<unknown> | undefined;
+  /** The change token when the index was last brought up to date. */
+  private checkedAt: string | undefined;
+  private chunkCount: { token: string; n: number } | undefined;
+  private readonly warned = new Set<string>();
+  /** A build (not a load or catch-up) runs in the background. */
+  private building = false;
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly options: KeywordIndexOptions = {},
+  ) {
+    this.log = new KeywordLog(conn);
+    this.files = new KeywordFile(conn, this.log);
+    this.threshold = Math.max(1, options.threshold ?? KEYWORD_INDEX_THRESHOLD);
+    this.saveAfter = Math.max(1, options.saveAfterChanges ?? SAVE_AFTER_CHANGES);
+  }
+
+  get file(): string {
+    return this.files.file;
+  }
+
+  private chunks(): number {
+    const token = changeToken(this.conn);
+    if (this.chunkCount?.token !== token) this.chunkCount = { token, n: this.log.chunks() };
+    return this.chunkCount.n;
+  }
+
+  /** Whether keyword finds should go to the index (enough chunks). */
+  active(): boolean {
+    return this.chunks() >= this.threshold;
+  }
+
+  /**
+   * The best `limit` hits from the index (the same as FTS5's: ids, order, scores), or undefined
+   * when FTS5 must answer: below the threshold, while the index is loaded, built or far behind.
+   */
+  search(query: KeywordQuery, limit: number, filter: Filter | undefined): KeywordIndexHit[] | undefined {
+    if (!this.active()) return undefined;
+    const live = this.current();
+    if (!live) return undefined;
+    const ln = this.conn.statement("SELECT ln(?) AS v");
+    const accept = this.log.acceptor(filter);
+    const totals = this.log.ftsTotals();
+    const options: KeywordSearchOptions & { totals: typeof totals } = {
+      ln: (x) => (ln.get(x) as { v: number }).v,
+      totals,
+      ...(accept ? { accept } : {}),
+    };
+    return withTotals(live.index, totals).search(query, limit, options);
+  }
+
+  /** With `waitForIndex`: waits until the index can answer the next find (a no-op otherwise). */
+  async beforeFind(): Promise<void> {
+    if (!this.options.waitForIndex || !this.active()) return;
+    if (!this.current()) await this.settled();
+  }
+
+  /** The index brought up to date with the log, or undefined (and the background started) when it cannot be now. */
+  private current(): Live | undefined {
+    if (this.job) return undefined;
+    const live = this.live;
+    if (!live) {
+      this.start();
+      return undefined;
+    }
+    const token = changeToken(this.conn);
+    if (token === this.checkedAt) return live;
+    // Another process wrote a newer file and pruned the log past this index: it is read again.
+    if (live.highWater < this.log.floor() || this.log.backlog(live.highWater) > QUICK_BACKLOG) {
+      this.start();
+      return undefined;
+    }
+    this.catchUp(live, Number.POSITIVE_INFINITY);
+    this.checkedAt = token;
+    if (live.unsaved >= this.saveAfter) this.saveSoon(live);
+    return live;
+  }
+
+  /** Replays up to `limit` log entries after the index's mark; the number of chunks applied. */
+  private catchUp(live: Live, limit: number): number {
+    const high = this.log.high();
+    if (high <= live.highWater) return 0;
+    const { seqs, through } = this.log.touched(live.highWater, high, Math.min(limit, 1 << 30));
+    for (const seq of seqs) live.index.remove(seq);
+    for (const row of this.log.rowsOf(seqs)) live.index.add(row);
+    live.highWater = through;
+    live.unsaved += seqs.length;
+    return seqs.length;
+  }
+
+  private warn(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    (this.options.warn ?? ((m) => process.stderr.write(`docdb: warning: ${m}\n`)))(message);
+  }
+
+  /** Starts loading, building or catching up in the background (once). */
+  private start(): void {
+    this.job ??= (async () => {
+      try {
+        await this.prepare();
+      } catch (error) {
+        this.live = undefined;
+        this.warn(`the keyword index ${this.file} could not be prepared (keyword finds use FTS5): ${(error as Error).message}`);
+      } finally {
+        this.job = undefined;
+      }
+    })();
+  }
+
+  private async prepare(): Promise<void> {
+    let live = this.live;
+    this.live = undefined;
+    let built = false;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (!live || !this.canCatchUp(live)) {
+        const loaded = await this.load();
+        live = loaded && this.canCatchUp(loaded) ? loaded : await this.build();
+        built = live !== loaded;
+      }
+      // Catch up in steps, the event loop running between them, until a query can do the rest.
+      while (live.highWater >= this.log.floor() && this.log.backlog(live.highWater) > QUICK_BACKLOG) {
+        this.catchUp(live, CATCH_UP_BATCH);
+        await yieldToEventLoop();
+      }
+      // Another process pruned the log past this index meanwhile: its newer file is read.
+      if (live.highWater >= this.log.floor()) break;
+      live = undefined;
+    }
+    if (!live) return;
+    this.checkedAt = undefined;
+    this.live = live;
+    // A new index is written at once (the next open loads it); one caught up, after many changes.
+    if (built || live.unsaved >= this.saveAfter) await this.save(live, true);
+  }
+
+  /** Whether replaying the log is the way to bring this index up to date (not pruned past it, not far behind). */
+  private canCatchUp(live: Live): boolean {
+    return live.highWater >= this.log.floor() && this.log.backlog(live.highWater) <= Math.max(REBUILD_BACKLOG, live.index.rows);
+  }
+
+  /** The stored index when usable; a damaged file is set aside (with a warning). */
+  private async load(): Promise<Live | undefined> {
+    const found = await this.files.load();
+    if (found && "index" in found) return { index: found.index, highWater: found.header.highWater, unsaved: 0 };
+    if (found && "damage" in found) {
+      try {
+        const note = await this.files.setAside(found.damage, found.seen);
+        if (note) {
+          this.warn(
+            `the keyword index ${this.file} ${note.reason}: set aside as ${note.setAside}; keyword finds use FTS5 while it is built again`,
+          );
+        }
+      } catch (error) {
+        this.warn(
+          `the keyword index ${this.file} ${found.damage}, and it could not be moved aside (${(error as Error).message}); it is built again and written over`,
+        );
+      }
+    }
+    return undefined;
+  }
+
+  /** A new index from every chunk's keyword row, read batch by batch; later changes come from the log. */
+  private async build(): Promise<Live> {
+    // Changes after this mark are replayed afterwards (idempotent), so batches need no snapshot.
+    const highWater = this.log.high();
+    const index = KeywordIndex.empty();
+    this.building = true;
+    try {
+      for (let after = 0; ; ) {
+        const rows = this.log.rowsAfter(after, BUILD_BATCH);
+        if (rows.length === 0) break;
+        for (const row of rows) index.add(row);
+        after = (rows[rows.length - 1] as { seq: number }).seq;
+        await yieldToEventLoop();
+      }
+    } finally {
+      this.building = false;
+    }
+    return { index, highWater, unsaved: Math.max(1, index.rows) };
+  }
+
+  private async save(live: Live, wait: boolean): Promise<void> {
+    const unsaved = live.unsaved;
+    try {
+      if (await this.files.save(live.index, live.highWater, { wait })) live.unsaved -= unsaved;
+    } catch (error) {
+      this.warn(`the keyword index ${this.file} could not be written (it is built or caught up next time): ${(error as Error).message}`);
+    }
+  }
+
+  /** Writes the file without holding up the query that asked (written later when the write lock is busy). */
+  private saveSoon(live: Live): void {
+    this.saving ??= this.save(live, false).finally(() => {
+      this.saving = undefined;
+    });
+  }
+
+  /** Resolves when no load, build, catch-up or save runs in the background (tests, benchmarks). */
+  async settled(): Promise<void> {
+    while (this.job || this.saving) {
+      await this.job;
+      await this.saving;
+    }
+  }
+
+  /** On close: finishes a background job and writes what was applied since the file was. */
+  async flush(): Promise<void> {
+    if (this.building) {
+      this.warn(`finishing the keyword index ${this.file} (${this.chunks()} chunks) before closing; done once, later opens load it`);
+    }
+    await this.job;
+    await this.saving;
+    const live = this.live;
+    if (!live) return;
+    if (live.highWater >= this.log.floor()) this.catchUp(live, Number.POSITIVE_INFINITY);
+    if (live.unsaved > 0) await this.save(live, false);
+  }
+
+  /** After the keyword rows were refilled (analyser change): the index in memory is dropped. */
+  reset(): void {
+    this.live = undefined;
+    this.checkedAt = undefined;
+  }
+
+  /** Removes the file (the database is dropped). */
+  removeFile(): void {
+    this.live = undefined;
+    this.files.remove();
+  }
+
+  /** What `docdb index status` shows of the keyword index. */
+  status(): KeywordIndexStatus {
+    const chunks = this.chunks();
+    const header = this.files.readHeader();
+    const usable = header !== undefined && this.files.staleness(header) === undefined;
+    const bytes = usable ? (statOrUndefined(this.file)?.size ?? 0) : 0;
+    const live = this.live;
+    const mark = live?.highWater ?? (usable ? header.highWater : undefined);
+    const backlog = mark === undefined ? 0 : this.log.backlog(mark);
+    const state: KeywordIndexStatus["state"] =
+      chunks < this.threshold && !live ? "none" : this.job ? "building" : mark === undefined ? "missing" : backlog > 0 ? "behind" : "ready";
+    const note = latestDamage(this.file);
+    return {
+      state,
+      location: this.file,
+      threshold: this.threshold,
+      chunks,
+      rows: live?.index.rows ?? (usable ? header.rows : 0),
+      bytes,
+      backlog,
+      savedAt: usable ? header.savedAt : null,
+      ...(note ? { damaged: { ...note, rebuilt: usable && header.savedAt >= note.foundAt } } : {}),
+    };
+  }
+}

@@ -1,0 +1,159 @@
+// The keyword index's side of SQLite: the keyword log it replays to catch up (high-water mark,
+// floor, pruning), the keyword rows of chunks re-derived from their text, and filter checks.
+import { analyzeForIndex, indexTerms } from "@docdb/analyzer";
+import type { CodeSymbol, Filter } from "@docdb/store";
+import type { Connection } from "../connection.js";
+import { filterToSql } from "../filter.js";
+import type { IndexedRow } from "../keyword-index/index.js";
+
+const FLOOR_KEY = "keyword_log_floor";
+
+type ChunkRow = {
+  seq: number;
+  text: string;
+  title: string | null;
+  heading: string | null;
+  symbol: string | null;
+  symbols: string | null;
+  doc: string | null;
+  language: string | null;
+};
+
+const ROW_COLUMNS = "c.seq, c.text, c.heading, c.symbol, c.symbols, c.doc, c.language, d.title";
+
+/** SQLite's variable-length integers, one after another (up to 8 bytes of 7 bits, a 9th of 8). */
+function readVarints(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    let value = 0;
+    for (let i = 0; i < 9 && at < bytes.length; i++) {
+      const byte = bytes[at++] as number;
+      if (i === 8) {
+        value = value * 256 + byte;
+        break;
+      }
+      value = value * 128 + (byte & 0x7f);
+      if (byte < 0x80) break;
+    }
+    out.push(value);
+  }
+  return out;
+}
+
+/** The exact strings FTS5 was given for a chunk (the analyser's terms, as write.ts and refreshKeywordIndex make them). */
+function toIndexedRows(rows: ChunkRow[]): IndexedRow[] {
+  // Chunks of one document share its title: analysed once per batch.
+  const titles = new Map<string, string>();
+  return rows.map((r) => {
+    let titleTerms = "";
+    if (r.title) {
+      titleTerms = titles.get(r.title) ?? analyzeForIndex(r.title);
+      titles.set(r.title, titleTerms);
+    }
+    const symbols = r.symbols ? (JSON.parse(r.symbols) as CodeSymbol[]) : null;
+    const chunk = { heading: r.heading, symbol: r.symbol, symbols, doc: r.doc, language: r.language };
+    const terms = indexTerms(r.title, chunk, r.text, titleTerms);
+    return { seq: r.seq, title: terms.title, body: terms.body };
+  });
+}
+
+/**
+ * SQLite as the keyword index reads it. Every chunk written, deleted or re-derived appends its
+ * `seq` to `keyword_log` (triggers, migration 0011) in the writing transaction, so log ids follow
+ * commit order; the index remembers the last id it applied (its high-water mark).
+ */
+export class KeywordLog {
+  constructor(private readonly conn: Connection) {}
+
+  /** The last log id written (entries up to the floor may have been pruned). */
+  high(): number {
+    const high = (this.conn.statement("SELECT coalesce(max(id), 0) AS n FROM keyword_log").get() as { n: number }).n;
+    return Math.max(high, this.floor());
+  }
+
+  /** The last log id pruned: an index older than this cannot catch up. */
+  floor(): number {
+    const row = this.conn.statement("SELECT value FROM meta WHERE key = ?").get(FLOOR_KEY) as { value: string } | undefined;
+    return row === undefined ? 0 : Number(row.value);
+  }
+
+  /** Drops the entries up to a written file's mark and records the new floor (in a write transaction). */
+  prune(highWater: number): void {
+    if (highWater <= this.floor()) return;
+    this.conn.statement("DELETE FROM keyword_log WHERE id <= ?").run(highWater);
+    this.conn
+      .statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+      .run(FLOOR_KEY, String(highWater));
+  }
+
+  /** Forgets the whole log (the keyword rows were refilled: no index file survives that). In a write transaction. */
+  reset(): void {
+    // One more entry moves the mark past every file written so far; then all are pruned.
+    this.conn.statement("INSERT INTO keyword_log (seq) VALUES (0)").run();
+    const high = this.high();
+    this.conn.statement("DELETE FROM keyword_log").run();
+    this.conn
+      .statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+      .run(FLOOR_KEY, String(high));
+  }
+
+  /** Log entries after `highWater` (an upper bound on the chunks to apply). */
+  backlog(highWater: number): number {
+    return Math.max(0, this.high() - highWater);
+  }
+
+  /** Distinct chunks named by log entries after `from` up to `to`, at most `limit` of them, in log order. */
+  touched(from: number, to: number, limit: number): { seqs: number[]; through: number } {
+    const rows = this.conn
+      .statement("SELECT id, seq FROM keyword_log WHERE id > ? AND id <= ? ORDER BY id LIMIT ?")
+      .all(from, to, limit) as { id: number; seq: number }[];
+    const last = rows.length === limit ? (rows[rows.length - 1] as { id: number }).id : to;
+    return { seqs: [...new Set(rows.map((r) => r.seq))], through: last };
+  }
+
+  /** The current keyword rows of these chunks; a chunk that is gone is absent. */
+  rowsOf(seqs: number[]): IndexedRow[] {
+    if (seqs.length === 0) return [];
+    const rows = this.conn
+      .statement(`SELECT ${ROW_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(seqs)) as ChunkRow[];
+    return toIndexedRows(rows);
+  }
+
+  /** Up to `limit` keyword rows of chunks after `after`, in seq order (a build reads them batch by batch). */
+  rowsAfter(after: number, limit: number): IndexedRow[] {
+    const rows = this.conn
+      .statement(`SELECT ${ROW_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq > ? ORDER BY c.seq LIMIT ?`)
+      .all(after, limit) as ChunkRow[];
+    return toIndexedRows(rows);
+  }
+
+  /**
+   * FTS5's own totals, from its averages record (`chunks_fts_data` id 1: rows, then tokens per
+   * column, as SQLite varints). bm25 reads N and the mean row length from them, and FTS5 never
+   * lowers them when a row of a contentless table is deleted (only 'delete-all' resets them), so
+   * they count every row inserted since: the index must score with these, not its live counts.
+   */
+  ftsTotals(): { rows: number; tokens: number } {
+    const row = this.conn.statement("SELECT block FROM chunks_fts_data WHERE id = 1").get() as { block: Buffer } | undefined;
+    if (!row) return { rows: 0, tokens: 0 };
+    const values = readVarints(row.block);
+    return { rows: values[0] ?? 0, tokens: values.slice(1).reduce((a, b) => a + b, 0) };
+  }
+
+  /** Chunks in the database (keyword rows: one per chunk). */
+  chunks(): number {
+    return (this.conn.statement("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
+  }
+
+  /** A filter as a check of candidate seqs (the `accept` of KeywordIndex.search); undefined when nothing is filtered. */
+  acceptor(filter: Filter | undefined): ((seqs: number[]) => Set<number>) | undefined {
+    const { sql, params } = filterToSql(filter);
+    if (sql === "1") return undefined;
+    const check = this.conn.statement(
+      `SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?)) AND ${sql}`,
+    );
+    return (seqs) => new Set((check.all(JSON.stringify(seqs), ...params) as { seq: number }[]).map((r) => r.seq));
+  }
+}

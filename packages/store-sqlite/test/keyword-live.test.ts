@@ -1,0 +1,283 @@
+// The keyword index beside a SQLite database (<name>.db.keywords): the same answers as FTS5 (with
+// filters, and writes by another connection), its lifecycle, damage, and kill -9 during saves and builds.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildKeywordQuery } from "@docdb/analyzer";
+import type { DocumentWrite, Filter, KeywordHit } from "@docdb/store";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSqliteEngine, type KeywordIndexOptions, type SqliteStore } from "../src/index.js";
+import { builtEngine, exitOf, runScript } from "./helpers/processes.js";
+
+/** A threshold no test database reaches: FTS5 answers alone (today's path). */
+const FTS_ONLY = Number.MAX_SAFE_INTEGER;
+const WORDS =
+  "apple river stone light quantum protein cell membrane signal garden winter market engine cloud forest music theory data model index search table glass paper ocean".split(
+    " ",
+  );
+const JAPANESE = ["東京の大学で研究する", "奈良の寺院と仏像", "川の水が流れる", "新しい技術の開発", "古い文化財を守る"];
+
+let dir: string;
+const engines: { close(): Promise<void> }[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "docdb-kwlive-"));
+});
+afterEach(async () => {
+  for (const e of engines.splice(0)) await e.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(threshold: number, extra: KeywordIndexOptions = {}): Promise<SqliteStore> {
+  const engine = createSqliteEngine({ dataDir: dir, keywordIndex: { threshold, ...extra } });
+  engines.push(engine);
+  return (await engine.openDatabase("k", { create: true })) as SqliteStore;
+}
+
+/** Deterministic documents mixing English and Japanese, titles, two metadata groups, 1–3 chunks each. */
+function documents(count: number, seed: number): DocumentWrite[] {
+  let state = seed;
+  const next = (n: number) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % n;
+  };
+  return Array.from({ length: count }, (_, i) => {
+    const id = `d${seed}-${i}`;
+    const chunks = Array.from({ length: 1 + next(3) }, (_, c) => {
+      const words = Array.from({ length: 5 + next(30) }, () => WORDS[next(WORDS.length)]);
+      const text = `${words.join(" ")} ${next(3) === 0 ? (JAPANESE[next(JAPANESE.length)] as string) : ""}`.trim();
+      return { id: `${id}-${c}`, idx: c, text, start: 0, end: text.length };
+    });
+    const title = next(2) === 0 ? `${WORDS[next(WORDS.length)]} ${WORDS[next(WORDS.length)]}` : undefined;
+    return {
+      upsertByKey: true,
+      document: {
+        id,
+        key: id,
+        title,
+        content: chunks.map((c) => c.text).join("\n"),
+        contentHash: id,
+        metadata: { group: i % 3 === 0 ? "a" : "b" },
+      },
+      chunks,
+    };
+  });
+}
+
+async function write(store: SqliteStore, docs: DocumentWrite[]): Promise<void> {
+  for (let i = 0; i < docs.length; i += 100) await store.writeDocuments(docs.slice(i, i + 100));
+}
+
+const QUERIES = [
+  "apple",
+  "quantum protein",
+  "river stone light",
+  "cell membrane signal",
+  "奈良の仏像",
+  "東京 大学",
+  "index search",
+  "ocean glass paper",
+];
+const FILTERS: (Filter | undefined)[] = [
+  undefined,
+  { op: "eq", field: { metadata: ["group"] }, value: "a" },
+  { not: { op: "eq", field: { metadata: ["group"] }, value: "a" } },
+  { op: "exists", field: { builtin: "title" }, value: true },
+];
+
+async function answers(store: SqliteStore, limit = 10): Promise<KeywordHit[][]> {
+  const all: KeywordHit[][] = [];
+  for (const text of QUERIES) {
+    const query = buildKeywordQuery(text);
+    if (!query) throw new Error(`no query from ${text}`);
+    for (const filter of FILTERS) all.push(await store.keywordSearch(query, { limit, ...(filter ? { filter } : {}) }));
+  }
+  return all;
+}
+
+/** Starts the index with a find, waits for it in the background, and checks that the index answers now. */
+async function ready(store: SqliteStore): Promise<void> {
+  const query = buildKeywordQuery("apple") as NonNullable<ReturnType<typeof buildKeywordQuery>>;
+  await store.keywordSearch(query, { limit: 1 });
+  await store.keywords.settled();
+  expect(store.keywords.search(query, 1, undefined), "the keyword index answers").toBeDefined();
+}
+
+async function keywordStatus(store: SqliteStore) {
+  const status = await store.vectorIndex.status();
+  if (!status.keyword) throw new Error("no keyword index status");
+  return status.keyword;
+}
+
+describe("the keyword index beside the database", () => {
+  it("answers exactly as FTS5 does: ids, order, scores, with filters, after writes by another connection", async () => {
+    const indexed = await open(1);
+    await write(indexed, documents(300, 7));
+    const fts = await open(FTS_ONLY);
+    await ready(indexed);
+    const first = await answers(indexed);
+    expect(first.flat().length).toBeGreaterThan(100);
+    expect(first).toEqual(await answers(fts));
+
+    // Another connection writes and deletes; the index catches up through keyword_log.
+    await write(fts, documents(80, 11));
+    await fts.deleteDocuments(Array.from({ length: 40 }, (_, i) => `d7-${i * 5}`));
+    await write(fts, documents(20, 7).slice(0, 20)); // rewrites of deleted and kept documents
+    expect(indexed.keywords.search(buildKeywordQuery("apple") as never, 1, undefined)).toBeDefined();
+    expect(await answers(indexed)).toEqual(await answers(fts));
+    const status = await keywordStatus(indexed);
+    expect(status.state).toBe("ready");
+    expect(status.rows).toBe((await fts.counts()).chunks);
+  });
+
+  it("keeps no index below the threshold; above it builds one in the background, saves it, and loads it on the next open", async () => {
+    const small = await open(10_000);
+    await write(small, documents(50, 3));
+    await answers(small);
+    expect((await keywordStatus(small)).state).toBe("none");
+    expect(existsSync(small.keywords.file)).toBe(false);
+
+    const store = await open(20);
+    expect((await keywordStatus(store)).state).toBe("missing");
+    const query = buildKeywordQuery("apple") as NonNullable<ReturnType<typeof buildKeywordQuery>>;
+    // The find that starts the build is answered by FTS5 (it does not wait).
+    expect(store.keywords.search(query, 5, undefined)).toBeUndefined();
+    await store.keywords.settled();
+    const saved = await keywordStatus(store);
+    expect(saved).toMatchObject({ state: "ready", rows: (await store.counts()).chunks });
+    expect(saved.bytes).toBeGreaterThan(0);
+    for (const e of engines.splice(0)) await e.close();
+
+    const again = await open(20);
+    await ready(again);
+    expect((await keywordStatus(again)).savedAt).toBe(saved.savedAt);
+    expect(await answers(again)).toEqual(await answers(await open(FTS_ONLY)));
+
+    // Saved on close after each change and loaded again: headers of every length load (none set aside).
+    for (let round = 0; round < 8; round++) {
+      const store = await open(20);
+      await write(store, documents(1 + round, 100 + round));
+      await ready(store);
+      for (const e of engines.splice(0)) await e.close();
+    }
+    expect(readdirSync(dir).filter((f) => f.includes(".corrupt-"))).toEqual([]);
+  });
+
+  it("builds a deleted file again, and sets a damaged one aside with a warning, answering correctly throughout", async () => {
+    const warnings: string[] = [];
+    const store = await open(1, { warn: (m) => warnings.push(m) });
+    await write(store, documents(200, 5));
+    await ready(store);
+    for (const e of engines.splice(0)) await e.close();
+    const file = join(dir, "k.db.keywords");
+
+    rmSync(file);
+    let reopened = await open(1);
+    const truth = await answers(await open(FTS_ONLY));
+    expect(await answers(reopened)).toEqual(truth);
+    await ready(reopened);
+    expect(existsSync(file)).toBe(true);
+    expect(await answers(reopened)).toEqual(truth);
+    for (const e of engines.splice(0)) await e.close();
+
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 10] = (bytes[bytes.length - 10] as number) ^ 0xff;
+    writeFileSync(file, bytes);
+    reopened = await open(1, { warn: (m) => warnings.push(m) });
+    expect(await answers(reopened)).toEqual(truth);
+    await ready(reopened);
+    expect(warnings.join("\n")).toMatch(
+      /keyword index .*k\.db\.keywords does not match the checksum in its header.*set aside as .*corrupt-/,
+    );
+    expect(readdirSync(dir).some((f) => f.startsWith("k.db.keywords.corrupt-"))).toBe(true);
+    expect(await answers(reopened)).toEqual(truth);
+    const status = await keywordStatus(reopened);
+    expect(status.damaged?.rebuilt).toBe(true);
+  });
+
+  it("builds the index again when the analyser version changes", async () => {
+    const store = await open(1);
+    await write(store, documents(150, 9));
+    await ready(store);
+    const before = await keywordStatus(store);
+    for (const e of engines.splice(0)) await e.close();
+    // As a database last opened by a docdb with another analyser: its keyword rows are refilled.
+    const db = new Database(join(dir, "k.db"));
+    db.prepare("UPDATE meta SET value = '0' WHERE key = 'analyzer_version'").run();
+    db.close();
+    const reopened = await open(1);
+    const query = buildKeywordQuery("apple") as NonNullable<ReturnType<typeof buildKeywordQuery>>;
+    expect(reopened.keywords.search(query, 5, undefined)).toBeUndefined();
+    await reopened.keywords.settled();
+    const after = await keywordStatus(reopened);
+    expect(after.state).toBe("ready");
+    expect(after.savedAt).not.toBe(before.savedAt);
+    expect(await answers(reopened)).toEqual(await answers(await open(FTS_ONLY)));
+  });
+});
+
+describe("kill -9 and the keyword index", () => {
+  /** Runs `body` in a child process over the test database and kills it once it printed `lines` lines. */
+  async function killAfter(body: string, lines: number): Promise<void> {
+    const script = `
+      import { createSqliteEngine } from ${JSON.stringify(builtEngine())};
+      const Q = ${JSON.stringify(buildKeywordQuery("apple river"))};
+      const store = await createSqliteEngine({ dataDir: ${JSON.stringify(dir)}, keywordIndex: { threshold: 1, saveAfterChanges: 3 } }).openDatabase("k");
+      ${body}`;
+    let seen = 0;
+    let enough: () => void = () => {};
+    const reached = new Promise<void>((resolve) => {
+      enough = resolve;
+    });
+    const proc = runScript(script, () => {
+      if (++seen >= lines) enough();
+    });
+    const exit = exitOf(proc);
+    await Promise.race([reached, exit]);
+    proc.kill("SIGKILL");
+    expect((await exit).signal).toBe("SIGKILL");
+  }
+
+  it("during saves and catch-ups: the next open answers as FTS5 does", { timeout: 120_000 }, async () => {
+    const store = await open(1);
+    await write(store, documents(200, 13));
+    await ready(store);
+    for (const e of engines.splice(0)) await e.close();
+    // Writes one document at a time and finds after each (catching up, saving every 3 changes).
+    await killAfter(
+      `
+      for (let i = 0; ; i++) {
+        const text = "apple river stone " + i;
+        await store.writeDocuments([{ document: { id: "x" + i, content: text, contentHash: "x" + i, metadata: {} },
+          chunks: [{ id: "x" + i + "-0", idx: 0, text, start: 0, end: text.length }] }]);
+        if (i % 7 === 3) await store.deleteDocuments(["d13-" + i]);
+        await store.keywordSearch(Q, { limit: 5 });
+        console.log(String(i));
+      }`,
+      60,
+    );
+    const reopened = await open(1);
+    await ready(reopened);
+    expect(await answers(reopened)).toEqual(await answers(await open(FTS_ONLY)));
+    // A temporary file the killed process was writing is removed.
+    expect(readdirSync(dir).filter((f) => f.includes(".keywords.tmp-"))).toEqual([]);
+  });
+
+  it("during a build: the next open answers as FTS5 does, and builds it", { timeout: 120_000 }, async () => {
+    const store = await open(FTS_ONLY);
+    await write(store, documents(1500, 17));
+    for (const e of engines.splice(0)) await e.close();
+    await killAfter(
+      `
+      await store.keywordSearch(Q, { limit: 5 });
+      console.log("building");
+      await new Promise(() => {});`,
+      1,
+    );
+    const reopened = await open(1);
+    const truth = await answers(await open(FTS_ONLY));
+    expect(await answers(reopened)).toEqual(truth);
+    await ready(reopened);
+    expect(await answers(reopened)).toEqual(truth);
+  });
+});
