@@ -71,7 +71,7 @@ export function compact(input: CompactInput): Segment {
       for (let k = 0; k * BLOCK < count; k++) {
         const n = Math.min(BLOCK, count - k * BLOCK);
         buf.decode(seg, first + k, k === 0, n);
-        buf.positions(seg);
+        buf.positions(seg, n - 1);
         for (let i = 0; i < n; i++) {
           const slot = newSlot[buf.slots[i] as number] as number;
           if (slot < 0) continue;

@@ -104,7 +104,6 @@ export class BlockBuffer {
   bodyCounts = new Int32Array(BLOCK);
   /** Offset of each posting's positions in posBytes, filled on demand. */
   posAt = new Int32Array(BLOCK);
-  posReady = false;
   length = 0;
 
   decode(seg: Segment, block: number, first: boolean, n: number): void {
@@ -141,37 +140,23 @@ export class BlockBuffer {
       this.freqs[i] = 2 * t + c;
     }
     this.length = n;
-    this.posReady = false;
-    this.posBlock = block;
+    this.posDone = 0;
+    this.posNext = seg.blockPos[block] as number;
   }
-  posBlock = -1;
+  /** Postings whose positions offset is known, and the offset after the last of them. */
+  private posDone = 0;
+  private posNext = 0;
 
-  /** Positions offsets for the decoded block. */
-  positions(seg: Segment): void {
-    if (this.posReady) return;
-    let p = seg.blockPos[this.posBlock] as number;
-    for (let i = 0; i < this.length; i++) {
+  /** Positions offsets for the decoded block's postings up to `last`. */
+  positions(seg: Segment, last: number): void {
+    let p = this.posNext;
+    for (let i = this.posDone; i <= last; i++) {
       this.posAt[i] = p;
       p = skipVarints(seg.posBytes, p, (this.titleCounts[i] as number) + (this.bodyCounts[i] as number));
     }
-    this.posReady = true;
-  }
-}
-
-/** Reads `count` delta-coded positions from `at` into `out`; returns the offset after them. */
-export function readPositions(bytes: Uint8Array, at: number, count: number, out: number[]): number {
-  let p = at;
-  let pos = 0;
-  out.length = 0;
-  for (let i = 0; i < count; i++) {
-    let b = bytes[p++] as number;
-    let v = b & 0x7f;
-    for (let shift = 7; b >= 0x80; shift += 7) {
-      b = bytes[p++] as number;
-      v += (b & 0x7f) * 2 ** shift;
+    if (last >= this.posDone) {
+      this.posDone = last + 1;
+      this.posNext = p;
     }
-    pos += v;
-    out.push(pos);
   }
-  return p;
 }
