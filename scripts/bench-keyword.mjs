@@ -279,15 +279,20 @@ async function indexBench(dir) {
   writeFileSync(file, bytes);
   const loads = [];
   let index;
+  rows.length = 0;
+  built.compact();
+  const before = process.memoryUsage();
   for (let i = 0; i < 3; i++) {
     t = performance.now();
     index = KeywordIndex.fromBuffer(readFileSync(file));
     loads.push(performance.now() - t);
   }
   const ftsRows = raw.prepare("SELECT count(*) AS n FROM chunks_fts").get().n;
+  const after = process.memoryUsage();
+  const held = (after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers) / 1e6;
   console.log(
     `file ${(bytes.length / 1e6).toFixed(1)} MB, load ${loads.map((x) => x.toFixed(0)).join(" / ")} ms; ${index.rows} rows (FTS5 ${ftsRows}), ` +
-      `${index.postings} postings, ${(index.postingBytes / index.postings).toFixed(2)} bytes a posting with positions, ${(bytes.length / index.postings).toFixed(2)} file bytes a posting`,
+      `${index.postings} postings, ${(index.postingBytes / index.postings).toFixed(2)} bytes a posting with positions, ${(bytes.length / index.postings).toFixed(2)} file bytes a posting; about ${held.toFixed(0)} MB more heap + buffers with it loaded`,
   );
   const lnStatement = raw.prepare("SELECT ln(?) AS v");
   const ln = (x) => lnStatement.get(x).v;

@@ -118,13 +118,15 @@ export function compact(input: CompactInput): Segment {
       let maxFreq = 0;
       let minSize = 0xffffffff;
       for (let j = start; j < end; j++) {
+        doc.varint((g.slot[j] as number) - prev);
+        prev = g.slot[j] as number;
+      }
+      for (let j = start; j < end; j++) {
         const slot = g.slot[j] as number;
         const t = g.title[j] as number;
         const c = g.body[j] as number;
-        doc.varint(slot - prev);
         doc.varint(t);
         doc.varint(c);
-        prev = slot;
         maxFreq = Math.max(maxFreq, 2 * t + c);
         minSize = Math.min(minSize, newSizes[slot] as number);
         if (g.fromDelta[j] === 0) pos.raw(seg.posBytes, g.from[j] as number, g.to[j] as number);

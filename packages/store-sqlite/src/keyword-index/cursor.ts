@@ -16,7 +16,6 @@ export interface Tail {
 
 export class Cursor {
   slot = -1;
-  freq = 0;
   /** The sequence's idf, set by the search. */
   idf = 0;
   readonly blocks: number;
@@ -61,6 +60,12 @@ export class Cursor {
     this.blocks = this.baseBlocks + tailBlocks;
     this.slots = this.tailLast;
     this.freqs = this.tailLast;
+  }
+
+  /** The current posting's weighted frequency (2 × title hits + body hits). */
+  get freq(): number {
+    if (this.b < this.baseBlocks) (this.buf as BlockBuffer).counts();
+    return this.freqs[this.i] as number;
   }
 
   /** The term, when the postings are a term's without added rows (their bounds may be cached). */
@@ -127,7 +132,6 @@ export class Cursor {
         const s = this.slots[this.i] as number;
         if (this.dead[s] === 0) {
           this.slot = s;
-          this.freq = this.freqs[this.i] as number;
           return;
         }
         this.i++;
@@ -191,6 +195,21 @@ export class Cursor {
     if (k !== this.b) this.load(k);
     while (this.i < this.n && (this.slots[this.i] as number) < target) this.i++;
     this.settle();
+  }
+
+  /** How many hits the current posting has in one column (0 title, 1 body). */
+  columnCount(column: number): number {
+    if (this.b < this.baseBlocks) {
+      const buf = this.buf as BlockBuffer;
+      buf.counts();
+      return (column === 0 ? buf.titleCounts[this.i] : buf.bodyCounts[this.i]) as number;
+    }
+    const tail = this.tail as Tail;
+    const hits = tail.hits as number[];
+    const starts = tail.starts as Int32Array;
+    let n = 0;
+    for (let h = starts[this.i] as number; h < (starts[this.i + 1] as number); h += 2) if (((hits[h + 1] as number) & 1) === column) n++;
+    return n;
   }
 
   /** Positions read by readColumn(). */

@@ -89,13 +89,24 @@ function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array 
     }
     let freq = 0;
     for (let column = 0; column < 2; column++) {
-      // Start positions of the first token, kept while each next token follows at the right offset.
-      const first = cursors[0] as Cursor;
-      let n = first.readColumn(column);
-      if (n === 0) continue;
+      // The phrase's possible starts from its token with the fewest hits in the column, kept
+      // while every other token is at the right offset from them.
+      let r = 0;
+      let fewest = Number.POSITIVE_INFINITY;
+      for (let j = 0; j < cursors.length; j++) {
+        const count = (cursors[j] as Cursor).columnCount(column);
+        if (count < fewest) {
+          fewest = count;
+          r = j;
+        }
+      }
+      if (fewest === 0) continue;
+      const rare = cursors[r] as Cursor;
+      let n = rare.readColumn(column);
       if (n > starts.length) starts = new Int32Array(2 * n);
-      starts.set(first.pos.subarray(0, n));
-      for (let j = 1; j < cursors.length && n > 0; j++) {
+      for (let i = 0; i < n; i++) starts[i] = (rare.pos[i] as number) - r;
+      for (let j = 0; j < cursors.length && n > 0; j++) {
+        if (j === r) continue;
         const c = cursors[j] as Cursor;
         const m = c.readColumn(column);
         const pos = c.pos;

@@ -1,5 +1,5 @@
 // The compacted part of the keyword index: rows in seq order and, per term, postings in blocks of
-// BLOCK (varint slot gaps and per-column counts; positions apart), with each block's score bounds.
+// BLOCK (per block: varint slot gaps, then per-column counts; positions apart), with each block's score bounds.
 
 /** Postings per block. */
 export const BLOCK = 128;
@@ -118,6 +118,26 @@ export class BlockBuffer {
         gap += (b & 0x7f) * 2 ** shift;
       }
       slot += gap;
+      this.slots[i] = slot;
+    }
+    this.length = n;
+    this.countsAt = p;
+    this.countsReady = false;
+    this.posDone = 0;
+    this.posNext = seg.blockPos[block] as number;
+    this.bytes = bytes;
+  }
+  private countsAt = 0;
+  private countsReady = true;
+  private bytes: Uint8Array = new Uint8Array(0);
+
+  /** Decodes the block's title and body counts (after its slots), once. */
+  counts(): void {
+    if (this.countsReady) return;
+    this.countsReady = true;
+    const bytes = this.bytes;
+    let p = this.countsAt;
+    for (let i = 0; i < this.length; i++) {
       let t = bytes[p++] as number;
       if (t >= 0x80) {
         t &= 0x7f;
@@ -134,14 +154,10 @@ export class BlockBuffer {
           c += (d & 0x7f) * 2 ** shift;
         }
       }
-      this.slots[i] = slot;
       this.titleCounts[i] = t;
       this.bodyCounts[i] = c;
       this.freqs[i] = 2 * t + c;
     }
-    this.length = n;
-    this.posDone = 0;
-    this.posNext = seg.blockPos[block] as number;
   }
   /** Postings whose positions offset is known, and the offset after the last of them. */
   private posDone = 0;
@@ -149,6 +165,7 @@ export class BlockBuffer {
 
   /** Positions offsets for the decoded block's postings up to `last`. */
   positions(seg: Segment, last: number): void {
+    this.counts();
     let p = this.posNext;
     for (let i = this.posDone; i <= last; i++) {
       this.posAt[i] = p;
