@@ -25,7 +25,7 @@ export class Cursor {
   private n = 0;
   private slots: Int32Array;
   private freqs: Int32Array;
-  private readonly buf: BlockBuffer | null;
+  private buf: BlockBuffer | null = null;
   private readonly tailLast: Int32Array;
   private readonly tailMaxFreq: Int32Array;
   private readonly tailMinSize: Int32Array;
@@ -39,7 +39,6 @@ export class Cursor {
     sizeOf: (slot: number) => number,
   ) {
     this.baseBlocks = Math.ceil(baseCount / BLOCK);
-    this.buf = baseCount > 0 ? new BlockBuffer() : null;
     const tailLength = tail ? tail.slots.length : 0;
     const tailBlocks = Math.ceil(tailLength / BLOCK);
     this.tailLast = new Int32Array(tailBlocks);
@@ -108,7 +107,8 @@ export class Cursor {
   private load(k: number): void {
     this.b = k;
     if (k < this.baseBlocks) {
-      const buf = this.buf as BlockBuffer;
+      if (this.buf === null) this.buf = new BlockBuffer();
+      const buf = this.buf;
       const n = Math.min(BLOCK, this.baseCount - k * BLOCK);
       buf.decode(this.seg, this.firstBlock + k, k === 0, n);
       this.slots = buf.slots;
@@ -213,7 +213,7 @@ export class Cursor {
   }
 
   /** Positions read by readColumn(). */
-  pos = new Int32Array(64);
+  pos = new Int32Array(16);
 
   /** Reads the current posting's positions in one column (0 title, 1 body) into `pos`; returns how many. */
   readColumn(column: number): number {

@@ -48,9 +48,23 @@ interface Sequence {
   df: number;
 }
 
+/** Per ln function: its answers so far (each is a call into SQLite). */
+const lnCache = new WeakMap<(x: number) => number, Map<number, number>>();
+
 /** FTS5's idf for a sequence held by `df` of `rows` rows. */
 function idfOf(rows: number, df: number, ln: (x: number) => number): number {
-  const idf = ln((rows - df + 0.5) / (df + 0.5));
+  let known = lnCache.get(ln);
+  if (!known) {
+    known = new Map();
+    lnCache.set(ln, known);
+  }
+  const x = (rows - df + 0.5) / (df + 0.5);
+  let idf = known.get(x);
+  if (idf === undefined) {
+    idf = ln(x);
+    if (known.size > 100_000) known.clear();
+    known.set(x, idf);
+  }
   return idf <= 0.0 ? 1e-6 : idf;
 }
 
