@@ -245,33 +245,11 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   const prune = !options.exhaustive;
   let essential = 0;
   let scored = 0;
-  let nonEssential = 0;
   for (;;) {
     let d = END;
     for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot < d) d = (order[i] as Cursor).slot;
     if (d === END) break;
     const theta = heap.threshold;
-    if (prune && theta > Number.NEGATIVE_INFINITY) {
-      // Block bounds of every list: when even they cannot reach the threshold, no row up to the
-      // first block end can; the essential lists jump past it.
-      let boundary = END - 1;
-      let sum = 0;
-      nonEssential = 0;
-      for (let i = 0; i < n; i++) {
-        const c = order[i] as Cursor;
-        const k = i >= essential ? c.block : c.findBlock(d);
-        if (k >= c.blocks) continue;
-        const v = bound(c, k);
-        sum += v;
-        if (i < essential) nonEssential += v;
-        const last = c.blockLast(k);
-        if (last < boundary) boundary = last;
-      }
-      if (sum * SLACK < theta) {
-        for (let i = essential; i < n; i++) (order[i] as Cursor).advance(boundary + 1);
-        continue;
-      }
-    }
     const norm = K1 * (1 - B + (B * index.sizeOf(d)) / avgdl);
     let skip = false;
     if (prune && essential > 0) {
@@ -280,7 +258,14 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
         const c = order[i] as Cursor;
         if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
       }
-      if ((partial + nonEssential) * SLACK < theta) skip = true;
+      // The lists left out, at their blocks holding d: when even they cannot lift d over the threshold, skip it.
+      let rest = 0;
+      for (let i = 0; i < essential; i++) {
+        const c = order[i] as Cursor;
+        const k = c.findBlock(d);
+        if (k < c.blocks) rest += bound(c, k);
+      }
+      if ((partial + rest) * SLACK < theta) skip = true;
       for (let i = essential - 1; i >= 0 && !skip; i--) {
         const c = order[i] as Cursor;
         c.advance(d);
