@@ -6,7 +6,7 @@
 //   node scripts/bench-keyword.mjs profile --data-dir DIR [--queries 100]
 //   node scripts/bench-keyword.mjs compare --data-dir DIR --other <checkout, built> [--queries 100] [--mode keyword|hybrid] [--provider-ms 8]
 //   node scripts/bench-keyword.mjs verify  --data-dir DIR [--queries 25]
-//   node scripts/bench-keyword.mjs index   --data-dir DIR [--queries 100]
+//   node --expose-gc scripts/bench-keyword.mjs index --data-dir DIR [--queries 100]
 //
 // `verify` checks what a pruned keyword index must reproduce: the BM25 of an OR query is the
 // in-order sum of each phrase's own bm25(), and one term's bm25() follows from the index's
@@ -279,15 +279,24 @@ async function indexBench(dir) {
   writeFileSync(file, bytes);
   const loads = [];
   let index;
+  rows.length = 0;
   for (let i = 0; i < 3; i++) {
     t = performance.now();
     index = KeywordIndex.fromBuffer(readFileSync(file));
     loads.push(performance.now() - t);
   }
   const ftsRows = raw.prepare("SELECT count(*) AS n FROM chunks_fts").get().n;
+  // Memory of one loaded index (with node --expose-gc: collected before and after).
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  let kept = KeywordIndex.fromBuffer(readFileSync(file));
+  globalThis.gc?.();
+  const after = process.memoryUsage();
+  const held = (after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers) / 1e6;
+  kept = null;
   console.log(
     `file ${(bytes.length / 1e6).toFixed(1)} MB, load ${loads.map((x) => x.toFixed(0)).join(" / ")} ms; ${index.rows} rows (FTS5 ${ftsRows}), ` +
-      `${index.postings} postings, ${(index.postingBytes / index.postings).toFixed(2)} bytes a posting with positions, ${(bytes.length / index.postings).toFixed(2)} file bytes a posting`,
+      `${index.postings} postings, ${(index.postingBytes / index.postings).toFixed(2)} bytes a posting with positions, ${(bytes.length / index.postings).toFixed(2)} file bytes a posting; ${held.toFixed(0)} MB of heap and buffers held once loaded${globalThis.gc ? "" : " (run with --expose-gc for a clean figure)"}`,
   );
   const lnStatement = raw.prepare("SELECT ln(?) AS v");
   const ln = (x) => lnStatement.get(x).v;

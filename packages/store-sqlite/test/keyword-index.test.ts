@@ -163,6 +163,19 @@ describe("the keyword index mirrors FTS5's chunks_fts", () => {
     expectSameAnswers(build(), [10], { exhaustive: true });
   });
 
+  it("scores far fewer rows than match (pruning), with the same answers", () => {
+    const index = build();
+    index.compact();
+    const pruned = { postings: 0, scored: 0 };
+    const all = { postings: 0, scored: 0 };
+    for (const query of queries) {
+      const a = index.search({ any: query.any, phrases: [] }, 10, { ln, stats: pruned });
+      expect(index.search({ any: query.any, phrases: [] }, 10, { ln, stats: all, exhaustive: true })).toEqual(a);
+    }
+    expect(pruned.postings).toBe(all.postings);
+    expect(pruned.scored).toBeLessThan(all.scored / 2);
+  });
+
   it("answers the same after rows are removed and added again, and after a round trip through bytes", () => {
     const index = build();
     index.compact();

@@ -71,7 +71,7 @@ export function compact(input: CompactInput): Segment {
       for (let k = 0; k * BLOCK < count; k++) {
         const n = Math.min(BLOCK, count - k * BLOCK);
         buf.decode(seg, first + k, k === 0, n);
-        buf.positions(seg);
+        buf.positions(seg, n - 1);
         for (let i = 0; i < n; i++) {
           const slot = newSlot[buf.slots[i] as number] as number;
           if (slot < 0) continue;
@@ -118,13 +118,15 @@ export function compact(input: CompactInput): Segment {
       let maxFreq = 0;
       let minSize = 0xffffffff;
       for (let j = start; j < end; j++) {
+        doc.varint((g.slot[j] as number) - prev);
+        prev = g.slot[j] as number;
+      }
+      for (let j = start; j < end; j++) {
         const slot = g.slot[j] as number;
         const t = g.title[j] as number;
         const c = g.body[j] as number;
-        doc.varint(slot - prev);
         doc.varint(t);
         doc.varint(c);
-        prev = slot;
         maxFreq = Math.max(maxFreq, 2 * t + c);
         minSize = Math.min(minSize, newSizes[slot] as number);
         if (g.fromDelta[j] === 0) pos.raw(seg.posBytes, g.from[j] as number, g.to[j] as number);

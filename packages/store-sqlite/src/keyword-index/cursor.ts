@@ -1,6 +1,6 @@
 // A cursor over one posting list: a term's compacted blocks then its rows added since (the tail),
 // or a computed list (a phrase's matches). Skips removed rows; gives block bounds for pruning.
-import { BLOCK, BlockBuffer, readPositions, type Segment } from "./segment.js";
+import { BLOCK, BlockBuffer, type Segment, skipVarints } from "./segment.js";
 
 /** Past every slot. */
 export const END = 2 ** 32;
@@ -16,7 +16,6 @@ export interface Tail {
 
 export class Cursor {
   slot = -1;
-  freq = 0;
   /** The sequence's idf, set by the search. */
   idf = 0;
   readonly blocks: number;
@@ -26,7 +25,7 @@ export class Cursor {
   private n = 0;
   private slots: Int32Array;
   private freqs: Int32Array;
-  private readonly buf: BlockBuffer | null;
+  private buf: BlockBuffer | null = null;
   private readonly tailLast: Int32Array;
   private readonly tailMaxFreq: Int32Array;
   private readonly tailMinSize: Int32Array;
@@ -40,7 +39,6 @@ export class Cursor {
     sizeOf: (slot: number) => number,
   ) {
     this.baseBlocks = Math.ceil(baseCount / BLOCK);
-    this.buf = baseCount > 0 ? new BlockBuffer() : null;
     const tailLength = tail ? tail.slots.length : 0;
     const tailBlocks = Math.ceil(tailLength / BLOCK);
     this.tailLast = new Int32Array(tailBlocks);
@@ -63,6 +61,34 @@ export class Cursor {
     this.freqs = this.tailLast;
   }
 
+  /** The current posting's weighted frequency (2 × title hits + body hits). */
+  get freq(): number {
+    if (this.b < this.baseBlocks) (this.buf as BlockBuffer).counts();
+    return this.freqs[this.i] as number;
+  }
+
+  /** The term, when the postings are a term's without added rows (their bounds may be cached). */
+  term: string | null = null;
+
+  /** The block the cursor is in. */
+  get block(): number {
+    return this.b;
+  }
+
+  /** Set by the search: the block bound's inputs. */
+  avgdl = 1;
+  private boundK = -1;
+  private boundV = 0;
+  /** The largest score a posting of block k can have (FTS5's bm25 formula at the block's largest frequency and smallest row). */
+  bound(k: number): number {
+    if (k === this.boundK) return this.boundV;
+    const f = this.blockMaxFreq(k);
+    const v = this.idf * ((f * (1.2 + 1.0)) / (f + 1.2 * (1 - 0.75 + (0.75 * this.blockMinSize(k)) / this.avgdl)));
+    this.boundK = k;
+    this.boundV = v;
+    return v;
+  }
+
   /** Postings, removed rows included. */
   get count(): number {
     return this.baseCount + (this.tail ? this.tail.slots.length : 0);
@@ -81,7 +107,8 @@ export class Cursor {
   private load(k: number): void {
     this.b = k;
     if (k < this.baseBlocks) {
-      const buf = this.buf as BlockBuffer;
+      if (this.buf === null) this.buf = new BlockBuffer();
+      const buf = this.buf;
       const n = Math.min(BLOCK, this.baseCount - k * BLOCK);
       buf.decode(this.seg, this.firstBlock + k, k === 0, n);
       this.slots = buf.slots;
@@ -105,7 +132,6 @@ export class Cursor {
         const s = this.slots[this.i] as number;
         if (this.dead[s] === 0) {
           this.slot = s;
-          this.freq = this.freqs[this.i] as number;
           return;
         }
         this.i++;
@@ -171,23 +197,63 @@ export class Cursor {
     this.settle();
   }
 
-  /** The current posting's positions in the title and body columns. */
-  positions(title: number[], body: number[]): void {
+  /** How many hits the current posting has in one column (0 title, 1 body). */
+  columnCount(column: number): number {
     if (this.b < this.baseBlocks) {
       const buf = this.buf as BlockBuffer;
-      buf.positions(this.seg);
-      const at = readPositions(this.seg.posBytes, buf.posAt[this.i] as number, buf.titleCounts[this.i] as number, title);
-      readPositions(this.seg.posBytes, at, buf.bodyCounts[this.i] as number, body);
-    } else {
-      const tail = this.tail as Tail;
-      title.length = 0;
-      body.length = 0;
-      const hits = tail.hits as number[];
-      const starts = tail.starts as Int32Array;
-      for (let h = starts[this.i] as number; h < (starts[this.i + 1] as number); h += 2) {
-        const code = hits[h + 1] as number;
-        (code & 1 ? body : title).push(code >>> 1);
-      }
+      buf.counts();
+      return (column === 0 ? buf.titleCounts[this.i] : buf.bodyCounts[this.i]) as number;
     }
+    const tail = this.tail as Tail;
+    const hits = tail.hits as number[];
+    const starts = tail.starts as Int32Array;
+    let n = 0;
+    for (let h = starts[this.i] as number; h < (starts[this.i + 1] as number); h += 2) if (((hits[h + 1] as number) & 1) === column) n++;
+    return n;
+  }
+
+  /** Positions read by readColumn(). */
+  pos = new Int32Array(16);
+
+  /** Reads the current posting's positions in one column (0 title, 1 body) into `pos`; returns how many. */
+  readColumn(column: number): number {
+    if (this.b < this.baseBlocks) {
+      const buf = this.buf as BlockBuffer;
+      buf.positions(this.seg, this.i);
+      const bytes = this.seg.posBytes;
+      let p = buf.posAt[this.i] as number;
+      const titles = buf.titleCounts[this.i] as number;
+      if (column === 1) p = skipVarints(bytes, p, titles);
+      const n = column === 0 ? titles : (buf.bodyCounts[this.i] as number);
+      if (n > this.pos.length) this.pos = new Int32Array(2 * n);
+      let at = 0;
+      for (let j = 0; j < n; j++) {
+        let b = bytes[p++] as number;
+        let v = b & 0x7f;
+        for (let shift = 7; b >= 0x80; shift += 7) {
+          b = bytes[p++] as number;
+          v += (b & 0x7f) * 2 ** shift;
+        }
+        at += v;
+        this.pos[j] = at;
+      }
+      return n;
+    }
+    const tail = this.tail as Tail;
+    const hits = tail.hits as number[];
+    const starts = tail.starts as Int32Array;
+    const end = starts[this.i + 1] as number;
+    let n = 0;
+    for (let h = starts[this.i] as number; h < end; h += 2) {
+      const code = hits[h + 1] as number;
+      if ((code & 1) !== column) continue;
+      if (n === this.pos.length) {
+        const more = new Int32Array(2 * n);
+        more.set(this.pos);
+        this.pos = more;
+      }
+      this.pos[n++] = code >>> 1;
+    }
+    return n;
   }
 }

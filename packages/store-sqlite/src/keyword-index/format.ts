@@ -3,7 +3,7 @@
 import { BLOCK, type Segment } from "./segment.js";
 
 const MAGIC = "DOCDBKW1";
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 const HEADER = 48;
 
 /** Bytes that are not a keyword index this code wrote. */

@@ -50,7 +50,12 @@ export class KeywordIndex {
     return index;
   }
 
+  /** Changes whenever postings are merged (compaction, loading). */
+  generation = 0;
+  private static generations = 0;
+
   private load(seg: Segment): void {
+    this.generation = ++KeywordIndex.generations;
     this.seg = seg;
     this.termIds = new Map();
     for (let i = 0; i < seg.terms.length; i++) this.termIds.set(seg.terms[i] as string, i);
@@ -248,7 +253,7 @@ export class KeywordIndex {
       starts.push(hits.length);
       tail = { slots: Int32Array.from(slots), freqs: Int32Array.from(freqs), hits, starts: Int32Array.from(starts) };
     }
-    return new Cursor(
+    const cursor = new Cursor(
       this.seg,
       inSegment ? (this.seg.termBlock[id] as number) : 0,
       inSegment ? (this.seg.termCount[id] as number) : 0,
@@ -256,6 +261,8 @@ export class KeywordIndex {
       this.dead,
       this.sizeOf,
     );
+    if (!tail) cursor.term = term;
+    return cursor;
   }
 
   /** A cursor over computed postings (a phrase's matches). */

@@ -25,6 +25,8 @@ export interface KeywordSearchOptions {
 export interface KeywordIndex {
   readonly rows: number;
   readonly tokens: number;
+  /** Changes whenever postings are merged (cached bounds are then recomputed). */
+  readonly generation: number;
   df(term: string): number;
   cursor(term: string): Cursor | null;
   listCursor(tail: Tail): Cursor;
@@ -46,9 +48,23 @@ interface Sequence {
   df: number;
 }
 
+/** Per ln function: its answers so far (each is a call into SQLite). */
+const lnCache = new WeakMap<(x: number) => number, Map<number, number>>();
+
 /** FTS5's idf for a sequence held by `df` of `rows` rows. */
 function idfOf(rows: number, df: number, ln: (x: number) => number): number {
-  const idf = ln((rows - df + 0.5) / (df + 0.5));
+  let known = lnCache.get(ln);
+  if (!known) {
+    known = new Map();
+    lnCache.set(ln, known);
+  }
+  const x = (rows - df + 0.5) / (df + 0.5);
+  let idf = known.get(x);
+  if (idf === undefined) {
+    idf = ln(x);
+    if (known.size > 100_000) known.clear();
+    known.set(x, idf);
+  }
   return idf <= 0.0 ? 1e-6 : idf;
 }
 
@@ -72,8 +88,7 @@ function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array 
   let driver = cursors[0] as Cursor;
   for (const c of cursors) if (c.count < driver.count) driver = c;
   for (const c of cursors) c.start();
-  const titles = cursors.map(() => [] as number[]);
-  const bodies = cursors.map(() => [] as number[]);
+  let starts = new Int32Array(64);
   for (;;) {
     const target = driver.slot;
     if (target === END) break;
@@ -86,8 +101,41 @@ function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array 
       driver.advance(ahead);
       continue;
     }
-    for (let j = 0; j < cursors.length; j++) (cursors[j] as Cursor).positions(titles[j] as number[], bodies[j] as number[]);
-    const freq = 2 * adjacent(titles) + adjacent(bodies);
+    let freq = 0;
+    for (let column = 0; column < 2; column++) {
+      // The phrase's possible starts from its token with the fewest hits in the column, kept
+      // while every other token is at the right offset from them.
+      let r = 0;
+      let fewest = Number.POSITIVE_INFINITY;
+      for (let j = 0; j < cursors.length; j++) {
+        const count = (cursors[j] as Cursor).columnCount(column);
+        if (count < fewest) {
+          fewest = count;
+          r = j;
+        }
+      }
+      if (fewest === 0) continue;
+      const rare = cursors[r] as Cursor;
+      let n = rare.readColumn(column);
+      if (n > starts.length) starts = new Int32Array(2 * n);
+      for (let i = 0; i < n; i++) starts[i] = (rare.pos[i] as number) - r;
+      for (let j = 0; j < cursors.length && n > 0; j++) {
+        if (j === r) continue;
+        const c = cursors[j] as Cursor;
+        const m = c.readColumn(column);
+        const pos = c.pos;
+        let kept = 0;
+        let at = 0;
+        for (let i = 0; i < n; i++) {
+          const want = (starts[i] as number) + j;
+          while (at < m && (pos[at] as number) < want) at++;
+          if (at >= m) break;
+          if (pos[at] === want) starts[kept++] = starts[i] as number;
+        }
+        n = kept;
+      }
+      freq += column === 0 ? 2 * n : n;
+    }
     if (freq > 0) {
       slots.push(target);
       freqs.push(freq);
@@ -95,25 +143,6 @@ function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array 
     driver.next();
   }
   return { slots: Int32Array.from(slots), freqs: Int32Array.from(freqs) };
-}
-
-/** Start positions p where list j holds p + j for every j. */
-function adjacent(lists: number[][]): number {
-  const first = lists[0] as number[];
-  const at = new Array<number>(lists.length).fill(0);
-  let n = 0;
-  outer: for (const p of first) {
-    for (let j = 1; j < lists.length; j++) {
-      const list = lists[j] as number[];
-      let i = at[j] as number;
-      while (i < list.length && (list[i] as number) < p + j) i++;
-      at[j] = i;
-      if (i >= list.length) break outer;
-      if (list[i] !== p + j) continue outer;
-    }
-    n++;
-  }
-  return n;
 }
 
 /** A bounded heap of the best rows so far, the worst at the root (score, then higher seq is worse). */
@@ -173,21 +202,40 @@ class TopK {
   }
 }
 
+/** Per index and term: the largest bm25 a posting can reach per unit of idf, at one average row size. */
+const unitBounds = new WeakMap<KeywordIndex, Map<string, { avgdl: number; generation: number; unit: number }>>();
+
+function unitBound(index: KeywordIndex, c: Cursor, avgdl: number): number {
+  let cache = unitBounds.get(index);
+  if (!cache) {
+    cache = new Map();
+    unitBounds.set(index, cache);
+  }
+  const known = c.term === null ? undefined : cache.get(c.term);
+  if (known && known.avgdl === avgdl && known.generation === index.generation) return known.unit;
+  let unit = 0;
+  for (let b = 0; b < c.blocks; b++) {
+    const f = c.blockMaxFreq(b);
+    unit = Math.max(unit, (f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * c.blockMinSize(b)) / avgdl)));
+  }
+  if (c.term !== null) {
+    if (cache.size > 100_000) cache.clear();
+    cache.set(c.term, { avgdl, generation: index.generation, unit });
+  }
+  return unit;
+}
+
 /** The best k rows by the sum of the sequences' bm25 (summed in query order, as FTS5 does). */
 function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, options: KeywordSearchOptions) {
   const all = seqs.map((s) => s.cursor).filter((c): c is Cursor => c !== null);
   const heap = new TopK(k);
   if (all.length === 0) return heap.sorted();
-  const bound = (c: Cursor, block: number): number => {
-    const f = c.blockMaxFreq(block);
-    return c.idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * c.blockMinSize(block)) / avgdl)));
-  };
+  const bound = (c: Cursor, block: number): number => c.bound(block);
   const ub = new Map<Cursor, number>();
   for (const c of all) {
+    c.avgdl = avgdl;
     c.start();
-    let max = 0;
-    for (let b = 0; b < c.blocks; b++) max = Math.max(max, bound(c, b));
-    ub.set(c, max * SLACK);
+    ub.set(c, c.idf * unitBound(index, c, avgdl) * SLACK);
     if (options.stats) options.stats.postings += c.count;
   }
   const order = [...all].sort((a, b) => (ub.get(a) as number) - (ub.get(b) as number));
@@ -201,22 +249,23 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
     let d = END;
     for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot < d) d = (order[i] as Cursor).slot;
     if (d === END) break;
+    const theta = heap.threshold;
     const norm = K1 * (1 - B + (B * index.sizeOf(d)) / avgdl);
     let skip = false;
-    const theta = heap.threshold;
     if (prune && essential > 0) {
       let partial = 0;
       for (let i = essential; i < n; i++) {
         const c = order[i] as Cursor;
         if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
       }
-      let blockBound = partial * SLACK;
+      // The lists left out, at their blocks holding d: when even they cannot lift d over the threshold, skip it.
+      let rest = 0;
       for (let i = 0; i < essential; i++) {
         const c = order[i] as Cursor;
-        const b = c.findBlock(d);
-        if (b < c.blocks) blockBound += bound(c, b) * SLACK;
+        const k = c.findBlock(d);
+        if (k < c.blocks) rest += bound(c, k);
       }
-      if (blockBound < theta) skip = true;
+      if ((partial + rest) * SLACK < theta) skip = true;
       for (let i = essential - 1; i >= 0 && !skip; i--) {
         const c = order[i] as Cursor;
         c.advance(d);

@@ -1,5 +1,5 @@
 // The compacted part of the keyword index: rows in seq order and, per term, postings in blocks of
-// BLOCK (varint slot gaps and per-column counts; positions apart), with each block's score bounds.
+// BLOCK (per block: varint slot gaps, then per-column counts; positions apart), with each block's score bounds.
 
 /** Postings per block. */
 export const BLOCK = 128;
@@ -104,7 +104,6 @@ export class BlockBuffer {
   bodyCounts = new Int32Array(BLOCK);
   /** Offset of each posting's positions in posBytes, filled on demand. */
   posAt = new Int32Array(BLOCK);
-  posReady = false;
   length = 0;
 
   decode(seg: Segment, block: number, first: boolean, n: number): void {
@@ -119,6 +118,26 @@ export class BlockBuffer {
         gap += (b & 0x7f) * 2 ** shift;
       }
       slot += gap;
+      this.slots[i] = slot;
+    }
+    this.length = n;
+    this.countsAt = p;
+    this.countsReady = false;
+    this.posDone = 0;
+    this.posNext = seg.blockPos[block] as number;
+    this.bytes = bytes;
+  }
+  private countsAt = 0;
+  private countsReady = true;
+  private bytes: Uint8Array = new Uint8Array(0);
+
+  /** Decodes the block's title and body counts (after its slots), once. */
+  counts(): void {
+    if (this.countsReady) return;
+    this.countsReady = true;
+    const bytes = this.bytes;
+    let p = this.countsAt;
+    for (let i = 0; i < this.length; i++) {
       let t = bytes[p++] as number;
       if (t >= 0x80) {
         t &= 0x7f;
@@ -135,43 +154,26 @@ export class BlockBuffer {
           c += (d & 0x7f) * 2 ** shift;
         }
       }
-      this.slots[i] = slot;
       this.titleCounts[i] = t;
       this.bodyCounts[i] = c;
       this.freqs[i] = 2 * t + c;
     }
-    this.length = n;
-    this.posReady = false;
-    this.posBlock = block;
   }
-  posBlock = -1;
+  /** Postings whose positions offset is known, and the offset after the last of them. */
+  private posDone = 0;
+  private posNext = 0;
 
-  /** Positions offsets for the decoded block. */
-  positions(seg: Segment): void {
-    if (this.posReady) return;
-    let p = seg.blockPos[this.posBlock] as number;
-    for (let i = 0; i < this.length; i++) {
+  /** Positions offsets for the decoded block's postings up to `last`. */
+  positions(seg: Segment, last: number): void {
+    this.counts();
+    let p = this.posNext;
+    for (let i = this.posDone; i <= last; i++) {
       this.posAt[i] = p;
       p = skipVarints(seg.posBytes, p, (this.titleCounts[i] as number) + (this.bodyCounts[i] as number));
     }
-    this.posReady = true;
-  }
-}
-
-/** Reads `count` delta-coded positions from `at` into `out`; returns the offset after them. */
-export function readPositions(bytes: Uint8Array, at: number, count: number, out: number[]): number {
-  let p = at;
-  let pos = 0;
-  out.length = 0;
-  for (let i = 0; i < count; i++) {
-    let b = bytes[p++] as number;
-    let v = b & 0x7f;
-    for (let shift = 7; b >= 0x80; shift += 7) {
-      b = bytes[p++] as number;
-      v += (b & 0x7f) * 2 ** shift;
+    if (last >= this.posDone) {
+      this.posDone = last + 1;
+      this.posNext = p;
     }
-    pos += v;
-    out.push(pos);
   }
-  return p;
 }
