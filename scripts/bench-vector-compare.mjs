@@ -134,6 +134,12 @@ for (const n of names) {
     `${n}: p50 ${percentile(times[n], 50).toFixed(2)} ms, p95 ${percentile(times[n], 95).toFixed(2)} ms; CPU p50 ${percentile(cpu[n], 50).toFixed(2)} ms`,
   );
 }
+// The Must-show's ratio: each checkout's find against the raw floor of the same run.
+const floor = names.find((n) => n.startsWith("usearch"));
+for (const n of names.filter((m) => m.startsWith("docdb find"))) {
+  const ratio = (series) => (percentile(series[n], 50) / percentile(series[floor], 50)).toFixed(2);
+  console.log(`${n} / ${floor}: p50 ${ratio(times)}× wall, ${ratio(cpu)}× CPU`);
+}
 const [first, ...rest] = Object.values(answers);
 for (const other of rest) {
   const same = other.filter((a, i) => a === first[i]).length;

@@ -95,34 +95,58 @@ function known(conn: Connection): Known {
  */
 export function withChunks<T extends { seq: number }>(conn: Connection, hits: T[]): (T & { chunk: ChunkHit })[] {
   if (hits.length === 0) return [];
-  const { rows } = known(conn);
-  const missing = hits.filter((h) => !rows.has(h.seq));
-  if (missing.length > 0) {
-    const read = conn
-      .statement(
-        `SELECT c.*, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
-         FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1`,
-      )
-      .all(JSON.stringify(missing.map((h) => h.seq))) as Row[];
-    if (rows.size + read.length > MAX_KNOWN_ROWS) rows.clear();
-    for (const row of read) rows.set(row.seq as number, row);
-  }
+  const { rows } = readRows(conn, hits);
   return hits.flatMap((hit) => {
     const row = rows.get(hit.seq);
     return row === undefined ? [] : [{ ...hit, chunk: toChunkHit(row) }];
   });
 }
 
-/** The hits whose chunk is there with its vector, in order, each with its chunk's id. */
-export function embeddedHits<T extends { seq: number }>(conn: Connection, hits: T[]): (T & { chunkId: string })[] {
+/**
+ * Reads (into `known`) the rows of the hits not read yet, with their document's fields; a row read
+ * also shows that its chunk is there with its vector, so its id is kept as well.
+ */
+function readRows(conn: Connection, hits: { seq: number }[]): Known {
+  const found = known(conn);
+  const { ids, rows } = found;
+  let missing = hits.filter((h) => !rows.has(h.seq));
+  if (missing.length === 0) return found;
+  // Past the bound the kept rows start again, and every hit's row is read (none is lost).
+  if (rows.size + missing.length > MAX_KNOWN_ROWS) {
+    rows.clear();
+    missing = hits;
+  }
+  if (ids.size + missing.length > MAX_KNOWN_IDS) ids.clear();
+  const read = conn
+    .statement(
+      `SELECT c.*, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
+       FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1`,
+    )
+    .all(JSON.stringify(missing.map((h) => h.seq))) as Row[];
+  for (const row of read) {
+    rows.set(row.seq as number, row);
+    ids.set(row.seq as number, row.id as string);
+  }
+  return found;
+}
+
+/**
+ * The hits whose chunk is there with its vector, in order, each with its chunk's id. The rows of
+ * the first `rowsOf` are read in the same pass (one statement both checks and reads them: a find
+ * reads those next), the others' ids alone.
+ */
+export function embeddedHits<T extends { seq: number }>(conn: Connection, hits: T[], rowsOf = 0): (T & { chunkId: string })[] {
   if (hits.length === 0) return [];
-  const { ids } = known(conn);
-  const missing = hits.filter((h) => !ids.has(h.seq));
+  const { ids } = rowsOf > 0 ? readRows(conn, hits.slice(0, rowsOf)) : known(conn);
+  let missing = hits.filter((h) => !ids.has(h.seq));
   if (missing.length > 0) {
+    if (ids.size + missing.length > MAX_KNOWN_IDS) {
+      ids.clear();
+      missing = hits;
+    }
     const read = conn
       .statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?)) AND embedded = 1")
       .all(JSON.stringify(missing.map((h) => h.seq))) as { seq: number; id: string }[];
-    if (ids.size + read.length > MAX_KNOWN_IDS) ids.clear();
     for (const { seq, id } of read) ids.set(seq, id);
   }
   return hits.flatMap((hit) => {

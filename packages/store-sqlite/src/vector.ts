@@ -126,11 +126,13 @@ export class Vectors {
     if (sql === "1") {
       if (options.exact) return (await this.ann.exactSearch(vector, limit)) ?? this.nearest(blob, options);
       const total = this.ann.vectorCount();
+      const reads = options.withChunks === true ? limit : Math.min(limit, Number(options.withChunks ?? 0));
       for (let k = limit; ; k *= 2) {
         const candidates = await this.ann.candidates(vector, k);
         if (!candidates) return this.nearest(blob, options);
         // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
-        const hits = embeddedHits(this.conn, candidates);
+        // The rows the caller reads are read by the same check (kept for store.vectorSearch).
+        const hits = embeddedHits(this.conn, candidates, reads);
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }

@@ -82,3 +82,34 @@ for (const indexed of [false, true]) {
     expect(last.map((h) => h.chunk?.docId)).not.toContain(second.docId);
   });
 }
+
+it("reads the rows of the hits a find reads with the check that they are there, and another connection's delete between two finds is seen", async () => {
+  const a = await open(true);
+  await a.setEmbeddingInfo({ provider: "p", model: "m", dimensions: DIMS });
+  await a.writeDocuments(docs(40, 3));
+  const probe = randomUnit(random(11), DIMS);
+  const first = await a.vectorSearch(probe, { limit: 8, withChunks: 4 });
+  const b = await open(true);
+  // Deleted by the other connection: one whose row the first find read, one it only checked.
+  const docOf = new Map((await a.chunkHits(first.map((h) => h.chunkId))).map((c) => [c.id, c.docId]));
+  const deleted = [first[1], first[5]].map((h) => docOf.get(h?.chunkId ?? "") ?? "missing");
+  await b.deleteDocuments(deleted);
+  const second = await a.vectorSearch(probe, { limit: 8, withChunks: 4 });
+  const fresh = await (await open(true)).vectorSearch(probe, { limit: 8, withChunks: 4 });
+  expect(second).toEqual(fresh);
+  expect(second).toHaveLength(8);
+  expect(second.filter((h) => deleted.includes(docOf.get(h.chunkId) ?? ""))).toEqual([]);
+  expect(second.map((h) => h.chunk !== undefined)).toEqual([true, true, true, true, false, false, false, false]);
+});
+
+it("loses no hit when the rows kept between writes pass their bound", async () => {
+  const a = await open(false);
+  await a.setEmbeddingInfo({ provider: "p", model: "m", dimensions: DIMS });
+  await a.writeDocuments(docs(2100, 5));
+  const next = random(13);
+  // 4,090 rows kept, then a find over every chunk: past the bound of 4,096 kept rows.
+  expect(await a.vectorSearch(randomUnit(next, DIMS), { limit: 4090, withChunks: true })).toHaveLength(4090);
+  const all = await a.vectorSearch(randomUnit(next, DIMS), { limit: 4200, withChunks: true });
+  expect(all).toHaveLength(4200);
+  expect(all.every((h) => h.chunk?.id === h.chunkId)).toBe(true);
+}, 120_000);
