@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { keywordIndexReady } from "./keyword-ready.mjs";
 import { percentile } from "./stats.mjs";
 
 const TOP_K = 10;
@@ -199,6 +200,8 @@ async function docdbEngines(tree, label, dir) {
   const docdb = core.openDocDB({ dataDir: docdbDir, store: docdbDir, embedding: new TrigramEmbeddings(), logger: core.silentLogger() });
   const plain = await docdb.database("kw");
   const vectors = await docdb.database("kwv");
+  // A build with a keyword index beside the database times it, not FTS5 while it is being built.
+  for (const db of [plain, vectors]) await keywordIndexReady(db);
   const idOf = (r) => r.source.slice(r.source.indexOf("/") + 1);
   const find = (db, mode) => async (text) => (await db.findSimilar({ query: text, mode, top_k: TOP_K })).results.map(idOf);
   return {

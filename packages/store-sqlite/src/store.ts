@@ -84,7 +84,11 @@ export class SqliteStore implements Store {
     // `docdb index status|rebuild` show the keyword index beside the vector index.
     this.vectorIndex = {
       status: async () => ({ ...(await ann.status()), keyword: keywords.status() }),
-      rebuild: async (opts) => ({ ...(await ann.rebuild(opts ?? {})), keyword: keywords.status() }),
+      rebuild: async (opts) => {
+        const vector = await ann.rebuild(opts ?? {});
+        await keywords.rebuild();
+        return { ...vector, keyword: keywords.status() };
+      },
     };
   }
 

@@ -195,6 +195,20 @@ describe("the keyword index beside the database", () => {
     expect(status.damaged?.rebuilt).toBe(true);
   });
 
+  it("`index rebuild` builds the keyword index too, waiting for it and writing the file", async () => {
+    const store = await open(20);
+    await write(store, documents(60, 9));
+    expect((await keywordStatus(store)).state).toBe("missing");
+    const rebuilt = await store.vectorIndex.rebuild();
+    expect(rebuilt.keyword).toMatchObject({ state: "ready", rows: (await store.counts()).chunks });
+    expect(existsSync(store.keywords.file)).toBe(true);
+    const query = buildKeywordQuery("quantum protein") as NonNullable<ReturnType<typeof buildKeywordQuery>>;
+    // Answered by the index at once (no background start): the same as FTS5's.
+    const hits = store.keywords.search(query, 10, undefined);
+    expect(hits).toBeDefined();
+    expect(await answers(store)).toEqual(await answers(await open(FTS_ONLY)));
+  });
+
   it("builds the index again when the analyser version changes", async () => {
     const store = await open(1);
     await write(store, documents(150, 9));

@@ -283,6 +283,20 @@ export class LiveKeywordIndex {
     }
   }
 
+  /**
+   * Builds the index again from every chunk and writes it (`docdb index rebuild`), waiting for it;
+   * nothing below the threshold. Finds meanwhile use the index in memory or FTS5, as before.
+   */
+  async rebuild(): Promise<void> {
+    await this.settled();
+    if (!this.active()) return;
+    const live = await this.build();
+    this.catchUp(live, Number.POSITIVE_INFINITY);
+    this.live = live;
+    this.checkedAt = undefined;
+    await this.save(live, true);
+  }
+
   /** On close: finishes a background job and writes what was applied since the file was. */
   async flush(): Promise<void> {
     if (this.building) {
