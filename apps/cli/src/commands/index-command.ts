@@ -87,7 +87,9 @@ export function indexCommand(): Command {
     );
   index
     .command("rebuild")
-    .description("build the index again from the stored vectors (settings given are kept for the database)")
+    .description(
+      "build the indexes again: the vector index from the stored vectors (settings given are kept for the database) and, above its threshold, the keyword index from the chunks",
+    )
     .option("--db <name>", "database", "vectors")
     .option("--threshold <n>", "vectors below which queries scan exactly (no index)")
     .option("--m <n>", "links per node (HNSW M)")
