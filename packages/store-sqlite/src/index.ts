@@ -8,7 +8,7 @@ export {
   type KeywordSearchOptions,
   tokenize,
 } from "./keyword-index/index.js";
-export { KEYWORD_INDEX_THRESHOLD, type KeywordIndexOptions } from "./keyword-live/live.js";
+export { KEYWORD_INDEX_THRESHOLD, type KeywordIndexOptions, type KeywordIndexView } from "./keyword-live/live.js";
 export { SQLITE_CAPABILITIES } from "./meta.js";
 export { findMigrationsDir } from "./migrate.js";
 export { SqliteStore } from "./store.js";

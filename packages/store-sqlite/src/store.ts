@@ -37,7 +37,7 @@ import * as access from "./access.js";
 import * as collections from "./collections.js";
 import { Connection, loadNative } from "./connection.js";
 import { keywordSearch, refreshKeywordIndex } from "./keyword.js";
-import { type KeywordIndexOptions, LiveKeywordIndex } from "./keyword-live/live.js";
+import { type KeywordIndexOptions, type KeywordIndexView, LiveKeywordIndex } from "./keyword-live/live.js";
 import * as lease from "./lease.js";
 import * as meta from "./meta.js";
 import { findMigrationsDir, hasPendingMigrations, migrate } from "./migrate.js";
@@ -65,7 +65,10 @@ export class SqliteStore implements Store {
   private readonly reader: SqlReader;
   private readonly vectors: Vectors;
   /** The keyword index beside the database file (`<name>.db.keywords`); its status is part of vectorIndex.status(). */
-  readonly keywords: LiveKeywordIndex;
+  get keywords(): KeywordIndexView {
+    return this.keywordIndex;
+  }
+  private readonly keywordIndex: LiveKeywordIndex;
   /** The HNSW index beside the database file: `docdb index status|rebuild`. */
   readonly vectorIndex: VectorIndexControl;
 
@@ -78,9 +81,9 @@ export class SqliteStore implements Store {
     this.conn = new Connection(db, location, options.busyTimeoutMs);
     this.reader = new SqlReader(location);
     this.vectors = new Vectors(this.conn, options.vectorIndex);
-    this.keywords = new LiveKeywordIndex(this.conn, options.keywordIndex);
+    this.keywordIndex = new LiveKeywordIndex(this.conn, options.keywordIndex);
     const ann = this.vectors.ann;
-    const keywords = this.keywords;
+    const keywords = this.keywordIndex;
     // `docdb index status|rebuild` show the keyword index beside the vector index.
     this.vectorIndex = {
       status: async () => ({ ...(await ann.status()), keyword: keywords.status() }),
@@ -108,7 +111,7 @@ export class SqliteStore implements Store {
       db.pragma("synchronous = NORMAL");
       const dir = options.migrationsDir ?? findMigrationsDir();
       if (hasPendingMigrations(db, dir)) await store.conn.write(() => migrate(db, dir));
-      if (await refreshKeywordIndex(store.conn)) store.keywords.reset();
+      if (await refreshKeywordIndex(store.conn)) store.keywordIndex.reset();
       return store;
     } catch (error) {
       db.close();
@@ -121,7 +124,7 @@ export class SqliteStore implements Store {
     await this.reader.close();
     if (!this.conn.db.open) return;
     await this.vectors.ann.flush();
-    await this.keywords.flush();
+    await this.keywordIndex.flush();
     this.conn.db.close();
   }
 
@@ -203,7 +206,7 @@ export class SqliteStore implements Store {
 
   async keywordSearch(query: KeywordQuery, options: SearchOptions): Promise<KeywordHit[]> {
     if (query.any.length === 0) return [];
-    await this.keywords.beforeFind();
+    await this.keywordIndex.beforeFind();
     // The index beside the database when it is ready; FTS5 otherwise (the same answers).
     const hits =
       this.keywords.search(query, options.limit, options.filter) ?? keywordSearch(this.conn.db, query, options.limit, options.filter);

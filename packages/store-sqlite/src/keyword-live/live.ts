@@ -68,7 +68,16 @@ interface Live {
   unsaved: number;
 }
 
-export class LiveKeywordIndex {
+/** What a SqliteStore shows of its keyword index (tests, benches): its file, its answers, its state. */
+export interface KeywordIndexView {
+  readonly file: string;
+  search(query: KeywordQuery, limit: number, filter: Filter | undefined): KeywordIndexHit[] | undefined;
+  /** Resolves when no load, build, catch-up or save runs in the background. */
+  settled(): Promise<void>;
+  status(): KeywordIndexStatus;
+}
+
+export class LiveKeywordIndex implements KeywordIndexView {
   private readonly log: KeywordLog;
   private readonly files: KeywordFile;
   private readonly threshold: number;
