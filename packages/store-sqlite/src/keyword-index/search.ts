@@ -15,6 +15,12 @@ export interface KeywordSearchOptions {
   ln(x: number): number;
   /** Keeps the seqs that pass the caller's filter (called with candidate batches, in score order); absent: all pass. */
   accept?(seqs: number[]): Set<number>;
+  /**
+   * FTS5's own totals (its averages record: rows and tokens ever inserted since the last delete-all,
+   * which a delete never lowers), used for idf's row count and the average row size; absent: the
+   * index's live counts.
+   */
+  totals?: { rows: number; tokens: number };
   /** Score every match (no pruning): for tests and benchmarks. */
   exhaustive?: boolean;
   /** Filled with how many postings the query's lists hold and how many rows were scored. */
@@ -289,9 +295,9 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
 
 /** keywordSearch() of keyword.ts, over the index. */
 export function searchIndex(index: KeywordIndex, query: KeywordQuery, limit: number, options: KeywordSearchOptions): KeywordIndexHit[] {
-  if (query.any.length === 0 || limit <= 0 || index.rows === 0) return [];
-  const rows = index.rows;
-  const avgdl = index.tokens / rows;
+  const rows = options.totals?.rows ?? index.rows;
+  if (query.any.length === 0 || limit <= 0 || index.rows === 0 || rows <= 0) return [];
+  const avgdl = (options.totals?.tokens ?? index.tokens) / rows;
   const prepare = (list: string[][]): Sequence[] => {
     const out = list.map((s) => sequence(index, tokenize(s.join(" "))));
     for (const s of out) if (s.cursor) s.cursor.idf = idfOf(rows, s.df, options.ln);
