@@ -91,52 +91,64 @@ function sequence(index: KeywordIndex, tokens: string[]): Sequence {
 function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array } {
   const slots: number[] = [];
   const freqs: number[] = [];
-  let driver = cursors[0] as Cursor;
-  for (const c of cursors) if (c.count < driver.count) driver = c;
+  const m = cursors.length;
+  // Rows holding every token: led by the rarest, the others asked in order of size (a common token
+  // such as "of" is moved only once the rarer ones agree).
+  const bySize = [...cursors].sort((a, b) => a.count - b.count);
+  const lead = bySize[0] as Cursor;
   for (const c of cursors) c.start();
+  const order = new Int32Array(m);
+  const counts = new Int32Array(m);
   let starts = new Int32Array(64);
-  for (;;) {
-    const target = driver.slot;
-    if (target === END) break;
-    let ahead = target;
-    for (const c of cursors) {
+  let target = lead.slot;
+  while (target !== END) {
+    let i = 1;
+    for (; i < m; i++) {
+      const c = bySize[i] as Cursor;
       c.advance(target);
-      if (c.slot > ahead) ahead = c.slot;
+      if (c.slot !== target) break;
     }
-    if (ahead !== target) {
-      driver.advance(ahead);
+    if (i < m) {
+      const ahead = (bySize[i] as Cursor).slot;
+      if (ahead === END) break;
+      lead.advance(ahead);
+      target = lead.slot;
       continue;
     }
     let freq = 0;
     for (let column = 0; column < 2; column++) {
-      // The phrase's possible starts from its token with the fewest hits in the column, kept
-      // while every other token is at the right offset from them.
-      let r = 0;
-      let fewest = Number.POSITIVE_INFINITY;
-      for (let j = 0; j < cursors.length; j++) {
+      // The phrase's possible starts from its token with the fewest hits in the column, kept while
+      // every other token (fewest hits first) is at the right offset from them.
+      let empty = false;
+      for (let j = 0; j < m; j++) {
         const count = (cursors[j] as Cursor).columnCount(column);
-        if (count < fewest) {
-          fewest = count;
-          r = j;
+        counts[j] = count;
+        if (count === 0) empty = true;
+        let at = j;
+        while (at > 0 && (counts[order[at - 1] as number] as number) > count) {
+          order[at] = order[at - 1] as number;
+          at--;
         }
+        order[at] = j;
       }
-      if (fewest === 0) continue;
+      if (empty) continue;
+      const r = order[0] as number;
       const rare = cursors[r] as Cursor;
       let n = rare.readColumn(column);
       if (n > starts.length) starts = new Int32Array(2 * n);
-      for (let i = 0; i < n; i++) starts[i] = (rare.pos[i] as number) - r;
-      for (let j = 0; j < cursors.length && n > 0; j++) {
-        if (j === r) continue;
+      for (let k = 0; k < n; k++) starts[k] = (rare.pos[k] as number) - r;
+      for (let o = 1; o < m && n > 0; o++) {
+        const j = order[o] as number;
         const c = cursors[j] as Cursor;
-        const m = c.readColumn(column);
+        const count = c.readColumn(column);
         const pos = c.pos;
         let kept = 0;
         let at = 0;
-        for (let i = 0; i < n; i++) {
-          const want = (starts[i] as number) + j;
-          while (at < m && (pos[at] as number) < want) at++;
-          if (at >= m) break;
-          if (pos[at] === want) starts[kept++] = starts[i] as number;
+        for (let k = 0; k < n; k++) {
+          const want = (starts[k] as number) + j;
+          while (at < count && (pos[at] as number) < want) at++;
+          if (at >= count) break;
+          if (pos[at] === want) starts[kept++] = starts[k] as number;
         }
         n = kept;
       }
@@ -146,7 +158,8 @@ function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array 
       slots.push(target);
       freqs.push(freq);
     }
-    driver.next();
+    lead.next();
+    target = lead.slot;
   }
   return { slots: Int32Array.from(slots), freqs: Int32Array.from(freqs) };
 }
