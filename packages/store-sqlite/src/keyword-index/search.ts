@@ -277,14 +277,18 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
         const c = order[i] as Cursor;
         if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
       }
-      // The lists left out, at their blocks holding d: when even they cannot lift d over the threshold, skip it.
-      let rest = 0;
-      for (let i = 0; i < essential; i++) {
-        const c = order[i] as Cursor;
-        const k = c.findBlock(d);
-        if (k < c.blocks) rest += bound(c, k);
+      // The lists left out, at their bounds, then at their blocks holding d: when even they cannot
+      // lift d over the threshold, skip it.
+      if ((partial + (prefix[essential] as number)) * SLACK < theta) skip = true;
+      else {
+        let rest = 0;
+        for (let i = 0; i < essential; i++) {
+          const c = order[i] as Cursor;
+          const k = c.findBlock(d);
+          if (k < c.blocks) rest += bound(c, k);
+        }
+        if ((partial + rest) * SLACK < theta) skip = true;
       }
-      if ((partial + rest) * SLACK < theta) skip = true;
       for (let i = essential - 1; i >= 0 && !skip; i--) {
         const c = order[i] as Cursor;
         c.advance(d);
