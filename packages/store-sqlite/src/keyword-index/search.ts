@@ -264,10 +264,9 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   const prune = !options.exhaustive;
   let essential = 0;
   let scored = 0;
-  for (;;) {
-    let d = END;
-    for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot < d) d = (order[i] as Cursor).slot;
-    if (d === END) break;
+  let d = END;
+  for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot < d) d = (order[i] as Cursor).slot;
+  while (d !== END) {
     const theta = heap.threshold;
     const norm = K1 * (1 - B + (B * index.sizeOf(d)) / avgdl);
     let skip = false;
@@ -304,7 +303,14 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
       if (prune) while (essential < n && (prefix[essential + 1] as number) < heap.threshold) essential++;
     }
     if (essential >= n) break;
-    for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot === d) (order[i] as Cursor).next();
+    // Past d, and the next row any essential list holds.
+    const at = d;
+    d = END;
+    for (let i = essential; i < n; i++) {
+      const c = order[i] as Cursor;
+      if (c.slot === at) c.next();
+      if (c.slot < d) d = c.slot;
+    }
   }
   if (options.stats) options.stats.scored += scored;
   return heap.sorted();
