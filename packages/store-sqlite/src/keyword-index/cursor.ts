@@ -21,6 +21,8 @@ export class Cursor {
   readonly blocks: number;
   private readonly baseBlocks: number;
   private b = -1;
+  /** Entries of `slots` decoded (from the loaded block's start). */
+  private ready = 0;
   private i = 0;
   private n = 0;
   private slots: Int32Array;
@@ -110,11 +112,12 @@ export class Cursor {
       if (this.buf === null) this.buf = new BlockBuffer();
       const buf = this.buf;
       const n = Math.min(BLOCK, this.baseCount - k * BLOCK);
-      buf.decode(this.seg, this.firstBlock + k, k === 0, n);
+      buf.begin(this.seg, this.firstBlock + k, k === 0, n);
       this.slots = buf.slots;
       this.freqs = buf.freqs;
       this.i = 0;
       this.n = n;
+      this.ready = 0;
     } else {
       const tail = this.tail as Tail;
       const t = k - this.baseBlocks;
@@ -122,6 +125,7 @@ export class Cursor {
       this.freqs = tail.freqs;
       this.i = t * BLOCK;
       this.n = Math.min(tail.slots.length, (t + 1) * BLOCK);
+      this.ready = this.n;
     }
   }
 
@@ -129,6 +133,7 @@ export class Cursor {
   private settle(): void {
     for (;;) {
       while (this.i < this.n) {
+        if (this.i >= this.ready) this.ready = (this.buf as BlockBuffer).more(END);
         const s = this.slots[this.i] as number;
         if (this.dead[s] === 0) {
           this.slot = s;
@@ -193,7 +198,12 @@ export class Cursor {
       return;
     }
     if (k !== this.b) this.load(k);
-    while (this.i < this.n && (this.slots[this.i] as number) < target) this.i++;
+    // Only the slots up to the target are decoded (the rest when the cursor moves on).
+    for (;;) {
+      while (this.i < this.ready && (this.slots[this.i] as number) < target) this.i++;
+      if (this.i < this.ready || this.ready >= this.n) break;
+      this.ready = (this.buf as BlockBuffer).more(target);
+    }
     this.settle();
   }
 
