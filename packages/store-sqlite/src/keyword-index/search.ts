@@ -33,6 +33,8 @@ export interface KeywordIndex {
   readonly tokens: number;
   /** Changes whenever postings are merged (cached bounds are then recomputed). */
   readonly generation: number;
+  /** Changes whenever a row is added or removed (cached phrase matches are then dropped). */
+  readonly version: number;
   df(term: string): number;
   cursor(term: string): Cursor | null;
   listCursor(tail: Tail): Cursor;
@@ -81,11 +83,30 @@ function sequence(index: KeywordIndex, tokens: string[]): Sequence {
     const cursor = index.cursor(tokens[0] as string);
     return { cursor, df: cursor ? index.df(tokens[0] as string) : 0 };
   }
-  const cursors = tokens.map((t) => index.cursor(t));
-  if (cursors.some((c) => c === null)) return { cursor: null, df: 0 };
-  const list = matchPhrase(cursors as Cursor[]);
+  let cache = phraseCache.get(index);
+  if (!cache || cache.version !== index.version) {
+    cache = { version: index.version, lists: new Map() };
+    phraseCache.set(index, cache);
+  }
+  const key = tokens.join("\u0000");
+  let list = cache.lists.get(key);
+  if (!list) {
+    const cursors = tokens.map((t) => index.cursor(t));
+    if (cursors.some((c) => c === null)) return { cursor: null, df: 0 };
+    list = matchPhrase(cursors as Cursor[]);
+    if (list.slots.length <= PHRASE_CACHE_ROWS) {
+      if (cache.lists.size >= PHRASE_CACHE_SIZE) cache.lists.delete(cache.lists.keys().next().value as string);
+      cache.lists.set(key, list);
+    }
+  }
   return { cursor: index.listCursor(list), df: list.slots.length };
 }
+
+/** Per index: its phrases' matches, while no row was added or removed (the oldest dropped first). */
+const phraseCache = new WeakMap<KeywordIndex, { version: number; lists: Map<string, { slots: Int32Array; freqs: Int32Array }> }>();
+const PHRASE_CACHE_SIZE = 256;
+/** Phrases matching more rows than this are not kept. */
+const PHRASE_CACHE_ROWS = 10_000;
 
 /** Rows where the tokens follow each other in one column, with the phrase's weighted frequency. */
 function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array } {
