@@ -29,8 +29,9 @@ export class Cursor {
   private freqs: Int32Array;
   private buf: BlockBuffer | null = null;
   private readonly tailLast: Int32Array;
-  private readonly tailMaxFreq: Int32Array;
-  private readonly tailMinSize: Int32Array;
+  /** The tail blocks' score bounds, computed when first asked for (a phrase's bonus never asks). */
+  private tailMaxFreq: Int32Array | null = null;
+  private tailMinSize: Int32Array | null = null;
 
   constructor(
     private readonly seg: Segment,
@@ -38,29 +39,37 @@ export class Cursor {
     private readonly baseCount: number,
     private readonly tail: Tail | null,
     private readonly dead: Uint8Array,
-    sizeOf: (slot: number) => number,
+    private readonly sizeOf: (slot: number) => number,
   ) {
     this.baseBlocks = Math.ceil(baseCount / BLOCK);
     const tailLength = tail ? tail.slots.length : 0;
     const tailBlocks = Math.ceil(tailLength / BLOCK);
     this.tailLast = new Int32Array(tailBlocks);
-    this.tailMaxFreq = new Int32Array(tailBlocks);
-    this.tailMinSize = new Int32Array(tailBlocks);
-    for (let k = 0; k < tailBlocks && tail; k++) {
+    for (let k = 0; k < tailBlocks && tail; k++) this.tailLast[k] = tail.slots[Math.min(tailLength, (k + 1) * BLOCK) - 1] as number;
+    this.blocks = this.baseBlocks + tailBlocks;
+    this.slots = this.tailLast;
+    this.freqs = this.tailLast;
+  }
+
+  private tailBounds(): void {
+    const tail = this.tail as Tail;
+    const tailLength = tail.slots.length;
+    const tailBlocks = this.tailLast.length;
+    const maxFreqs = new Int32Array(tailBlocks);
+    const minSizes = new Int32Array(tailBlocks);
+    for (let k = 0; k < tailBlocks; k++) {
       const end = Math.min(tailLength, (k + 1) * BLOCK);
       let maxFreq = 0;
       let minSize = 0x7fffffff;
       for (let j = k * BLOCK; j < end; j++) {
         maxFreq = Math.max(maxFreq, tail.freqs[j] as number);
-        minSize = Math.min(minSize, sizeOf(tail.slots[j] as number));
+        minSize = Math.min(minSize, this.sizeOf(tail.slots[j] as number));
       }
-      this.tailLast[k] = tail.slots[end - 1] as number;
-      this.tailMaxFreq[k] = maxFreq;
-      this.tailMinSize[k] = minSize;
+      maxFreqs[k] = maxFreq;
+      minSizes[k] = minSize;
     }
-    this.blocks = this.baseBlocks + tailBlocks;
-    this.slots = this.tailLast;
-    this.freqs = this.tailLast;
+    this.tailMaxFreq = maxFreqs;
+    this.tailMinSize = minSizes;
   }
 
   /** The current posting's weighted frequency (2 × title hits + body hits). */
@@ -100,10 +109,14 @@ export class Cursor {
     return k < this.baseBlocks ? (this.seg.blockLast[this.firstBlock + k] as number) : (this.tailLast[k - this.baseBlocks] as number);
   }
   blockMaxFreq(k: number): number {
-    return k < this.baseBlocks ? (this.seg.blockMaxFreq[this.firstBlock + k] as number) : (this.tailMaxFreq[k - this.baseBlocks] as number);
+    if (k < this.baseBlocks) return this.seg.blockMaxFreq[this.firstBlock + k] as number;
+    if (this.tailMaxFreq === null) this.tailBounds();
+    return (this.tailMaxFreq as Int32Array)[k - this.baseBlocks] as number;
   }
   blockMinSize(k: number): number {
-    return k < this.baseBlocks ? (this.seg.blockMinSize[this.firstBlock + k] as number) : (this.tailMinSize[k - this.baseBlocks] as number);
+    if (k < this.baseBlocks) return this.seg.blockMinSize[this.firstBlock + k] as number;
+    if (this.tailMinSize === null) this.tailBounds();
+    return (this.tailMinSize as Int32Array)[k - this.baseBlocks] as number;
   }
 
   private load(k: number): void {
