@@ -193,6 +193,30 @@ describe("the keyword index mirrors FTS5's chunks_fts", () => {
     expectSameAnswers(loaded, [1, 10]);
   });
 
+  it("keeps a phrase's matches only while no row is added or removed", () => {
+    const body = (i: number) => (i % 5 === 0 ? "red apple pie" : i % 2 ? "red car apple" : "green apple");
+    const list = Array.from({ length: 50 }, (_, i) => ({ seq: i, title: "", body: body(i) }));
+    const query: KeywordQuery = { any: [["red"], ["apple"]], phrases: [["red", "apple"]] };
+    const answer = (ix: KeywordIndex) => ix.search(query, 5, { ln });
+    const index = build(list);
+    const before = answer(index);
+    expect(answer(index)).toEqual(before); // from the cache
+    for (const seq of [0, 5, 7]) index.remove(seq);
+    const kept = list.filter((r) => ![0, 5, 7].includes(r.seq));
+    expect(answer(index)).toEqual(answer(build(kept)));
+    const added = { seq: 100, title: "", body: "red apple red apple" };
+    index.add(added);
+    expect(answer(index)).toEqual(answer(build([...kept, added])));
+    expect(answer(index)[0]?.seq).toBe(100);
+    // The same over the test corpus's questions.
+    const phrased = queries.filter((q) => q.phrases.length > 0);
+    const big = build();
+    for (const q of phrased) big.search(q, 10, { ln });
+    for (const r of rows.slice(0, 40)) big.remove(r.seq);
+    const fresh = build(rows.slice(40));
+    for (const q of phrased) expect(big.search(q, 10, { ln }), JSON.stringify(q)).toEqual(fresh.search(q, 10, { ln }));
+  });
+
   it("gives the filtered answer with an accept callback", () => {
     const index = build();
     expectSameAnswers(index, [1, 10], {}, { op: "eq", field: { metadata: ["n"] }, value: 1 } as Filter);

@@ -21,14 +21,17 @@ export class Cursor {
   readonly blocks: number;
   private readonly baseBlocks: number;
   private b = -1;
+  /** Entries of `slots` decoded (from the loaded block's start). */
+  private ready = 0;
   private i = 0;
   private n = 0;
   private slots: Int32Array;
   private freqs: Int32Array;
   private buf: BlockBuffer | null = null;
   private readonly tailLast: Int32Array;
-  private readonly tailMaxFreq: Int32Array;
-  private readonly tailMinSize: Int32Array;
+  /** The tail blocks' score bounds, computed when first asked for (a phrase's bonus never asks). */
+  private tailMaxFreq: Int32Array | null = null;
+  private tailMinSize: Int32Array | null = null;
 
   constructor(
     private readonly seg: Segment,
@@ -36,29 +39,37 @@ export class Cursor {
     private readonly baseCount: number,
     private readonly tail: Tail | null,
     private readonly dead: Uint8Array,
-    sizeOf: (slot: number) => number,
+    private readonly sizeOf: (slot: number) => number,
   ) {
     this.baseBlocks = Math.ceil(baseCount / BLOCK);
     const tailLength = tail ? tail.slots.length : 0;
     const tailBlocks = Math.ceil(tailLength / BLOCK);
     this.tailLast = new Int32Array(tailBlocks);
-    this.tailMaxFreq = new Int32Array(tailBlocks);
-    this.tailMinSize = new Int32Array(tailBlocks);
-    for (let k = 0; k < tailBlocks && tail; k++) {
+    for (let k = 0; k < tailBlocks && tail; k++) this.tailLast[k] = tail.slots[Math.min(tailLength, (k + 1) * BLOCK) - 1] as number;
+    this.blocks = this.baseBlocks + tailBlocks;
+    this.slots = this.tailLast;
+    this.freqs = this.tailLast;
+  }
+
+  private tailBounds(): void {
+    const tail = this.tail as Tail;
+    const tailLength = tail.slots.length;
+    const tailBlocks = this.tailLast.length;
+    const maxFreqs = new Int32Array(tailBlocks);
+    const minSizes = new Int32Array(tailBlocks);
+    for (let k = 0; k < tailBlocks; k++) {
       const end = Math.min(tailLength, (k + 1) * BLOCK);
       let maxFreq = 0;
       let minSize = 0x7fffffff;
       for (let j = k * BLOCK; j < end; j++) {
         maxFreq = Math.max(maxFreq, tail.freqs[j] as number);
-        minSize = Math.min(minSize, sizeOf(tail.slots[j] as number));
+        minSize = Math.min(minSize, this.sizeOf(tail.slots[j] as number));
       }
-      this.tailLast[k] = tail.slots[end - 1] as number;
-      this.tailMaxFreq[k] = maxFreq;
-      this.tailMinSize[k] = minSize;
+      maxFreqs[k] = maxFreq;
+      minSizes[k] = minSize;
     }
-    this.blocks = this.baseBlocks + tailBlocks;
-    this.slots = this.tailLast;
-    this.freqs = this.tailLast;
+    this.tailMaxFreq = maxFreqs;
+    this.tailMinSize = minSizes;
   }
 
   /** The current posting's weighted frequency (2 × title hits + body hits). */
@@ -98,10 +109,14 @@ export class Cursor {
     return k < this.baseBlocks ? (this.seg.blockLast[this.firstBlock + k] as number) : (this.tailLast[k - this.baseBlocks] as number);
   }
   blockMaxFreq(k: number): number {
-    return k < this.baseBlocks ? (this.seg.blockMaxFreq[this.firstBlock + k] as number) : (this.tailMaxFreq[k - this.baseBlocks] as number);
+    if (k < this.baseBlocks) return this.seg.blockMaxFreq[this.firstBlock + k] as number;
+    if (this.tailMaxFreq === null) this.tailBounds();
+    return (this.tailMaxFreq as Int32Array)[k - this.baseBlocks] as number;
   }
   blockMinSize(k: number): number {
-    return k < this.baseBlocks ? (this.seg.blockMinSize[this.firstBlock + k] as number) : (this.tailMinSize[k - this.baseBlocks] as number);
+    if (k < this.baseBlocks) return this.seg.blockMinSize[this.firstBlock + k] as number;
+    if (this.tailMinSize === null) this.tailBounds();
+    return (this.tailMinSize as Int32Array)[k - this.baseBlocks] as number;
   }
 
   private load(k: number): void {
@@ -110,11 +125,12 @@ export class Cursor {
       if (this.buf === null) this.buf = new BlockBuffer();
       const buf = this.buf;
       const n = Math.min(BLOCK, this.baseCount - k * BLOCK);
-      buf.decode(this.seg, this.firstBlock + k, k === 0, n);
+      buf.begin(this.seg, this.firstBlock + k, k === 0, n);
       this.slots = buf.slots;
       this.freqs = buf.freqs;
       this.i = 0;
       this.n = n;
+      this.ready = 0;
     } else {
       const tail = this.tail as Tail;
       const t = k - this.baseBlocks;
@@ -122,6 +138,7 @@ export class Cursor {
       this.freqs = tail.freqs;
       this.i = t * BLOCK;
       this.n = Math.min(tail.slots.length, (t + 1) * BLOCK);
+      this.ready = this.n;
     }
   }
 
@@ -129,6 +146,7 @@ export class Cursor {
   private settle(): void {
     for (;;) {
       while (this.i < this.n) {
+        if (this.i >= this.ready) this.ready = (this.buf as BlockBuffer).more(END);
         const s = this.slots[this.i] as number;
         if (this.dead[s] === 0) {
           this.slot = s;
@@ -193,7 +211,12 @@ export class Cursor {
       return;
     }
     if (k !== this.b) this.load(k);
-    while (this.i < this.n && (this.slots[this.i] as number) < target) this.i++;
+    // Only the slots up to the target are decoded (the rest when the cursor moves on).
+    for (;;) {
+      while (this.i < this.ready && (this.slots[this.i] as number) < target) this.i++;
+      if (this.i < this.ready || this.ready >= this.n) break;
+      this.ready = (this.buf as BlockBuffer).more(target);
+    }
     this.settle();
   }
 

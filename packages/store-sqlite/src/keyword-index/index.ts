@@ -53,9 +53,12 @@ export class KeywordIndex {
   /** Changes whenever postings are merged (compaction, loading). */
   generation = 0;
   private static generations = 0;
+  /** Changes whenever a row is added or removed (or postings merged): cached phrase matches are then stale. */
+  version = 0;
 
   private load(seg: Segment): void {
     this.generation = ++KeywordIndex.generations;
+    this.version = this.generation;
     this.seg = seg;
     this.termIds = new Map();
     for (let i = 0; i < seg.terms.length; i++) this.termIds.set(seg.terms[i] as string, i);
@@ -148,6 +151,7 @@ export class KeywordIndex {
       throw new RangeError(`keyword index: row seq ${seq} is not an integer from 0 to ${MAX_SEQ}`);
     }
     this.remove(seq);
+    this.version = ++KeywordIndex.generations;
     const slot = this.seg.seqs.length + this.deltaSeqs.length;
     const title = tokenize(row.title);
     const body = tokenize(row.body);
@@ -189,6 +193,7 @@ export class KeywordIndex {
   remove(seq: number): boolean {
     const slot = this.liveSlot(seq);
     if (slot < 0) return false;
+    this.version = ++KeywordIndex.generations;
     this.dead[slot] = 1;
     this.deltaSlot.delete(seq);
     if (slot < this.seg.seqs.length) this.removedInSegment++;

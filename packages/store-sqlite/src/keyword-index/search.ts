@@ -15,6 +15,12 @@ export interface KeywordSearchOptions {
   ln(x: number): number;
   /** Keeps the seqs that pass the caller's filter (called with candidate batches, in score order); absent: all pass. */
   accept?(seqs: number[]): Set<number>;
+  /**
+   * FTS5's own totals (its averages record: rows and tokens ever inserted since the last delete-all,
+   * which a delete never lowers), used for idf's row count and the average row size; absent: the
+   * index's live counts.
+   */
+  totals?: { rows: number; tokens: number };
   /** Score every match (no pruning): for tests and benchmarks. */
   exhaustive?: boolean;
   /** Filled with how many postings the query's lists hold and how many rows were scored. */
@@ -27,6 +33,8 @@ export interface KeywordIndex {
   readonly tokens: number;
   /** Changes whenever postings are merged (cached bounds are then recomputed). */
   readonly generation: number;
+  /** Changes whenever a row is added or removed (cached phrase matches are then dropped). */
+  readonly version: number;
   df(term: string): number;
   cursor(term: string): Cursor | null;
   listCursor(tail: Tail): Cursor;
@@ -75,62 +83,93 @@ function sequence(index: KeywordIndex, tokens: string[]): Sequence {
     const cursor = index.cursor(tokens[0] as string);
     return { cursor, df: cursor ? index.df(tokens[0] as string) : 0 };
   }
-  const cursors = tokens.map((t) => index.cursor(t));
-  if (cursors.some((c) => c === null)) return { cursor: null, df: 0 };
-  const list = matchPhrase(cursors as Cursor[]);
+  let cache = phraseCache.get(index);
+  if (!cache || cache.version !== index.version) {
+    cache = { version: index.version, lists: new Map() };
+    phraseCache.set(index, cache);
+  }
+  const key = tokens.join("\u0000");
+  let list = cache.lists.get(key);
+  if (!list) {
+    const cursors = tokens.map((t) => index.cursor(t));
+    if (cursors.some((c) => c === null)) return { cursor: null, df: 0 };
+    list = matchPhrase(cursors as Cursor[]);
+    if (list.slots.length <= PHRASE_CACHE_ROWS) {
+      if (cache.lists.size >= PHRASE_CACHE_SIZE) cache.lists.delete(cache.lists.keys().next().value as string);
+      cache.lists.set(key, list);
+    }
+  }
   return { cursor: index.listCursor(list), df: list.slots.length };
 }
+
+/** Per index: its phrases' matches, while no row was added or removed (the oldest dropped first). */
+const phraseCache = new WeakMap<KeywordIndex, { version: number; lists: Map<string, { slots: Int32Array; freqs: Int32Array }> }>();
+const PHRASE_CACHE_SIZE = 256;
+/** Phrases matching more rows than this are not kept. */
+const PHRASE_CACHE_ROWS = 10_000;
 
 /** Rows where the tokens follow each other in one column, with the phrase's weighted frequency. */
 function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array } {
   const slots: number[] = [];
   const freqs: number[] = [];
-  let driver = cursors[0] as Cursor;
-  for (const c of cursors) if (c.count < driver.count) driver = c;
+  const m = cursors.length;
+  // Rows holding every token: led by the rarest, the others asked in order of size (a common token
+  // such as "of" is moved only once the rarer ones agree).
+  const bySize = [...cursors].sort((a, b) => a.count - b.count);
+  const lead = bySize[0] as Cursor;
   for (const c of cursors) c.start();
+  const order = new Int32Array(m);
+  const counts = new Int32Array(m);
   let starts = new Int32Array(64);
-  for (;;) {
-    const target = driver.slot;
-    if (target === END) break;
-    let ahead = target;
-    for (const c of cursors) {
+  let target = lead.slot;
+  while (target !== END) {
+    let i = 1;
+    for (; i < m; i++) {
+      const c = bySize[i] as Cursor;
       c.advance(target);
-      if (c.slot > ahead) ahead = c.slot;
+      if (c.slot !== target) break;
     }
-    if (ahead !== target) {
-      driver.advance(ahead);
+    if (i < m) {
+      const ahead = (bySize[i] as Cursor).slot;
+      if (ahead === END) break;
+      lead.advance(ahead);
+      target = lead.slot;
       continue;
     }
     let freq = 0;
     for (let column = 0; column < 2; column++) {
-      // The phrase's possible starts from its token with the fewest hits in the column, kept
-      // while every other token is at the right offset from them.
-      let r = 0;
-      let fewest = Number.POSITIVE_INFINITY;
-      for (let j = 0; j < cursors.length; j++) {
+      // The phrase's possible starts from its token with the fewest hits in the column, kept while
+      // every other token (fewest hits first) is at the right offset from them.
+      let empty = false;
+      for (let j = 0; j < m; j++) {
         const count = (cursors[j] as Cursor).columnCount(column);
-        if (count < fewest) {
-          fewest = count;
-          r = j;
+        counts[j] = count;
+        if (count === 0) empty = true;
+        let at = j;
+        while (at > 0 && (counts[order[at - 1] as number] as number) > count) {
+          order[at] = order[at - 1] as number;
+          at--;
         }
+        order[at] = j;
       }
-      if (fewest === 0) continue;
+      if (empty) continue;
+      const r = order[0] as number;
       const rare = cursors[r] as Cursor;
       let n = rare.readColumn(column);
       if (n > starts.length) starts = new Int32Array(2 * n);
-      for (let i = 0; i < n; i++) starts[i] = (rare.pos[i] as number) - r;
-      for (let j = 0; j < cursors.length && n > 0; j++) {
-        if (j === r) continue;
+      for (let k = 0; k < n; k++) starts[k] = (rare.pos[k] as number) - r;
+      for (let o = 1; o < m && n > 0; o++) {
+        const j = order[o] as number;
         const c = cursors[j] as Cursor;
-        const m = c.readColumn(column);
+        const count = c.readColumn(column);
         const pos = c.pos;
         let kept = 0;
         let at = 0;
-        for (let i = 0; i < n; i++) {
-          const want = (starts[i] as number) + j;
-          while (at < m && (pos[at] as number) < want) at++;
-          if (at >= m) break;
-          if (pos[at] === want) starts[kept++] = starts[i] as number;
+        for (let k = 0; k < n; k++) {
+          const want = (starts[k] as number) + j;
+          while (at < count && (pos[at] as number) < want) at++;
+          if (at >= count) break;
+          if (pos[at] === want) starts[kept++] = starts[k] as number;
         }
         n = kept;
       }
@@ -140,7 +179,8 @@ function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array 
       slots.push(target);
       freqs.push(freq);
     }
-    driver.next();
+    lead.next();
+    target = lead.slot;
   }
   return { slots: Int32Array.from(slots), freqs: Int32Array.from(freqs) };
 }
@@ -245,10 +285,9 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   const prune = !options.exhaustive;
   let essential = 0;
   let scored = 0;
-  for (;;) {
-    let d = END;
-    for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot < d) d = (order[i] as Cursor).slot;
-    if (d === END) break;
+  let d = END;
+  for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot < d) d = (order[i] as Cursor).slot;
+  while (d !== END) {
     const theta = heap.threshold;
     const norm = K1 * (1 - B + (B * index.sizeOf(d)) / avgdl);
     let skip = false;
@@ -258,14 +297,18 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
         const c = order[i] as Cursor;
         if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
       }
-      // The lists left out, at their blocks holding d: when even they cannot lift d over the threshold, skip it.
-      let rest = 0;
-      for (let i = 0; i < essential; i++) {
-        const c = order[i] as Cursor;
-        const k = c.findBlock(d);
-        if (k < c.blocks) rest += bound(c, k);
+      // The lists left out, at their bounds, then at their blocks holding d: when even they cannot
+      // lift d over the threshold, skip it.
+      if ((partial + (prefix[essential] as number)) * SLACK < theta) skip = true;
+      else {
+        let rest = 0;
+        for (let i = 0; i < essential; i++) {
+          const c = order[i] as Cursor;
+          const k = c.findBlock(d);
+          if (k < c.blocks) rest += bound(c, k);
+        }
+        if ((partial + rest) * SLACK < theta) skip = true;
       }
-      if ((partial + rest) * SLACK < theta) skip = true;
       for (let i = essential - 1; i >= 0 && !skip; i--) {
         const c = order[i] as Cursor;
         c.advance(d);
@@ -281,7 +324,14 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
       if (prune) while (essential < n && (prefix[essential + 1] as number) < heap.threshold) essential++;
     }
     if (essential >= n) break;
-    for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot === d) (order[i] as Cursor).next();
+    // Past d, and the next row any essential list holds.
+    const at = d;
+    d = END;
+    for (let i = essential; i < n; i++) {
+      const c = order[i] as Cursor;
+      if (c.slot === at) c.next();
+      if (c.slot < d) d = c.slot;
+    }
   }
   if (options.stats) options.stats.scored += scored;
   return heap.sorted();
@@ -289,9 +339,9 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
 
 /** keywordSearch() of keyword.ts, over the index. */
 export function searchIndex(index: KeywordIndex, query: KeywordQuery, limit: number, options: KeywordSearchOptions): KeywordIndexHit[] {
-  if (query.any.length === 0 || limit <= 0 || index.rows === 0) return [];
-  const rows = index.rows;
-  const avgdl = index.tokens / rows;
+  const rows = options.totals?.rows ?? index.rows;
+  if (query.any.length === 0 || limit <= 0 || index.rows === 0 || rows <= 0) return [];
+  const avgdl = (options.totals?.tokens ?? index.tokens) / rows;
   const prepare = (list: string[][]): Sequence[] => {
     const out = list.map((s) => sequence(index, tokenize(s.join(" "))));
     for (const s of out) if (s.cursor) s.cursor.idf = idfOf(rows, s.df, options.ln);

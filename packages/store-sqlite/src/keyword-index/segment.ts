@@ -106,11 +106,37 @@ export class BlockBuffer {
   posAt = new Int32Array(BLOCK);
   length = 0;
 
+  /** Decodes a block's n postings: slots now, counts and positions on demand. */
   decode(seg: Segment, block: number, first: boolean, n: number): void {
-    const bytes = seg.docBytes;
-    let p = seg.blockDoc[block] as number;
-    let slot = first ? 0 : (seg.blockLast[block - 1] as number);
-    for (let i = 0; i < n; i++) {
+    this.begin(seg, block, first, n);
+    this.more(Number.POSITIVE_INFINITY);
+  }
+
+  /** Starts on a block, decoding nothing yet (see more()). */
+  begin(seg: Segment, block: number, first: boolean, n: number): void {
+    this.bytes = seg.docBytes;
+    this.slotAt = seg.blockDoc[block] as number;
+    this.prev = first ? 0 : (seg.blockLast[block - 1] as number);
+    this.decoded = 0;
+    this.length = n;
+    this.countsReady = false;
+    this.posDone = 0;
+    this.posNext = seg.blockPos[block] as number;
+  }
+
+  /** Slots decoded so far (from the block's start). */
+  decoded = 0;
+  private slotAt = 0;
+  private prev = 0;
+
+  /** Decodes slots up to the first at or past `target` (or the block's end); returns how many are decoded. */
+  more(target: number): number {
+    const bytes = this.bytes;
+    const n = this.length;
+    let p = this.slotAt;
+    let slot = this.prev;
+    let i = this.decoded;
+    while (i < n) {
       let b = bytes[p++] as number;
       let gap = b & 0x7f;
       for (let shift = 7; b >= 0x80; shift += 7) {
@@ -118,16 +144,14 @@ export class BlockBuffer {
         gap += (b & 0x7f) * 2 ** shift;
       }
       slot += gap;
-      this.slots[i] = slot;
+      this.slots[i++] = slot;
+      if (slot >= target) break;
     }
-    this.length = n;
-    this.countsAt = p;
-    this.countsReady = false;
-    this.posDone = 0;
-    this.posNext = seg.blockPos[block] as number;
-    this.bytes = bytes;
+    this.slotAt = p;
+    this.prev = slot;
+    this.decoded = i;
+    return i;
   }
-  private countsAt = 0;
   private countsReady = true;
   private bytes: Uint8Array = new Uint8Array(0);
 
@@ -135,8 +159,9 @@ export class BlockBuffer {
   counts(): void {
     if (this.countsReady) return;
     this.countsReady = true;
+    if (this.decoded < this.length) this.more(Number.POSITIVE_INFINITY);
     const bytes = this.bytes;
-    let p = this.countsAt;
+    let p = this.slotAt;
     for (let i = 0; i < this.length; i++) {
       let t = bytes[p++] as number;
       if (t >= 0x80) {

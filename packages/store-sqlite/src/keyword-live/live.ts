@@ -36,19 +36,6 @@ const REBUILD_BACKLOG = 50_000;
 /** The file is written again when this many changes were applied since it was read or written. */
 const SAVE_AFTER_CHANGES = 1000;
 
-/**
- * The index as its search sees it, with FTS5's totals (see KeywordLog.ftsTotals) in place of its
- * live row and token counts; the index itself when they agree (no row was deleted since the last
- * refill). Everything else (reads and the index's own cache writes) goes to the index.
- */
-function withTotals(index: KeywordIndex, totals: { rows: number; tokens: number }): KeywordIndex {
-  if (index.rows === totals.rows && index.tokens === totals.tokens) return index;
-  return new Proxy(index, {
-    get: (target, key) => (key === "rows" ? totals.rows : key === "tokens" ? totals.tokens : Reflect.get(target, key)),
-    set: (target, key, value) => Reflect.set(target, key, value),
-  });
-}
-
 export interface KeywordIndexOptions {
   /** Chunks below which FTS5 answers alone (default KEYWORD_INDEX_THRESHOLD). */
   threshold?: number;
@@ -129,12 +116,12 @@ export class LiveKeywordIndex implements KeywordIndexView {
     const ln = this.conn.statement("SELECT ln(?) AS v");
     const accept = this.log.acceptor(filter);
     const totals = this.log.ftsTotals();
-    const options: KeywordSearchOptions & { totals: typeof totals } = {
+    const options: KeywordSearchOptions = {
       ln: (x) => (ln.get(x) as { v: number }).v,
       totals,
       ...(accept ? { accept } : {}),
     };
-    return withTotals(live.index, totals).search(query, limit, options);
+    return live.index.search(query, limit, options);
   }
 
   /** With `waitForIndex`: waits until the index can answer the next find (a no-op otherwise). */
