@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { clusteredVectors, queries, seeded } from "./data.mjs";
 import { PrecomputedEmbeddings } from "./model.mjs";
+import { serveMemory } from "./serve-memory.mjs";
 import { percentile } from "./stats.mjs";
 
 const TOP_K = 10;
@@ -167,6 +168,8 @@ export async function annLatency(core, { dataDir, name, dims, seed, count, efs, 
     result.searchWidth = (await db.indexStatus())?.searchWidth;
     result.rssMb = rss();
     await docdb.close();
+    // docdb's own serving memory, in a fresh process (this one holds the exact answers too).
+    result.serving = serveMemory({ dataDir, name, dims, seed, count });
 
     // ef_search sweep: a per-database setting; the index file is reused, not rebuilt.
     result.sweep = [];

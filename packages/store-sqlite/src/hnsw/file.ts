@@ -1,7 +1,8 @@
 // The HNSW index on disk: `<name>.db.hnsw` (usearch's format) and its description
 // `<name>.db.hnsw.json` with a SHA-256 of the file; reading them when they fit the model and
 // settings and the file is intact (checked before usearch reads a byte), and writing them safely.
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { StoreError, type VectorIndexProgress, type VectorIndexSettings, type VectorIndexStatus } from "@docdb/store";
 import type * as USearchModule from "usearch";
 import { newViewed, type Viewed } from "./delta.js";
@@ -82,6 +83,16 @@ export type LoadResult =
   | { damage: string; header: FileHeader | undefined; seen: FileIdentity | undefined }
   | undefined;
 
+/** Whether a process with this id is running (on this machine). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 const MISMATCH = "does not match the checksum in its description (damaged)";
 
 function describeError(error: unknown): string {
@@ -108,6 +119,22 @@ export class IndexFile {
       return header.format === FORMAT ? header : undefined;
     } catch {
       return undefined;
+    }
+  }
+
+  /** Removes temporary files that a process killed while writing them left behind (its pid is gone). */
+  removeLeftovers(): void {
+    const prefix = `${basename(this.file)}.tmp-`;
+    let names: string[];
+    try {
+      names = readdirSync(dirname(this.file)).filter((n) => n.startsWith(prefix) || n.startsWith(`${basename(this.headerFile)}.tmp-`));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const pid = Number(name.slice(name.lastIndexOf(".tmp-") + 5).split("-")[0]);
+      if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+      rmSync(join(dirname(this.file), name), { force: true });
     }
   }
 
@@ -271,6 +298,7 @@ export class IndexFile {
   ): Promise<SavedFile | undefined> {
     const { onProgress } = options;
     onProgress?.({ phase: "save", done: 0, total: 1 });
+    this.removeLeftovers();
     const suffix = `.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const tmpFile = `${this.file}${suffix}`;
     const tmpHeader = `${this.headerFile}${suffix}`;
