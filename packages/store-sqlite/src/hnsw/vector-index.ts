@@ -38,6 +38,8 @@ export type { SeqHit, VectorIndexHost } from "./log.js";
 const SAVE_AFTER_CHANGES = 1000;
 /** More log entries than this (and than the index holds) behind: the index is built again. */
 const REBUILD_BACKLOG = 50_000;
+/** From this many vectors a missing index is built in the background, queries scanning exactly meanwhile. */
+const BACKGROUND_BUILD_FROM = 200_000;
 /** A mapped file with this many changes beside it is merged and written again (graph insertion). */
 const MERGE_AFTER_CHANGES = 20_000;
 
@@ -114,6 +116,8 @@ export class VectorIndex {
     this.background ??= (async () => {
       try {
         await this.rebuildNow(fingerprint, dimensions, { wait: true });
+        // The copy the exact scans used meanwhile is dropped (`exact: true` loads it again).
+        this.exact = undefined;
       } catch (error) {
         this.warn(`the vector index ${this.file} could not be built again: ${(error as Error).message}`);
       } finally {
@@ -153,6 +157,11 @@ export class VectorIndex {
     const damage = latestDamage(this.file);
     const header = this.files.readHeader();
     if (damage && !(header && header.savedAt >= damage.foundAt)) {
+      this.buildInBackground(fingerprint, dimensions);
+      return "exact";
+    }
+    // A large first build (minutes) does not hold queries: they scan exactly until it is done.
+    if (this.vectorCount() >= BACKGROUND_BUILD_FROM) {
       this.buildInBackground(fingerprint, dimensions);
       return "exact";
     }
