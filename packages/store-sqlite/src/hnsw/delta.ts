@@ -45,13 +45,15 @@ export function searchLoaded(
   if (size <= 0) return [];
   const wanted = Math.min(Math.max(k, width(size)), size);
   const hits: SeqHit[] = [];
-  if (index.size() > 0) {
-    // Outdated entries are skipped: ask for that many more so that `wanted` current ones remain.
-    const matches = index.search(query, Math.min(index.size(), wanted + stale), 1);
+  // Outdated entries are skipped: when they crowd the top `k` out, the graph is asked again, wider.
+  for (let ask = Math.min(index.size(), wanted); ask > 0; ask = Math.min(index.size(), ask * 4)) {
+    hits.length = 0;
+    const matches = index.search(query, ask, 1);
     for (let i = 0; i < matches.keys.length; i++) {
       const seq = Number(matches.keys[i]);
       if (!viewed?.stale.has(seq)) hits.push({ seq, distance: Math.max(0, matches.distances[i] as number) });
     }
+    if (hits.length >= Math.min(k, index.size() - stale) || ask >= index.size()) break;
   }
   if (!viewed || viewed.delta.seqs.length === 0) return hits.slice(0, k);
   for (const hit of viewed.delta.search(usearch, query, Math.min(wanted, viewed.delta.seqs.length))) {
