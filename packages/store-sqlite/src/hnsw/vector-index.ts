@@ -1,13 +1,12 @@
 // The approximate vector index of a SQLite database: an HNSW graph (usearch) in a file beside the
-// database, loaded or built on first use, caught up from the vector log before every query.
-
+// database, memory-mapped or built on first use, caught up from the vector log before every query.
 import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { VectorIndexProgress, VectorIndexSettings, VectorIndexStatus } from "@docdb/store";
 import { buildIndex } from "./build.js";
 import { applyToViewed, mergeViewed, searchLoaded, viewedChanges } from "./delta.js";
-import { ExactMatrix, rescoreWidth } from "./exact.js";
+import { ExactMatrix, QUANTIZE_ABOVE_FLOATS, rescoreWidth } from "./exact.js";
 import { IndexFile, type LoadedIndex, newIndex } from "./file.js";
 import { IndexLog, type SeqHit, type VectorIndexHost } from "./log.js";
 import { checkSettings, loadUsearch, readSettings, searchWidth, storeSettings } from "./settings.js";
@@ -337,7 +336,9 @@ export class VectorIndex {
     const dimensions = this.host.dimensions();
     if (fingerprint === undefined || dimensions === undefined) return undefined;
     const usearch = await loadUsearch();
-    if (!this.exact || this.exact.fingerprint !== fingerprint || this.exact.highWater < this.log.floor()) {
+    const stale = !this.exact || this.exact.fingerprint !== fingerprint || this.exact.highWater < this.log.floor();
+    // Shrunk below the size that calls for one byte a dimension: f32 again (the scan below the threshold reads it).
+    if (stale || (this.exact?.quantized && this.vectorCount() * dimensions <= QUANTIZE_ABOVE_FLOATS)) {
       this.exact = undefined;
       const exact = new ExactMatrix(dimensions, fingerprint, this.vectorCount());
       exact.highWater = this.log.eachVector((seq, vector) => exact.set(seq, vector));
