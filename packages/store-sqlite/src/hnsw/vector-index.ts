@@ -336,15 +336,15 @@ export class VectorIndex {
     const dimensions = this.host.dimensions();
     if (fingerprint === undefined || dimensions === undefined) return undefined;
     const usearch = await loadUsearch();
-    const stale = !this.exact || this.exact.fingerprint !== fingerprint || this.exact.highWater < this.log.floor();
+    let exact = this.exact;
+    const stale = !exact || exact.fingerprint !== fingerprint || exact.highWater < this.log.floor();
     // Shrunk below the size that calls for one byte a dimension: f32 again (the scan below the threshold reads it).
-    if (stale || (this.exact?.quantized && this.vectorCount() * dimensions <= QUANTIZE_ABOVE_FLOATS)) {
+    if (!exact || stale || (exact.quantized && this.vectorCount() * dimensions <= QUANTIZE_ABOVE_FLOATS)) {
       this.exact = undefined;
-      const exact = new ExactMatrix(dimensions, fingerprint, this.vectorCount());
-      exact.highWater = this.log.eachVector((seq, vector) => exact.set(seq, vector));
-      this.exact = exact;
+      const fresh = new ExactMatrix(dimensions, fingerprint, this.vectorCount());
+      fresh.highWater = this.log.eachVector((seq, vector) => fresh.set(seq, vector));
+      this.exact = exact = fresh;
     }
-    const exact = this.exact;
     this.log.catchUp(exact, (seq, vector) => (vector ? exact.set(seq, vector) : exact.remove(seq)));
     if (!exact.quantized) return exact.search(usearch, query.slice(), k);
     // One byte a dimension picks the candidates; their distances come from the stored vectors.
