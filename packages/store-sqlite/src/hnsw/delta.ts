@@ -68,7 +68,7 @@ export function viewedChanges(viewed: Viewed): number {
 }
 
 /** Vectors inserted into the graph per native call while merging; the event loop runs between. */
-const MERGE_BATCH = 1024;
+const MERGE_BATCH = 256;
 
 /**
  * A copy of the mapped file in memory with the delta inserted into its graph and outdated

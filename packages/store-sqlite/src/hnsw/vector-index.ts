@@ -40,7 +40,7 @@ const REBUILD_BACKLOG = 50_000;
 /** From this many vectors a missing index is built in the background, queries scanning exactly meanwhile. */
 const BACKGROUND_BUILD_FROM = 200_000;
 /** A mapped file with this many changes beside it is merged and written again (graph insertion). */
-const MERGE_AFTER_CHANGES = 20_000;
+const MERGE_AFTER_CHANGES = 10_000;
 
 export class VectorIndex {
   private readonly log: IndexLog;
