@@ -117,6 +117,28 @@ describe("extending the memory-mapped vector index", () => {
     await e.close();
   }, 120_000);
 
+  it("a delta past 10,000 changes is merged into a new file while queries go on", async () => {
+    let e = engine();
+    let store = await e.openDatabase("busy", { create: true });
+    await fill(store, 1000, 21);
+    await store.vectorSearch(randomUnit(random(22), DIMS), { limit: 3 });
+    await e.close();
+    const built = header("busy");
+    e = engine();
+    store = await e.openDatabase("busy");
+    await store.vectorSearch(randomUnit(random(23), DIMS), { limit: 3 });
+    await fill(store, 10_050, 24);
+    // Queries answer throughout; the merged file replaces the first one without a close.
+    const deadline = Date.now() + 240_000;
+    while (header("busy").savedAt === built.savedAt && Date.now() < deadline) {
+      expect(await store.vectorSearch(randomUnit(random(25), DIMS), { limit: 10 })).toHaveLength(10);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(header("busy")).toMatchObject({ count: 11_050 });
+    await expectCorrect(store, stored("busy"), 26);
+    await e.close();
+  }, 300_000);
+
   it("kill -9 while extending it or while writing the merged file: the next open serves correct answers", async () => {
     if (!existsSync(DIST)) throw new Error(`${DIST} is missing: run \`pnpm build\` first (the child processes use the built engine)`);
     const e = engine();
