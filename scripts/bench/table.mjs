@@ -125,9 +125,18 @@ export function renderTable(report) {
     out.push(
       `Vector search, ${a.vectors} × ${a.dims}, top 10, ms; recall@10 against the exact answer (the floor). ` +
         `Index (usearch HNSW, M ${b.settings.connectivity}, ef_construction ${b.settings.expansionAdd}, ${b.settings.quantization}): ` +
-        `built in ${b.seconds.toFixed(1)} s, file ${(b.bytes / 2 ** 20).toFixed(1)} MB, RSS ${b.rssMb.toFixed(0)} MB after the build; ` +
+        `built in ${b.seconds?.toFixed(1)} s (${b.cpuSeconds?.toFixed(0)} CPU-s), file ${(b.bytes / 2 ** 20).toFixed(1)} MB, RSS ${b.rssMb.toFixed(0)} MB after the build; ` +
         `RSS ${a.rssMb.toFixed(0)} MB after the queries (index + exact-path copy + the bench's own copy of the vectors).`,
     );
+    const s = a.serving?.phases;
+    if (s) {
+      const at = (x) => `${x.rssMb} MB (${x.anonMb} anonymous + ${x.fileMb} mapped file)`;
+      out.push(
+        `Serving memory, a fresh process: RSS ${at(s.opened)} open, ${at(s.queries)} after ${a.serving.vector ? "the" : ""} vector queries ` +
+          `(p50 ${ms(a.serving.vector.p50)}, p95 ${ms(a.serving.vector.p95)} ms; first ${ms(a.serving.firstQueryMs)} ms), ` +
+          `${at(s.exact)} after exact: true (first ${ms(a.serving.exactFirstMs)} ms, then p50 ${ms(a.serving.exact.p50)}); peak ${s.exact.peakMb} MB.`,
+      );
+    }
     out.push("");
     const row = (label, setting, x, floor) => [
       label,

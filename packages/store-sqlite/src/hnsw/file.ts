@@ -1,12 +1,24 @@
 // The HNSW index on disk: `<name>.db.hnsw` (usearch's format) and its description
 // `<name>.db.hnsw.json` with a SHA-256 of the file; reading them when they fit the model and
 // settings and the file is intact (checked before usearch reads a byte), and writing them safely.
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { StoreError, type VectorIndexProgress, type VectorIndexSettings } from "@docdb/store";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { StoreError, type VectorIndexProgress, type VectorIndexSettings, type VectorIndexStatus } from "@docdb/store";
 import type * as USearchModule from "usearch";
+import { newViewed, type Viewed } from "./delta.js";
 import type { IndexLog, VectorIndexHost } from "./log.js";
 import { LIBRARY, loadUsearch, type USearch } from "./settings.js";
-import { checksum, type DamageNote, type FileIdentity, identity, notAFile, sameIdentity, setAside, statOrUndefined } from "./verify.js";
+import {
+  checksum,
+  type DamageNote,
+  type FileIdentity,
+  identity,
+  latestDamage,
+  notAFile,
+  sameIdentity,
+  setAside,
+  statOrUndefined,
+} from "./verify.js";
 
 /** 2: with `checksum` (a description of format 1, from before it, is not trusted: the file is built again). */
 const FORMAT = 2;
@@ -37,6 +49,15 @@ export interface LoadedIndex {
   highWater: number;
   /** Changes applied since the file was read or written. */
   unsaved: number;
+  /** Set when `index` is the file memory-mapped (read-only): the changes since are held beside it. */
+  viewed?: Viewed;
+}
+
+/** A file written and installed: which file, and what it holds. */
+export interface SavedFile {
+  identity: FileIdentity;
+  highWater: number;
+  count: number;
 }
 
 /** An empty usearch index for these settings. */
@@ -61,6 +82,16 @@ export type LoadResult =
   | { loaded: LoadedIndex }
   | { damage: string; header: FileHeader | undefined; seen: FileIdentity | undefined }
   | undefined;
+
+/** Whether a process with this id is running (on this machine). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 const MISMATCH = "does not match the checksum in its description (damaged)";
 
@@ -88,6 +119,22 @@ export class IndexFile {
       return header.format === FORMAT ? header : undefined;
     } catch {
       return undefined;
+    }
+  }
+
+  /** Removes temporary files that a process killed while writing them left behind (its pid is gone). */
+  removeLeftovers(): void {
+    const prefix = `${basename(this.file)}.tmp-`;
+    let names: string[];
+    try {
+      names = readdirSync(dirname(this.file)).filter((n) => n.startsWith(prefix) || n.startsWith(`${basename(this.headerFile)}.tmp-`));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const pid = Number(name.slice(name.lastIndexOf(".tmp-") + 5).split("-")[0]);
+      if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+      rmSync(join(dirname(this.file), name), { force: true });
     }
   }
 
@@ -140,12 +187,32 @@ export class IndexFile {
     if (sum.checksum !== header.checksum) {
       return { damage: MISMATCH, header, seen: sum.identity };
     }
+    const viewed = await this.view(fingerprint, dimensions, settings, header, sum.identity);
+    // Replaced between the checksum and the mapping (another process wrote it): look again.
+    if (viewed === "replaced") return this.load(fingerprint, dimensions, settings);
+    return viewed && { loaded: viewed };
+  }
+
+  /**
+   * Maps the file (usearch `view`: read-only, paged in by the system as queries touch it, not
+   * copied into the process) when it is still the one checked (`seen`).
+   */
+  async view(
+    fingerprint: string,
+    dimensions: number,
+    settings: VectorIndexSettings,
+    header: { count: number; highWater: number },
+    seen: FileIdentity,
+  ): Promise<LoadedIndex | "replaced" | undefined> {
     try {
       const usearch = await loadUsearch();
       const index = newIndex(usearch, dimensions, settings);
-      index.load(this.file);
+      index.view(this.file);
+      const now = statOrUndefined(this.file);
+      if (!now || !sameIdentity(identity(now), seen)) return "replaced";
       if (index.size() !== header.count || index.dimensions() !== dimensions) return undefined;
-      return { loaded: { index, fingerprint, dimensions, settings, highWater: header.highWater, unsaved: 0 } };
+      const viewed = newViewed(seen, dimensions);
+      return { index, fingerprint, dimensions, settings, highWater: header.highWater, unsaved: 0, viewed };
     } catch {
       return undefined;
     }
@@ -222,15 +289,26 @@ export class IndexFile {
    * Writes the index file and its description, then prunes the log entries it holds. Files
    * are written beside the final ones and renamed under the write lock, index first: a crash
    * between the two renames leaves a description that no longer matches the file (rebuilt).
+   * Returns the identity of the file installed, undefined when it was not (another process
+   * holds the lock or wrote a newer one).
    */
-  async save(loaded: LoadedIndex, options: { wait: boolean; onProgress?: (p: VectorIndexProgress) => void }): Promise<void> {
+  async save(
+    loaded: LoadedIndex,
+    options: { wait: boolean; onProgress?: (p: VectorIndexProgress) => void },
+  ): Promise<SavedFile | undefined> {
     const { onProgress } = options;
     onProgress?.({ phase: "save", done: 0, total: 1 });
+    this.removeLeftovers();
     const suffix = `.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const tmpFile = `${this.file}${suffix}`;
     const tmpHeader = `${this.headerFile}${suffix}`;
+    let installed: SavedFile | undefined;
     try {
       loaded.index.save(tmpFile);
+      // What the file holds: queries may catch the index up while the file is hashed.
+      const highWater = loaded.highWater;
+      const count = loaded.index.size();
+      const unsaved = loaded.unsaved;
       const bytes = statSync(tmpFile).size;
       const header: FileHeader = {
         format: FORMAT,
@@ -240,8 +318,8 @@ export class IndexFile {
         quantization: loaded.settings.quantization,
         connectivity: loaded.settings.connectivity,
         expansionAdd: loaded.settings.expansionAdd,
-        highWater: loaded.highWater,
-        count: loaded.index.size(),
+        highWater,
+        count,
         bytes,
         checksum: (await checksum(tmpFile)).checksum,
         savedAt: new Date().toISOString(),
@@ -251,13 +329,14 @@ export class IndexFile {
         // Another process may have written a newer file meanwhile, or re-embedded: keep theirs.
         const current = this.readHeader();
         if (this.host.fingerprint() !== loaded.fingerprint) return;
-        if (current && current.fingerprint === loaded.fingerprint && current.highWater > loaded.highWater && existsSync(this.file)) return;
-        if (loaded.highWater < this.log.floor()) return;
+        if (current && current.fingerprint === loaded.fingerprint && current.highWater > highWater && existsSync(this.file)) return;
+        if (highWater < this.log.floor()) return;
         this.clearWay();
         renameSync(tmpFile, this.file);
         renameSync(tmpHeader, this.headerFile);
-        this.log.prune(loaded.highWater);
-        loaded.unsaved = 0;
+        this.log.prune(highWater);
+        loaded.unsaved = Math.max(0, loaded.unsaved - unsaved);
+        installed = { identity: identity(statSync(this.file)), highWater, count };
       };
       // A query never waits behind another process's long write to keep its index: the file is
       // written on a later query or on close instead.
@@ -268,5 +347,35 @@ export class IndexFile {
       rmSync(tmpHeader, { force: true });
     }
     onProgress?.({ phase: "save", done: 1, total: 1 });
+    return installed;
+  }
+
+  /** The state of the stored index for `vectors` embedded chunks; the file's checksum is verified (about 1 s per GB). */
+  async status(settings: VectorIndexSettings, vectors: number, width: (size: number) => number): Promise<VectorIndexStatus> {
+    const { header, damage } = await this.inspect(settings);
+    const usable = header !== undefined;
+    const behind = usable ? this.log.behind(header.highWater) : 0;
+    const state: VectorIndexStatus["state"] =
+      vectors < Math.max(1, settings.threshold) && !usable ? "exact" : !usable ? "missing" : behind > 0 ? "behind" : "ready";
+    const searchWidth = state === "exact" ? 0 : width(vectors);
+    const note = latestDamage(this.file);
+    const damaged: VectorIndexStatus["damaged"] = damage
+      ? { foundAt: new Date().toISOString(), reason: damage, setAside: null, rebuilt: false }
+      : note
+        ? { ...note, rebuilt: usable && header.savedAt >= note.foundAt }
+        : undefined;
+    return {
+      state,
+      library: LIBRARY,
+      location: this.file,
+      vectors,
+      indexed: usable ? header.count : 0,
+      behind,
+      bytes: usable ? header.bytes : 0,
+      savedAt: usable ? header.savedAt : null,
+      settings,
+      ...(searchWidth > settings.expansionSearch ? { searchWidth } : {}),
+      ...(damaged ? { damaged } : {}),
+    };
   }
 }

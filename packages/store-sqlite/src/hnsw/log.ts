@@ -159,6 +159,40 @@ export class IndexLog {
   }
 
   /**
+   * Every stored vector handed to `each` in one snapshot (nothing else held: the exact path
+   * quantises as it reads); the log position they reflect.
+   */
+  eachVector(each: (seq: number, vector: Float32Array) => void): number {
+    const read = this.host.db.transaction(() => {
+      const highWater = this.high();
+      // One buffer for every row: `each` copies what it keeps.
+      const vector = new Float32Array(this.host.dimensions() ?? 0);
+      const bytes = new Uint8Array(vector.buffer);
+      for (const row of this.statement("SELECT rowid AS seq, embedding FROM chunks_vec").iterate() as Iterable<{
+        seq: number;
+        embedding: Buffer;
+      }>) {
+        bytes.set(row.embedding);
+        each(row.seq, vector);
+      }
+      return highWater;
+    });
+    return read.deferred();
+  }
+
+  /** Distances computed again from the stored vectors (sqlite-vec's cosine), best first; chunks without one dropped. */
+  rescore(query: Float32Array, hits: SeqHit[]): SeqHit[] {
+    const distance = this.statement("SELECT vec_distance_cosine(embedding, ?) FROM chunks_vec WHERE rowid = ?").pluck();
+    const blob = Buffer.from(query.buffer, query.byteOffset, query.byteLength);
+    const out: SeqHit[] = [];
+    for (const { seq } of hits) {
+      const d = distance.get(blob, BigInt(seq)) as number | undefined;
+      if (d !== undefined && d !== null) out.push({ seq, distance: d });
+    }
+    return out.sort((a, b) => a.distance - b.distance || a.seq - b.seq);
+  }
+
+  /**
    * The hits whose chunk still has a vector in SQLite, in order: whatever the index still
    * holds, a chunk deleted by anyone is never returned.
    */

@@ -1,14 +1,15 @@
 // The approximate vector index of a SQLite database: an HNSW graph (usearch) in a file beside the
-// database, loaded or built on first use, caught up from the vector log before every query.
-
+// database, memory-mapped or built on first use, caught up from the vector log before every query.
 import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { VectorIndexProgress, VectorIndexSettings, VectorIndexStatus } from "@docdb/store";
-import { ExactMatrix } from "./exact.js";
+import { buildIndex } from "./build.js";
+import { applyToViewed, mergeViewed, searchLoaded, viewedChanges } from "./delta.js";
+import { ExactMatrix, QUANTIZE_ABOVE_FLOATS, rescoreWidth } from "./exact.js";
 import { IndexFile, type LoadedIndex, newIndex } from "./file.js";
 import { IndexLog, type SeqHit, type VectorIndexHost } from "./log.js";
-import { checkSettings, LIBRARY, loadUsearch, readSettings, searchWidth, storeSettings } from "./settings.js";
+import { checkSettings, loadUsearch, readSettings, searchWidth, storeSettings } from "./settings.js";
 import { type FileIdentity, identity, latestDamage, sameIdentity, statOrUndefined } from "./verify.js";
 
 export type { SeqHit, VectorIndexHost } from "./log.js";
@@ -32,12 +33,14 @@ export type { SeqHit, VectorIndexHost } from "./log.js";
  * `exact: true`); closing the store waits for that build and writes the file.
  */
 
-/** Vectors added per native call while building; the event loop runs between batches. */
-const BUILD_BATCH = 8192;
 /** A file is written again when this many changes were applied since it was read or written. */
 const SAVE_AFTER_CHANGES = 1000;
 /** More log entries than this (and than the index holds) behind: the index is built again. */
 const REBUILD_BACKLOG = 50_000;
+/** From this many vectors a missing index is built in the background, queries scanning exactly meanwhile. */
+const BACKGROUND_BUILD_FROM = 200_000;
+/** A mapped file with this many changes beside it is merged and written again (graph insertion). */
+const MERGE_AFTER_CHANGES = 10_000;
 
 export class VectorIndex {
   private readonly log: IndexLog;
@@ -101,29 +104,6 @@ export class VectorIndex {
     this.files.remove();
   }
 
-  private async build(
-    fingerprint: string,
-    dimensions: number,
-    settings: VectorIndexSettings,
-    onProgress?: (p: VectorIndexProgress) => void,
-  ): Promise<LoadedIndex> {
-    const usearch = await loadUsearch();
-    const { keys, matrix, highWater } = this.log.readAll(onProgress);
-    const index = newIndex(usearch, dimensions, settings);
-    const threads = availableParallelism();
-    const total = keys.length;
-    for (let start = 0; start < total; start += BUILD_BATCH) {
-      const end = Math.min(total, start + BUILD_BATCH);
-      // A fresh copy per batch: the native side ignores a view's byteOffset.
-      index.add(keys.slice(start, end), matrix.slice(start * dimensions, end * dimensions), threads);
-      onProgress?.({ phase: "build", done: end, total });
-      await yieldToEventLoop();
-    }
-    onProgress?.({ phase: "build", done: total, total });
-    const loaded: LoadedIndex = { index, fingerprint, dimensions, settings, highWater, unsaved: total };
-    return loaded;
-  }
-
   private warn(message: string): void {
     if (this.warned.has(message)) return;
     this.warned.add(message);
@@ -135,6 +115,8 @@ export class VectorIndex {
     this.background ??= (async () => {
       try {
         await this.rebuildNow(fingerprint, dimensions, { wait: true });
+        // The copy the exact scans used meanwhile is dropped (`exact: true` loads it again).
+        this.exact = undefined;
       } catch (error) {
         this.warn(`the vector index ${this.file} could not be built again: ${(error as Error).message}`);
       } finally {
@@ -174,6 +156,11 @@ export class VectorIndex {
     const damage = latestDamage(this.file);
     const header = this.files.readHeader();
     if (damage && !(header && header.savedAt >= damage.foundAt)) {
+      this.buildInBackground(fingerprint, dimensions);
+      return "exact";
+    }
+    // A large first build (minutes) does not hold queries: they scan exactly until it is done.
+    if (this.vectorCount() >= BACKGROUND_BUILD_FROM) {
       this.buildInBackground(fingerprint, dimensions);
       return "exact";
     }
@@ -228,18 +215,58 @@ export class VectorIndex {
     options: { wait: boolean; onProgress?: (p: VectorIndexProgress) => void },
   ): Promise<LoadedIndex> {
     try {
-      const loaded = await this.build(fingerprint, dimensions, this.settings(), options.onProgress);
+      const loaded = await buildIndex(this.log, fingerprint, dimensions, this.settings(), options.onProgress);
       this.loaded = loaded;
-      await this.files.save(loaded, options);
-      this.loaded = loaded;
-      return loaded;
+      return await this.install(loaded, options);
     } finally {
       this.opening = undefined;
     }
   }
 
+  /**
+   * Writes an index held in memory, then serves the written file memory-mapped (the copy in
+   * memory is dropped) in place of `replacing`; keeps the copy when the file was not written.
+   */
+  private async install(
+    loaded: LoadedIndex,
+    options: { wait: boolean; onProgress?: (p: VectorIndexProgress) => void },
+    replacing: LoadedIndex = loaded,
+  ): Promise<LoadedIndex> {
+    const saved = await this.files.save(loaded, options);
+    const viewed = saved && (await this.files.view(loaded.fingerprint, loaded.dimensions, loaded.settings, saved, saved.identity));
+    const serving = viewed && viewed !== "replaced" ? viewed : loaded;
+    if (this.loaded === replacing || this.loaded === undefined) this.loaded = serving;
+    return serving;
+  }
+
+  /** A mapped file and the changes beside it, merged into a new file which is then mapped (load-on-write). */
+  private async merge(loaded: LoadedIndex, wait: boolean): Promise<void> {
+    const viewed = loaded.viewed;
+    if (!viewed) return;
+    const usearch = await loadUsearch();
+    const highWater = loaded.highWater;
+    const unsaved = loaded.unsaved;
+    const sameFile = () => {
+      const now = statOrUndefined(this.file);
+      return now !== undefined && sameIdentity(identity(now), viewed.identity);
+    };
+    const fresh = () => newIndex(usearch, loaded.dimensions, loaded.settings);
+    const index = await mergeViewed(fresh, this.file, viewed, sameFile, availableParallelism(), yieldToEventLoop);
+    // The file was replaced by another process: the next query maps the new one.
+    if (!index) {
+      if (this.loaded === loaded) this.loaded = undefined;
+      return;
+    }
+    await this.install({ ...loaded, index, highWater, unsaved, viewed: undefined }, { wait }, loaded);
+  }
+
   private catchUpIndex(loaded: LoadedIndex): void {
     const index = loaded.index;
+    const viewed = loaded.viewed;
+    if (viewed) {
+      loaded.unsaved += this.log.catchUp(loaded, (seq, vector) => applyToViewed(index, viewed, seq, vector));
+      return;
+    }
     const adds: { key: bigint; vector: Float32Array }[] = [];
     const applied = this.log.catchUp(loaded, (seq, vector) => {
       const key = BigInt(seq);
@@ -278,16 +305,15 @@ export class VectorIndex {
       loaded = rebuilt;
     }
     this.catchUpIndex(loaded);
-    const size = loaded.index.size();
-    if (size === 0) return [];
-    // usearch explores max(ef_search, wanted) candidates: asking for more widens the search.
-    const wanted = Math.min(Math.max(k, this.searchWidth(size)), size);
-    const matches = loaded.index.search(query.slice(), wanted, 1);
-    const hits: SeqHit[] = [];
-    for (let i = 0; i < Math.min(k, matches.keys.length); i++) {
-      hits.push({ seq: Number(matches.keys[i]), distance: Math.max(0, matches.distances[i] as number) });
+    if (loaded.viewed && viewedChanges(loaded.viewed) > MERGE_AFTER_CHANGES) {
+      // Many changes beside the mapped file: merged into a new one (queries meanwhile use this one).
+      const done = () => this.loaded ?? "exact";
+      this.opening ??= this.merge(loaded, false)
+        .then(done, done)
+        .finally(() => (this.opening = undefined));
     }
-    return hits;
+    // usearch explores max(ef_search, wanted) candidates: asking for more widens the search.
+    return searchLoaded(await loadUsearch(), loaded.index, loaded.viewed, query.slice(), k, (size) => this.searchWidth(size));
   }
 
   /** Approximate nearest chunks, checked against SQLite. */
@@ -310,16 +336,20 @@ export class VectorIndex {
     const dimensions = this.host.dimensions();
     if (fingerprint === undefined || dimensions === undefined) return undefined;
     const usearch = await loadUsearch();
-    if (!this.exact || this.exact.fingerprint !== fingerprint || this.exact.highWater < this.log.floor()) {
-      const { keys, matrix, highWater } = this.log.readAll();
-      const exact = new ExactMatrix(dimensions, fingerprint, keys.length);
-      for (let i = 0; i < keys.length; i++) exact.set(Number(keys[i]), matrix.subarray(i * dimensions, (i + 1) * dimensions));
-      exact.highWater = highWater;
-      this.exact = exact;
+    let exact = this.exact;
+    const stale = !exact || exact.fingerprint !== fingerprint || exact.highWater < this.log.floor();
+    // Shrunk below the size that calls for one byte a dimension: f32 again (the scan below the threshold reads it).
+    if (!exact || stale || (exact.quantized && this.vectorCount() * dimensions <= QUANTIZE_ABOVE_FLOATS)) {
+      this.exact = undefined;
+      const fresh = new ExactMatrix(dimensions, fingerprint, this.vectorCount());
+      fresh.highWater = this.log.eachVector((seq, vector) => fresh.set(seq, vector));
+      this.exact = exact = fresh;
     }
-    const exact = this.exact;
     this.log.catchUp(exact, (seq, vector) => (vector ? exact.set(seq, vector) : exact.remove(seq)));
-    return exact.search(usearch, query.slice(), k);
+    if (!exact.quantized) return exact.search(usearch, query.slice(), k);
+    // One byte a dimension picks the candidates; their distances come from the stored vectors.
+    const candidates = exact.search(usearch, query.slice(), Math.max(k, rescoreWidth(k)));
+    return this.log.rescore(query, candidates).slice(0, k);
   }
 
   /** Writes the file when many changes were applied since it was read (on close). */
@@ -330,7 +360,8 @@ export class VectorIndex {
     if (loaded && loaded.unsaved >= SAVE_AFTER_CHANGES) {
       try {
         this.catchUpIndex(loaded);
-        await this.files.save(loaded, { wait: false });
+        if (loaded.viewed) await this.merge(loaded, false);
+        else await this.files.save(loaded, { wait: false });
       } catch {
         // The database is the truth: an index not written is caught up or rebuilt next time.
       }
@@ -339,33 +370,7 @@ export class VectorIndex {
 
   /** The state of the stored index; the file's checksum is verified (about 1 s per GB). */
   async status(): Promise<VectorIndexStatus> {
-    const settings = this.settings();
-    const vectors = this.vectorCount();
-    const { header, damage } = await this.files.inspect(settings);
-    const usable = header !== undefined;
-    const behind = usable ? this.log.behind(header.highWater) : 0;
-    const state: VectorIndexStatus["state"] =
-      vectors < Math.max(1, settings.threshold) && !usable ? "exact" : !usable ? "missing" : behind > 0 ? "behind" : "ready";
-    const width = state === "exact" ? 0 : this.searchWidth(vectors);
-    const note = latestDamage(this.file);
-    const damaged: VectorIndexStatus["damaged"] = damage
-      ? { foundAt: new Date().toISOString(), reason: damage, setAside: null, rebuilt: false }
-      : note
-        ? { ...note, rebuilt: usable && header.savedAt >= note.foundAt }
-        : undefined;
-    return {
-      state,
-      library: LIBRARY,
-      location: this.file,
-      vectors,
-      indexed: usable ? header.count : 0,
-      behind,
-      bytes: usable ? header.bytes : 0,
-      savedAt: usable ? header.savedAt : null,
-      settings,
-      ...(width > settings.expansionSearch ? { searchWidth: width } : {}),
-      ...(damaged ? { damaged } : {}),
-    };
+    return this.files.status(this.settings(), this.vectorCount(), (size) => this.searchWidth(size));
   }
 
   async rebuild(options: {

@@ -1,0 +1,103 @@
+// A memory-mapped (usearch `view`, read-only) index file and the changes since it was written: new or
+// changed vectors in a small in-memory matrix scanned exactly beside the graph, outdated entries
+// of the file skipped; merged into a new file (graph insertion) when the file is written again.
+import type * as USearchModule from "usearch";
+import { ExactMatrix } from "./exact.js";
+import type { SeqHit } from "./log.js";
+import type { USearch } from "./settings.js";
+import type { FileIdentity } from "./verify.js";
+
+/** What a viewed index holds beside the mapped file. */
+export interface Viewed {
+  /** The file that is mapped (a file renamed into place since is another one). */
+  identity: FileIdentity;
+  /** Vectors added or changed since the file was written, by chunk seq. */
+  delta: ExactMatrix;
+  /** Chunks whose entry in the file is outdated (changed or removed since). */
+  stale: Set<number>;
+}
+
+export function newViewed(identity: FileIdentity, dimensions: number): Viewed {
+  return { identity, delta: new ExactMatrix(dimensions, "", 0, { quantize: false }), stale: new Set() };
+}
+
+/** Applies one log entry: the chunk's current vector (undefined: it has none any more). */
+export function applyToViewed(index: USearchModule.Index, viewed: Viewed, seq: number, vector: Float32Array | undefined): void {
+  if (!viewed.stale.has(seq) && index.contains(BigInt(seq))) viewed.stale.add(seq);
+  if (vector) viewed.delta.set(seq, vector);
+  else viewed.delta.remove(seq);
+}
+
+/**
+ * The `k` nearest from the graph (and, for a mapped file, the delta beside it; its outdated
+ * entries skipped), best first, exploring `width(size)` candidates when that is more than `k`.
+ */
+export function searchLoaded(
+  usearch: USearch,
+  index: USearchModule.Index,
+  viewed: Viewed | undefined,
+  query: Float32Array,
+  k: number,
+  width: (size: number) => number,
+): SeqHit[] {
+  const stale = viewed?.stale.size ?? 0;
+  const size = index.size() - stale + (viewed?.delta.seqs.length ?? 0);
+  if (size <= 0) return [];
+  const wanted = Math.min(Math.max(k, width(size)), size);
+  const hits: SeqHit[] = [];
+  // Outdated entries are skipped: when they crowd the top `k` out, the graph is asked again, wider.
+  for (let ask = Math.min(index.size(), wanted); ask > 0; ask = Math.min(index.size(), ask * 4)) {
+    hits.length = 0;
+    const matches = index.search(query, ask, 1);
+    for (let i = 0; i < matches.keys.length; i++) {
+      const seq = Number(matches.keys[i]);
+      if (!viewed?.stale.has(seq)) hits.push({ seq, distance: Math.max(0, matches.distances[i] as number) });
+    }
+    if (hits.length >= Math.min(k, index.size() - stale) || ask >= index.size()) break;
+  }
+  if (!viewed || viewed.delta.seqs.length === 0) return hits.slice(0, k);
+  for (const hit of viewed.delta.search(usearch, query, Math.min(wanted, viewed.delta.seqs.length))) {
+    hits.push({ seq: hit.seq, distance: Math.max(0, hit.distance) });
+  }
+  return hits.sort((a, b) => a.distance - b.distance || a.seq - b.seq).slice(0, k);
+}
+
+/** Changes held beside the file. */
+export function viewedChanges(viewed: Viewed): number {
+  return viewed.delta.seqs.length + viewed.stale.size;
+}
+
+/** Vectors inserted into the graph per native call while merging; the event loop runs between. */
+const MERGE_BATCH = 256;
+
+/**
+ * A copy of the mapped file in memory with the delta inserted into its graph and outdated
+ * entries removed: what the next file holds. Undefined when the file was replaced meanwhile.
+ */
+export async function mergeViewed(
+  fresh: () => USearchModule.Index,
+  file: string,
+  viewed: Viewed,
+  sameFile: () => boolean,
+  threads: number,
+  yieldToEventLoop: () => Promise<unknown>,
+): Promise<USearchModule.Index | undefined> {
+  // A snapshot: queries keep changing the delta while the graph is extended.
+  const { delta } = viewed;
+  const dims = delta.dimensions;
+  const count = delta.seqs.length;
+  const seqs = BigUint64Array.from(delta.seqs, (s) => BigInt(s));
+  const data = (delta.data as Float32Array).slice(0, count * dims);
+  const stale = BigUint64Array.from(viewed.stale, (s) => BigInt(s));
+  if (!sameFile()) return undefined;
+  const index = fresh();
+  index.load(file);
+  if (!sameFile()) return undefined;
+  if (stale.length > 0) index.remove(stale);
+  for (let start = 0; start < count; start += MERGE_BATCH) {
+    const end = Math.min(count, start + MERGE_BATCH);
+    index.add(seqs.slice(start, end), data.slice(start * dims, end * dims), threads);
+    await yieldToEventLoop();
+  }
+  return index;
+}
