@@ -114,12 +114,13 @@ function exited(proc: ChildProcess): Promise<{ code: number | null; signal: Node
 }
 
 describe("the search width docdb picks by size", () => {
-  it("is ef_search up to 250,000 vectors, then grows with the size (ef 512 at 1M), capped at 4096", () => {
+  it("is ef_search up to 200,000 vectors, then grows with the size (ef 640 at 1M), capped at 4096", () => {
     expect(autoSearchWidth(100_000)).toBe(0);
-    expect(autoSearchWidth(250_000)).toBe(0);
-    expect(autoSearchWidth(500_000)).toBe(256);
-    expect(autoSearchWidth(1_000_000)).toBe(512);
-    expect(autoSearchWidth(2_000_001)).toBe(1025);
+    expect(autoSearchWidth(200_000)).toBe(0);
+    expect(autoSearchWidth(250_000)).toBe(160);
+    expect(autoSearchWidth(500_000)).toBe(320);
+    expect(autoSearchWidth(1_000_000)).toBe(640);
+    expect(autoSearchWidth(2_000_001)).toBe(1281);
     expect(autoSearchWidth(50_000_000)).toBe(4096);
   });
 });

@@ -10,7 +10,7 @@ export const USEARCH_VERSION = "2.26.2";
 export const LIBRARY = `usearch ${USEARCH_VERSION}`;
 
 /** Above this many vectors, a database without its own ef_search searches wider (searchWidth). */
-const AUTO_WIDTH_FROM = 250_000;
+const AUTO_WIDTH_FROM = 200_000;
 const MAX_EXPANSION = 4096;
 
 /** The search width docdb picks for `size` vectors (0 up to AUTO_WIDTH_FROM: ef_search as set). */
@@ -87,8 +87,9 @@ export function storeSettings(log: IndexLog, settings: Partial<VectorIndexSettin
 /**
  * How many candidates a query explores when the database leaves ef_search to docdb: the
  * graph's recall at a fixed ef falls as it grows (bench clusters at ef 128: 0.993 of the exact
- * top 10 at 100k, 0.795 at 1M; ef 512 gives 0.953 at 1M), so above 250,000 vectors the width
- * grows with the size (ef 512 at 1M), up to the largest ef_search allowed. A database (or an
+ * top 10 at 100k, 0.795 at 1M; ef 512 gave 0.943–0.953 at 1M over two builds of the graph,
+ * ef 640 0.958), so above 200,000 vectors the width grows with the size (ef 640 at 1M), up to
+ * the largest ef_search allowed. A database (or an
  * engine option) that sets ef_search gets exactly that. 0: the index's own ef_search.
  */
 export function searchWidth(log: IndexLog, defaults: VectorIndexSettings, size: number): number {
