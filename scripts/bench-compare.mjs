@@ -29,6 +29,7 @@ import { parseArgs } from "node:util";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { clusteredVectors, documents, queries } from "./bench/data.mjs";
+import { keywordIndexReady } from "./bench/keyword-ready.mjs";
 import { PrecomputedEmbeddings } from "./bench/model.mjs";
 
 const { values } = parseArgs({
@@ -145,6 +146,18 @@ for (let round = 0; round < ROUNDS; round++) {
       const target = state[name].ingest[p.key];
       await measure(target, () => ingestPart(target, part));
     }
+  }
+}
+// A build with a keyword index builds it in the background on the first keyword find: that
+// one-time cost is reported apart, and the queries are timed with the index ready.
+for (const [name, s] of Object.entries(state)) {
+  const cpu = process.cpuUsage();
+  const ready = await keywordIndexReady(s.ingest.vectors.db, { query: texts[0] });
+  if (ready.state === "ready") {
+    const used = process.cpuUsage(cpu);
+    console.log(
+      `keyword index of ${name}: built in ${ready.seconds.toFixed(2)} s (${((used.user + used.system) / 1e6).toFixed(2)} CPU-s, once)`,
+    );
   }
 }
 const perQueryRound = Math.ceil(texts.length / ROUNDS);

@@ -1,5 +1,5 @@
 // Serving memory of a vector database on its own: a fresh process opens the database, answers
-// vector queries (approximate, then `exact: true`) and reports its resident memory after each
+// vector queries (approximate), keyword and hybrid ones, then `exact: true`, and reports its resident memory after each
 // phase (RSS split into anonymous memory and mapped file pages, and the peak). The bench's own
 // process holds the exact answers, so its RSS says nothing about docdb's.
 //
@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { clusteredVectors, queries } from "./data.mjs";
+import { keywordIndexReady } from "./keyword-ready.mjs";
 import { PrecomputedEmbeddings } from "./model.mjs";
 import { percentile } from "./stats.mjs";
 
@@ -49,6 +50,21 @@ async function child({ dataDir, name, dims, seed, count, core: corePath }) {
     times.push(performance.now() - t0);
   }
   phases.queries = memory();
+  // Keyword and hybrid finds too, once the keyword index is loaded (its file is read into memory).
+  await keywordIndexReady(db, { query: texts[0] });
+  const keywordTimes = [];
+  const hybridTimes = [];
+  for (const t of texts.slice(1)) {
+    for (const [mode, into] of [
+      ["keyword", keywordTimes],
+      ["hybrid", hybridTimes],
+    ]) {
+      t0 = performance.now();
+      await db.findSimilar({ query: t, mode, top_k: 10 });
+      into.push(performance.now() - t0);
+    }
+  }
+  phases.keyword = memory();
   t0 = performance.now();
   await find(texts[0], true);
   const exactFirstMs = performance.now() - t0;
@@ -64,6 +80,8 @@ async function child({ dataDir, name, dims, seed, count, core: corePath }) {
     phases,
     firstQueryMs: firstMs,
     vector: { p50: percentile(times, 50), p95: percentile(times, 95) },
+    keyword: { p50: percentile(keywordTimes, 50), p95: percentile(keywordTimes, 95) },
+    hybrid: { p50: percentile(hybridTimes, 50), p95: percentile(hybridTimes, 95) },
     exactFirstMs,
     exact: { p50: percentile(exactTimes, 50) },
   };
