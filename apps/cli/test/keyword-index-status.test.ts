@@ -1,4 +1,4 @@
-// `docdb index status` shows the keyword index beside a SQLite database: none below 5,000 chunks;
+// `docdb index status` shows the keyword index beside a SQLite database: none below 20,000 chunks;
 // above, a keyword find (the built CLI) builds it in the background and writes it before exiting.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,8 +18,8 @@ beforeAll(async () => {
     const small = await docdb.database("small", { create: true });
     await small.insertDocument({ text: "a river and a bridge" });
     const big = await docdb.database("big", { create: true });
-    const texts = Array.from({ length: 5100 }, (_, i) => ({ text: `${WORDS[i % 10]} ${WORDS[(i * 7) % 10]} passage ${i}` }));
-    for (let i = 0; i < texts.length; i += 1000) await big.insertDocuments(texts.slice(i, i + 1000));
+    const texts = Array.from({ length: 20_100 }, (_, i) => ({ text: `${WORDS[i % 10]} ${WORDS[(i * 7) % 10]} passage ${i}` }));
+    for (let i = 0; i < texts.length; i += 2000) await big.insertDocuments(texts.slice(i, i + 2000));
   } finally {
     await docdb.close();
   }
@@ -38,9 +38,9 @@ async function keywordStatus(db: string): Promise<KeywordStatus> {
 
 describe("docdb index status: the keyword index", () => {
   it("is none below the threshold (FTS5 answers alone)", async () => {
-    expect(await keywordStatus("small")).toMatchObject({ state: "none", chunks: 1, threshold: 5000, rows: 0, bytes: 0 });
+    expect(await keywordStatus("small")).toMatchObject({ state: "none", chunks: 1, threshold: 20000, rows: 0, bytes: 0 });
     const text = await docdb(["index", "status", "--db", "small"]);
-    expect(text.stdout).toMatch(/^keyword index: none \(1 chunks, fewer than the threshold 5000\): FTS5 answers keyword finds alone$/m);
+    expect(text.stdout).toMatch(/^keyword index: none \(1 chunks, fewer than the threshold 20000\): FTS5 answers keyword finds alone$/m);
   });
 
   it("is built by the first keyword find above it, written to <name>.db.keywords, and then ready", { timeout: 300_000 }, async () => {
@@ -49,10 +49,10 @@ describe("docdb index status: the keyword index", () => {
     expect(found.code).toBe(0);
     expect(existsSync(join(dataDir, "big.db.keywords"))).toBe(true);
     const status = await keywordStatus("big");
-    expect(status).toMatchObject({ state: "ready", chunks: 5100, rows: 5100, backlog: 0 });
+    expect(status).toMatchObject({ state: "ready", chunks: 20100, rows: 20100, backlog: 0 });
     expect(status.bytes).toBeGreaterThan(0);
     const text = await docdb(["index", "status", "--db", "big"]);
     expect(text.stdout).toMatch(/^keyword index: ready: in step with the database$/m);
-    expect(text.stdout).toMatch(/^keyword rows: 5100 {3}backlog: 0 log entries {3}file: .*big\.db\.keywords \(/m);
+    expect(text.stdout).toMatch(/^keyword rows: 20100 {3}backlog: 0 log entries {3}file: .*big\.db\.keywords \(/m);
   });
 });

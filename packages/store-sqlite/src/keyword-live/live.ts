@@ -23,8 +23,11 @@ import { KeywordLog } from "./log.js";
  * with a warning and built again; a file of another analyser version or format is built again.
  */
 
-/** Chunks below which keyword finds use FTS5 alone and no index is kept. */
-export const KEYWORD_INDEX_THRESHOLD = 5000;
+/**
+ * Chunks below which keyword finds use FTS5 alone and no index is kept: at 9,925 chunks FTS5 took
+ * 1.8 ms a find and the index 3.0 (`scripts/bench-compare.mjs`); at 163,062 FTS5 19 and the index 3.1.
+ */
+export const KEYWORD_INDEX_THRESHOLD = 20_000;
 /**
  * Chunks analysed per step of a build (the event loop runs between steps). Analysis costs about
  * 0.3 ms of CPU a chunk, so a step holds other work (a server's finds) up for some 30 ms at most.
