@@ -9,6 +9,7 @@ import { newViewed, type Viewed } from "./delta.js";
 import type { IndexLog, VectorIndexHost } from "./log.js";
 import { LIBRARY, loadUsearch, type USearch } from "./settings.js";
 import {
+  alive,
   checksum,
   type DamageNote,
   type FileIdentity,
@@ -82,16 +83,6 @@ export type LoadResult =
   | { loaded: LoadedIndex }
   | { damage: string; header: FileHeader | undefined; seen: FileIdentity | undefined }
   | undefined;
-
-/** Whether a process with this id is running (on this machine). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 const MISMATCH = "does not match the checksum in its description (damaged)";
 

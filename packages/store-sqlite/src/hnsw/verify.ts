@@ -131,3 +131,13 @@ export function notAFile(stats: Stats | undefined): string | undefined {
   if (stats.isDirectory()) return "a directory";
   return "not a regular file";
 }
+
+/** Whether a process with this id runs on this machine (one of another user counts as running). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -8,7 +8,17 @@ import { basename, dirname, join } from "node:path";
 import { ANALYZER_VERSION } from "@docdb/analyzer";
 import { StoreError } from "@docdb/store";
 import type { Connection } from "../connection.js";
-import { type DamageNote, type FileIdentity, identity, notAFile, sameIdentity, setAside, sha256, statOrUndefined } from "../hnsw/verify.js";
+import {
+  alive,
+  type DamageNote,
+  type FileIdentity,
+  identity,
+  notAFile,
+  sameIdentity,
+  setAside,
+  sha256,
+  statOrUndefined,
+} from "../hnsw/verify.js";
 import { KeywordIndex } from "../keyword-index/index.js";
 import type { KeywordLog } from "./log.js";
 
@@ -242,16 +252,6 @@ export class KeywordFile {
         `the keyword index cannot be written: ${this.file} is ${kind} and could not be moved aside (${describeError(error)})`,
       );
     }
-  }
-}
-
-/** Whether a process with this id runs (one of another user counts as running). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
