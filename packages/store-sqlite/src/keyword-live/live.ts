@@ -85,6 +85,11 @@ export class LiveKeywordIndex implements KeywordIndexView {
   private readonly warned = new Set<string>();
   /** A build (not a load or catch-up) runs in the background. */
   private building = false;
+  /**
+   * SQLite's ln(), one function for the index's life: the index keeps its answers per function,
+   * so a new closure each find would ask SQLite again every time.
+   */
+  private readonly ln = (x: number): number => (this.conn.statement("SELECT ln(?) AS v").get(x) as { v: number }).v;
 
   constructor(
     private readonly conn: Connection,
@@ -119,11 +124,10 @@ export class LiveKeywordIndex implements KeywordIndexView {
     if (!this.active()) return undefined;
     const live = this.current();
     if (!live) return undefined;
-    const ln = this.conn.statement("SELECT ln(?) AS v");
     const accept = this.log.acceptor(filter);
     const totals = this.log.ftsTotals();
     const options: KeywordSearchOptions = {
-      ln: (x) => (ln.get(x) as { v: number }).v,
+      ln: this.ln,
       totals,
       ...(accept ? { accept } : {}),
     };
