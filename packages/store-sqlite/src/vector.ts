@@ -104,6 +104,29 @@ export class Vectors {
     return rows.map(toPendingChunk);
   }
 
+  /**
+   * `search` without a pause, in the common case: unfiltered and approximate, with the index
+   * loaded and current (nothing to open, build or merge first). Undefined when `search` must run.
+   */
+  searchNow(vector: Float32Array, options: VectorSearchOptions): SeqHit[] | undefined {
+    const { limit } = options;
+    if (limit < 1 || options.exact || (options.filter !== undefined && filterToSql(options.filter).sql !== "1")) return undefined;
+    const info = embeddingInfo(this.conn);
+    if (!info || !hasVectorTable(this.conn)) return undefined;
+    checkVector(vector, info.dimensions, "the query");
+    if (!this.ann.active()) return undefined;
+    const total = this.ann.vectorCount();
+    // The rows the caller reads are read by the same check (kept for store.vectorSearch).
+    const reads = options.withChunks === true ? limit : Math.min(limit, Number(options.withChunks ?? 0));
+    for (let k = limit; ; k *= 2) {
+      const candidates = this.ann.candidatesNow(vector, k);
+      if (!candidates) return undefined;
+      // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
+      const hits = embeddedHits(this.conn, candidates, reads);
+      if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
+    }
+  }
+
   /** The nearest chunks (by seq) to `vector`; none before a model is recorded. */
   async search(vector: Float32Array, options: VectorSearchOptions): Promise<SeqHit[]> {
     const info = embeddingInfo(this.conn);
