@@ -131,18 +131,15 @@ function readRows(conn: Connection, hits: { seq: number }[]): Known {
 }
 
 /**
- * The hits whose chunk is there with its vector, in order, each with its chunk's id. The rows of
- * the first `rowsOf` are read in the same pass (one statement both checks and reads them: a find
- * reads those next), the others' ids alone.
+ * The hits whose chunk is there with its vector, in order (their ids kept for `vectorHits`). The
+ * rows of the first `rowsOf` are read in the same pass (one statement both checks and reads them:
+ * a find reads those next), the others' ids alone.
  */
-export function embeddedHits<T extends { seq: number }>(conn: Connection, hits: T[], rowsOf = 0): (T & { chunkId: string })[] {
-  if (hits.length === 0) return [];
+export function embeddedHits<T extends { seq: number }>(conn: Connection, hits: T[], rowsOf = 0): T[] {
+  if (hits.length === 0) return hits;
   const { ids } = rowsOf > 0 ? readRows(conn, hits.slice(0, rowsOf)) : known(conn);
   idsOfMissing(conn, ids, hits);
-  return hits.flatMap((hit) => {
-    const chunkId = ids.get(hit.seq);
-    return chunkId === undefined ? [] : [{ ...hit, chunkId }];
-  });
+  return hits.filter((hit) => ids.has(hit.seq));
 }
 
 /** Reads (into `ids`) the ids of the hits not known yet; those not there with a vector stay unknown. */
@@ -169,13 +166,19 @@ export function vectorHits(conn: Connection, hits: { seq: number; distance: numb
   if (hits.length === 0) return [];
   const { ids, rows } = known(conn);
   idsOfMissing(conn, ids, hits);
-  const alive = hits.filter((h) => ids.has(h.seq));
-  // A deleted hit moves later ones up into the first `reads`: their rows are read too.
-  if (alive.slice(0, reads).some((h) => !rows.has(h.seq))) readRows(conn, alive.slice(0, reads));
-  return alive.map((hit, i) => {
-    const values = i < reads ? rows.get(hit.seq) : undefined;
-    const chunkId = ids.get(hit.seq) as string;
-    return values ? { chunkId, distance: hit.distance, chunk: toHit(values) } : { chunkId, distance: hit.distance };
+  const alive: { seq: number; distance: number; chunkId: string }[] = [];
+  let unread = false;
+  for (const { seq, distance } of hits) {
+    const chunkId = ids.get(seq);
+    if (chunkId === undefined) continue;
+    if (alive.length < reads && !rows.has(seq)) unread = true;
+    alive.push({ seq, distance, chunkId });
+  }
+  // A deleted hit moved later ones up into the first `reads`: their rows are read now.
+  const read = unread ? readRows(conn, alive.slice(0, reads)).rows : rows;
+  return alive.map(({ seq, distance, chunkId }, i) => {
+    const values = i < reads ? read.get(seq) : undefined;
+    return values ? { chunkId, distance, chunk: toHit(values) } : { chunkId, distance };
   });
 }
 
