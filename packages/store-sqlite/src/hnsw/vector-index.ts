@@ -6,7 +6,7 @@ import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { VectorIndexProgress, VectorIndexSettings, VectorIndexStatus } from "@docdb/store";
 import { buildIndex } from "./build.js";
 import { catchUpLoaded, mergeViewed, searchLoaded, viewedChanges } from "./delta.js";
-import { ExactMatrix, QUANTIZE_ABOVE_FLOATS, rescoreWidth } from "./exact.js";
+import { currentExact, type ExactMatrix, rescoreWidth } from "./exact.js";
 import { IndexFile, type LoadedIndex, newIndex } from "./file.js";
 import { IndexLog, type SeqHit, type VectorIndexHost } from "./log.js";
 import { checkSettings, loadUsearch, readSettings, searchWidth, storeSettings, type USearch } from "./settings.js";
@@ -294,7 +294,8 @@ export class VectorIndex {
         .then(done, done)
         .finally(() => (this.opening = undefined));
     }
-    this.usearch = await loadUsearch();
+    await this.prepare();
+    if (!this.usearch) return undefined;
     // usearch explores max(ef_search, wanted) candidates: asking for more widens the search.
     return searchLoaded(this.usearch, loaded.index, loaded.viewed, query.slice(), k, (size) => this.searchWidth(size));
   }
@@ -324,20 +325,27 @@ export class VectorIndex {
 
   /** Exact nearest chunks over the vectors held in memory (SIMD); loads them on first use. */
   async exactSearch(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
+    if (this.host.fingerprint() === undefined || this.host.dimensions() === undefined) return undefined;
+    await this.prepare();
+    return this.exactSearchNow(query, k);
+  }
+
+  /** Imports usearch once; `ready` after that (`exactSearchNow` and `candidatesNow` need it at hand). */
+  async prepare(): Promise<void> {
+    this.usearch ??= await loadUsearch();
+  }
+
+  get ready(): boolean {
+    return this.usearch !== undefined;
+  }
+
+  /** `exactSearch` without a pause, once usearch is imported (undefined before, or without a model). */
+  exactSearchNow(query: Float32Array, k: number): SeqHit[] | undefined {
     const fingerprint = this.host.fingerprint();
     const dimensions = this.host.dimensions();
-    if (fingerprint === undefined || dimensions === undefined) return undefined;
-    const usearch = await loadUsearch();
-    let exact = this.exact;
-    const stale = !exact || exact.fingerprint !== fingerprint || exact.highWater < this.log.floor();
-    // Shrunk below the size that calls for one byte a dimension: f32 again (the scan below the threshold reads it).
-    if (!exact || stale || (exact.quantized && this.vectorCount() * dimensions <= QUANTIZE_ABOVE_FLOATS)) {
-      this.exact = undefined;
-      const fresh = new ExactMatrix(dimensions, fingerprint, this.vectorCount());
-      fresh.highWater = this.log.eachVector((seq, vector) => fresh.set(seq, vector));
-      this.exact = exact = fresh;
-    }
-    this.log.catchUp(exact, (seq, vector) => (vector ? exact.set(seq, vector) : exact.remove(seq)));
+    const usearch = this.usearch;
+    if (fingerprint === undefined || dimensions === undefined || !usearch) return undefined;
+    const exact = currentExact(this, this.log, fingerprint, dimensions, this.vectorCount());
     if (!exact.quantized) return exact.search(usearch, query.slice(), k);
     // One byte a dimension picks the candidates; their distances come from the stored vectors.
     const candidates = exact.search(usearch, query.slice(), Math.max(k, rescoreWidth(k)));
