@@ -6,7 +6,7 @@
 //                                         [--mode vector|hybrid|keyword]
 //
 // Rows: without an index file, sqlite-vec's own KNN and usearch `exactSearch` over the vectors in
-// memory (the SIMD floor); with one (`DIR/c<size>d<dims>.db.hnsw`), usearch on it (ef 128);
+// memory (the SIMD floor); with one (`DIR/c<size>d<dims>.db.hnsw`), usearch on it (ef 128, mapped);
 // and per checkout the engine's `vectorSearch` alone (top 10 with their chunks, the layer under
 // find) and docdb's find in `--mode` (default vector); wall and CPU time (CPU time swings less on
 // a loaded machine); then whether the checkouts answered the same (ids, order, scores).
@@ -84,7 +84,9 @@ if (existsSync(indexFile)) {
     expansion_search: 128,
     multi: false,
   });
-  index.load(indexFile);
+  // Mapped, as docdb serves it: every row reads the same pages of the same file (a loaded copy
+  // would sit in memory of its own, colder in the CPU's caches than the pages docdb's rows share).
+  index.view(indexFile);
   ops["usearch on the index file (ef 128)"] = (t) => index.search(byText.get(t).slice(), TOP_K, 1);
 }
 const answers = {};
