@@ -47,11 +47,17 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Rejects when `signal` aborts, with its reason; `dispose` removes the listener. */
-function whenAborted(signal: AbortSignal): { promise: Promise<never>; dispose(): void } {
+/**
+ * Rejects when `signal` aborts, with its reason, aborting `child` too (one listener for both);
+ * `dispose` removes the listener.
+ */
+function whenAborted(signal: AbortSignal, child?: AbortController): { promise: Promise<never>; dispose(): void } {
   let onAbort: () => void = () => undefined;
   const promise = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
+    onAbort = () => {
+      child?.abort(signal.reason);
+      reject(signal.reason);
+    };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   });
@@ -109,16 +115,16 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
   timer?.unref?.();
   const stopped = () => overall.signal.reason as unknown;
 
+  // One batch (a query): the call's own signal is the attempt's, at most one listener per
+  // attempt on it (a few retries at most), and no second controller for every query.
+  const oneBatch = batches.length === 1;
   const attemptOnce = async (texts: string[]): Promise<Float32Array[]> => {
-    const attempt = new AbortController();
-    const forward = () => attempt.abort(overall.signal.reason);
-    overall.signal.addEventListener("abort", forward, { once: true });
-    const aborted = whenAborted(overall.signal);
+    const attempt = oneBatch ? undefined : new AbortController();
+    const aborted = whenAborted(overall.signal, attempt);
     try {
-      return await Promise.race([model.embed(texts, { kind: options.kind, signal: attempt.signal }), aborted.promise]);
+      return await Promise.race([model.embed(texts, { kind: options.kind, signal: attempt?.signal ?? overall.signal }), aborted.promise]);
     } finally {
       aborted.dispose();
-      overall.signal.removeEventListener("abort", forward);
     }
   };
 
@@ -163,11 +169,14 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+    if (oneBatch) await worker();
+    else await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+  } catch (error) {
+    // A failed batch stops the others' calls and waits too (after a success none is left).
+    if (!overall.signal.aborted) overall.abort(new Error("embedMany finished"));
+    throw error;
   } finally {
     if (timer !== undefined) clearTimeout(timer);
-    // A failed batch stops the others' calls and waits too.
-    if (!overall.signal.aborted) overall.abort(new Error("embedMany finished"));
     options.signal?.removeEventListener("abort", onCallerAbort);
   }
   return results;

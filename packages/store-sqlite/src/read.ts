@@ -1,10 +1,21 @@
 // Reading documents and chunks: by id or key, listings, chunk hits, exports with vectors, and
 // the chunk ids of search hits (which carry chunk seqs).
-import type { ChunkHit, DocumentSummary, ExportedChunk, Filter, StoredChunk, StoredDocument } from "@docdb/store";
+import type { ChunkHit, DocumentSummary, ExportedChunk, Filter, StoredChunk, StoredDocument, VectorHit } from "@docdb/store";
 import type { Connection } from "./connection.js";
 import { filterToSql } from "./filter.js";
 import { hasVectorTable } from "./meta.js";
-import { type Row, toChunk, toChunkHit, toDocument, toDocumentSummary, toExportedChunk } from "./rows.js";
+import {
+  HIT_COLUMNS,
+  HIT_ID,
+  HIT_SEQ,
+  type Row,
+  toChunk,
+  toChunkHit,
+  toDocument,
+  toDocumentSummary,
+  toExportedChunk,
+  toHit,
+} from "./rows.js";
 
 export function getDocument(conn: Connection, id: string): StoredDocument | undefined {
   const row = conn.statement("SELECT * FROM documents WHERE id = ?").get(id) as Row | undefined;
@@ -70,8 +81,8 @@ export function chunkHits(conn: Connection, chunkIds: string[]): ChunkHit[] {
 interface Known {
   /** seq → chunk id. */
   ids: Map<number, string>;
-  /** seq → its row with its document's fields, as `withChunks` reads it. */
-  rows: Map<number, Row>;
+  /** seq → its row with its document's fields (HIT_COLUMNS, as values), as a find reads it. */
+  rows: Map<number, unknown[]>;
 }
 
 /** Known chunks kept at most: past this the memory starts again. */
@@ -90,21 +101,9 @@ function known(conn: Connection): Known {
 }
 
 /**
- * Search hits with their chunk read (as `chunkHits` returns it), in order; those whose chunk was
- * deleted meanwhile — or lost its vector — left out.
- */
-export function withChunks<T extends { seq: number }>(conn: Connection, hits: T[]): (T & { chunk: ChunkHit })[] {
-  if (hits.length === 0) return [];
-  const { rows } = readRows(conn, hits);
-  return hits.flatMap((hit) => {
-    const row = rows.get(hit.seq);
-    return row === undefined ? [] : [{ ...hit, chunk: toChunkHit(row) }];
-  });
-}
-
-/**
  * Reads (into `known`) the rows of the hits not read yet, with their document's fields; a row read
- * also shows that its chunk is there with its vector, so its id is kept as well.
+ * also shows that its chunk is there with its vector, so its id is kept as well. Rows come as
+ * arrays of values (no object per row from the driver), only the columns a hit shows.
  */
 function readRows(conn: Connection, hits: { seq: number }[]): Known {
   const found = known(conn);
@@ -119,39 +118,67 @@ function readRows(conn: Connection, hits: { seq: number }[]): Known {
   if (ids.size + missing.length > MAX_KNOWN_IDS) ids.clear();
   const read = conn
     .statement(
-      `SELECT c.*, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
-       FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1`,
+      `SELECT ${HIT_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id
+       WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1`,
     )
-    .all(JSON.stringify(missing.map((h) => h.seq))) as Row[];
-  for (const row of read) {
-    rows.set(row.seq as number, row);
-    ids.set(row.seq as number, row.id as string);
+    .raw()
+    .all(JSON.stringify(missing.map((h) => h.seq))) as unknown[][];
+  for (const values of read) {
+    rows.set(values[HIT_SEQ] as number, values);
+    ids.set(values[HIT_SEQ] as number, values[HIT_ID] as string);
   }
   return found;
 }
 
 /**
- * The hits whose chunk is there with its vector, in order, each with its chunk's id. The rows of
- * the first `rowsOf` are read in the same pass (one statement both checks and reads them: a find
- * reads those next), the others' ids alone.
+ * The hits whose chunk is there with its vector, in order (their ids kept for `vectorHits`). The
+ * rows of the first `rowsOf` are read in the same pass (one statement both checks and reads them:
+ * a find reads those next), the others' ids alone.
  */
-export function embeddedHits<T extends { seq: number }>(conn: Connection, hits: T[], rowsOf = 0): (T & { chunkId: string })[] {
-  if (hits.length === 0) return [];
+export function embeddedHits<T extends { seq: number }>(conn: Connection, hits: T[], rowsOf = 0): T[] {
+  if (hits.length === 0) return hits;
   const { ids } = rowsOf > 0 ? readRows(conn, hits.slice(0, rowsOf)) : known(conn);
+  idsOfMissing(conn, ids, hits);
+  return hits.filter((hit) => ids.has(hit.seq));
+}
+
+/** Reads (into `ids`) the ids of the hits not known yet; those not there with a vector stay unknown. */
+function idsOfMissing(conn: Connection, ids: Map<number, string>, hits: { seq: number }[]): void {
   let missing = hits.filter((h) => !ids.has(h.seq));
-  if (missing.length > 0) {
-    if (ids.size + missing.length > MAX_KNOWN_IDS) {
-      ids.clear();
-      missing = hits;
-    }
-    const read = conn
-      .statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?)) AND embedded = 1")
-      .all(JSON.stringify(missing.map((h) => h.seq))) as { seq: number; id: string }[];
-    for (const { seq, id } of read) ids.set(seq, id);
+  if (missing.length === 0) return;
+  if (ids.size + missing.length > MAX_KNOWN_IDS) {
+    ids.clear();
+    missing = hits;
   }
-  return hits.flatMap((hit) => {
-    const chunkId = ids.get(hit.seq);
-    return chunkId === undefined ? [] : [{ ...hit, chunkId }];
+  const read = conn
+    .statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?)) AND embedded = 1")
+    .raw()
+    .all(JSON.stringify(missing.map((h) => h.seq))) as [number, string][];
+  for (const [seq, id] of read) ids.set(seq, id);
+}
+
+/**
+ * Search hits as the store returns them, in order: those whose chunk is there with its vector,
+ * each with its chunk's id, and the first `reads` of them with their chunk read (as `chunkHits`
+ * returns it). Hits already checked by `embeddedHits` are not read again.
+ */
+export function vectorHits(conn: Connection, hits: { seq: number; distance: number }[], reads: number): VectorHit[] {
+  if (hits.length === 0) return [];
+  const { ids, rows } = known(conn);
+  idsOfMissing(conn, ids, hits);
+  const alive: { seq: number; distance: number; chunkId: string }[] = [];
+  let unread = false;
+  for (const { seq, distance } of hits) {
+    const chunkId = ids.get(seq);
+    if (chunkId === undefined) continue;
+    if (alive.length < reads && !rows.has(seq)) unread = true;
+    alive.push({ seq, distance, chunkId });
+  }
+  // A deleted hit moved later ones up into the first `reads`: their rows are read now.
+  const read = unread ? readRows(conn, alive.slice(0, reads)).rows : rows;
+  return alive.map(({ seq, distance, chunkId }, i) => {
+    const values = i < reads ? read.get(seq) : undefined;
+    return values ? { chunkId, distance, chunk: toHit(values) } : { chunkId, distance };
   });
 }
 

@@ -1,6 +1,6 @@
 // Rows as SQLite returns them → the contract's objects, through the codec both engines share
 // (@docdb/store). SQLite keeps JSON as text and booleans as 0/1.
-import { rowCodec } from "@docdb/store";
+import { type ChunkHit, type ChunkLocator, type CodeSymbol, rowCodec } from "@docdb/store";
 
 export type { Row } from "@docdb/store";
 
@@ -8,3 +8,65 @@ export const { toDocument, toDocumentSummary, toChunk, toExportedChunk, toChunkH
   json: (value) => JSON.parse(value as string),
   bool: (value) => value === 1,
 });
+
+/**
+ * The columns of a search hit's row (its chunk's, then its document's), read as an array of
+ * values: `toHit` makes the object `toChunkHit` makes from the same row, without the driver's
+ * object per row (a find reads one row per passage).
+ */
+export const HIT_COLUMNS = [
+  "c.seq",
+  "c.id",
+  "c.doc_id",
+  "c.idx",
+  "c.text",
+  "c.start",
+  "c.end",
+  "c.heading",
+  "c.line_start",
+  "c.line_end",
+  "c.language",
+  "c.symbol",
+  "c.symbol_kind",
+  "c.symbols",
+  "c.code_fallback",
+  "c.doc",
+  "c.locator",
+  "c.embedded",
+  "d.title",
+  "d.source",
+  "d.collection",
+  "d.metadata",
+  "d.updated_at",
+].join(", ");
+export const HIT_SEQ = 0;
+export const HIT_ID = 1;
+
+const text = (value: unknown): string | null => (value as string | null) ?? null;
+
+export function toHit(v: unknown[]): ChunkHit {
+  return {
+    id: v[1] as string,
+    docId: v[2] as string,
+    idx: v[3] as number,
+    text: v[4] as string,
+    start: v[5] as number,
+    end: v[6] as number,
+    heading: text(v[7]),
+    lineStart: (v[8] as number | null) ?? null,
+    lineEnd: (v[9] as number | null) ?? null,
+    language: text(v[10]),
+    symbol: text(v[11]),
+    symbolKind: text(v[12]),
+    symbols: v[13] ? (JSON.parse(v[13] as string) as CodeSymbol[]) : [],
+    codeFallback: text(v[14]),
+    doc: text(v[15]),
+    locator: v[16] ? (JSON.parse(v[16] as string) as ChunkLocator) : null,
+    embedded: v[17] === 1,
+    title: text(v[18]),
+    source: text(v[19]),
+    collection: text(v[20]),
+    metadata: JSON.parse(v[21] as string) as Record<string, unknown>,
+    docUpdatedAt: v[22] as string,
+  };
+}

@@ -214,16 +214,13 @@ export class SqliteStore implements Store {
   }
 
   async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {
+    // Without a pause when the index is ready (one check of the change token for the whole search).
+    const hits = this.vectors.searchNow(vector, options) ?? (await this.vectors.search(vector, options));
     // Every hit is checked against SQLite: a chunk deleted (or unembedded) by anyone is never returned.
-    const hits = read.embeddedHits(this.conn, await this.vectors.search(vector, options));
     // Chunks are read for the hits the caller reads (their text is most of a find's reading);
     // the others come with their ids.
-    const wanted = options.withChunks === true ? hits.length : Math.min(hits.length, Number(options.withChunks ?? 0));
-    const full = read.withChunks(this.conn, hits.slice(0, wanted));
-    return [
-      ...full.map(({ chunk, distance }) => ({ chunkId: chunk.id, distance, chunk })),
-      ...hits.slice(wanted).map(({ chunkId, distance }) => ({ chunkId, distance })),
-    ];
+    const reads = options.withChunks === true ? hits.length : Number(options.withChunks ?? 0);
+    return read.vectorHits(this.conn, hits, reads);
   }
 
   async chunkHits(chunkIds: string[]): Promise<ChunkHit[]> {

@@ -104,6 +104,31 @@ export class Vectors {
     return rows.map(toPendingChunk);
   }
 
+  /**
+   * `search` without a pause, in the common case: unfiltered and approximate, with the index
+   * loaded and current (nothing to open, build or merge first). Undefined when `search` must run.
+   */
+  searchNow(vector: Float32Array, options: VectorSearchOptions): SeqHit[] | undefined {
+    const { limit } = options;
+    if (limit < 1 || options.exact || (options.filter !== undefined && filterToSql(options.filter).sql !== "1")) return undefined;
+    const info = embeddingInfo(this.conn);
+    if (!info || !hasVectorTable(this.conn)) return undefined;
+    checkVector(vector, info.dimensions, "the query");
+    // Below the threshold, once usearch is imported: the in-memory scan, or sqlite-vec's (see scanInMemory).
+    if (!this.ann.active())
+      return this.ann.ready ? (this.scanInMemory(vector, options) ?? this.nearest(toVectorBlob(vector), options)) : undefined;
+    const total = this.ann.vectorCount();
+    // The rows the caller reads are read by the same check (kept for store.vectorSearch).
+    const reads = options.withChunks === true ? limit : Math.min(limit, Number(options.withChunks ?? 0));
+    for (let k = limit; ; k *= 2) {
+      const candidates = this.ann.candidatesNow(vector, k);
+      if (!candidates) return undefined;
+      // Hits whose chunk was deleted meanwhile are dropped: ask for more until `limit` remain.
+      const hits = embeddedHits(this.conn, candidates, reads);
+      if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
+    }
+  }
+
   /** The nearest chunks (by seq) to `vector`; none before a model is recorded. */
   async search(vector: Float32Array, options: VectorSearchOptions): Promise<SeqHit[]> {
     const info = embeddingInfo(this.conn);
@@ -121,7 +146,11 @@ export class Vectors {
     const { limit } = options;
     const blob = toVectorBlob(vector);
     if (limit < 1) return [];
-    if (!this.ann.active()) return (await this.scanInMemory(vector, options)) ?? this.nearest(blob, options);
+    if (!this.ann.active()) {
+      // usearch imported first (a connection's second query below the threshold), unless sqlite-vec scans anyway.
+      if (this.scansBelow > 0 && filterToSql(options.filter).sql === "1") await this.ann.prepare();
+      return this.scanInMemory(vector, options) ?? this.nearest(blob, options);
+    }
     const { sql, params } = filterToSql(options.filter);
     if (sql === "1") {
       if (options.exact) return (await this.ann.exactSearch(vector, limit)) ?? this.nearest(blob, options);
@@ -174,7 +203,7 @@ export class Vectors {
    * log). The first query of a connection — a one-shot CLI find — scans with sqlite-vec instead
    * of loading usearch and every vector; so does any query when the copy would be too large.
    */
-  private async scanInMemory(vector: Float32Array, options: SearchOptions): Promise<SeqHit[] | undefined> {
+  private scanInMemory(vector: Float32Array, options: SearchOptions): SeqHit[] | undefined {
     if (filterToSql(options.filter).sql !== "1") return undefined;
     if (this.scansBelow++ === 0) return undefined;
     const dimensions = embeddingInfo(this.conn)?.dimensions ?? 0;
@@ -186,7 +215,7 @@ export class Vectors {
     // A few more than asked, their distances computed again by sqlite-vec from the same
     // vectors: the same scores and order as its own scan (SIMD sums round differently, enough
     // to swap near ties).
-    const candidates = await this.ann.exactSearch(vector, limit * 2 + 16);
+    const candidates = this.ann.exactSearchNow(vector, limit * 2 + 16);
     const held = this.ann.exact;
     if (!candidates || !held) return undefined;
     const distance = this.conn.statement("SELECT vec_distance_cosine(?, ?)").pluck();

@@ -113,3 +113,35 @@ it("loses no hit when the rows kept between writes pass their bound", async () =
   expect(all).toHaveLength(4200);
   expect(all.every((h) => h.chunk?.id === h.chunkId)).toBe(true);
 }, 120_000);
+
+it("gives a hit's chunk, read as values by the vector path, every field chunkHits gives it", async () => {
+  const a = await open(true);
+  await a.setEmbeddingInfo({ provider: "p", model: "m", dimensions: DIMS });
+  const next = random(17);
+  const full = makeDocument(
+    ["export function retryCharge() {}", "class PaymentService {}"],
+    { source: "src/pay.ts", metadata: { lang: "ts", n: 2 } },
+    (i) => ({
+      heading: `pay > part ${i}`,
+      lineStart: 10 * i + 1,
+      lineEnd: 10 * i + 9,
+      language: "typescript",
+      symbol: i === 0 ? "retryCharge" : "PaymentService",
+      symbolKind: i === 0 ? "function" : "class",
+      symbols: [{ symbol: i === 0 ? "retryCharge" : "PaymentService", kind: i === 0 ? "function" : "class" }],
+      codeFallback: i === 1 ? "syntax_error" : null,
+      doc: `documentation ${i}`,
+      locator: { page: i + 1, section: "two" },
+      vector: randomUnit(next, DIMS),
+    }),
+  );
+  await a.writeDocuments([full, ...docs(10, 19)]);
+  for (const chunk of full.chunks) {
+    const [hit] = await a.vectorSearch(chunk.vector as Float32Array, { limit: 1, withChunks: true });
+    expect(hit?.chunkId).toBe(chunk.id);
+    const [expected] = await a.chunkHits([chunk.id]);
+    expect(expected?.symbols).toHaveLength(1);
+    expect(hit?.chunk).toStrictEqual(expected);
+    expect(Object.keys(hit?.chunk ?? {})).toEqual(Object.keys(expected ?? {}));
+  }
+});

@@ -37,7 +37,7 @@ async function firstPassagesOf(
   count: number,
   merge: boolean,
   prefetched: Map<string, ChunkHit>,
-): Promise<{ hits: RankedHit[]; complete: boolean }> {
+): Promise<ReturnType<typeof firstPassages>> {
   let read = Math.min(ranked.length, count);
   for (;;) {
     const hits = await chunkHitsOf(
@@ -114,6 +114,7 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
   };
   let ranked = await retrieveAll();
   let scored: RankedHit[];
+  let groups: ReturnType<typeof firstPassages>["groups"];
   let retrievalScores: Map<string, number> | undefined;
   if (reranker) {
     const pool = ranked.slice(0, candidates);
@@ -144,7 +145,7 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
       .sort((a, b) => b.score - a.score || a.at - b.at)
       .filter((r) => input.threshold === undefined || r.score >= input.threshold)
       .map(({ at: _at, ...r }) => r);
-    scored = firstPassages(scored, topK, merge).hits;
+    ({ hits: scored, groups } = firstPassages(scored, topK, merge));
   } else {
     // top_k counts passages: take chunks until top_k passages, retrieving more while the
     // candidates run out before the store does.
@@ -152,12 +153,12 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
       const passing = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold);
       const first = await firstPassagesOf(ctx, passing, topK, merge, prefetched);
       scored = first.hits;
+      groups = first.groups;
       if (first.complete || !more || round === MAX_RETRIEVE_ROUNDS - 1) break;
       fetch *= 4;
       ranked = await retrieveAll();
     }
   }
-  const groups = groupPassages(scored, merge);
   // Merged passages are re-sliced from their document's text, so overlaps are not repeated.
   const contents = new Map<string, string>();
   if (includeText) {

@@ -81,10 +81,18 @@ export function groupPassages(ranked: RankedHit[], merge: boolean): { group: Gro
 /**
  * The hits of the first `count` passages: the shortest prefix of `ranked` that groups into
  * `count` passages (neighbouring chunks merged count once), less the chunks of any passage
- * beyond them. Fewer when `ranked` runs out; `complete` says whether `count` were found.
+ * beyond them, and their passages (`groups`, as `groupPassages` makes them from those hits). Fewer
+ * when `ranked` runs out; `complete` says whether `count` were found.
  */
-export function firstPassages(ranked: RankedHit[], count: number, merge: boolean): { hits: RankedHit[]; complete: boolean } {
-  if (!merge) return { hits: ranked.slice(0, count), complete: ranked.length >= count };
+export function firstPassages(
+  ranked: RankedHit[],
+  count: number,
+  merge: boolean,
+): { hits: RankedHit[]; complete: boolean; groups: { group: Group; single: boolean }[] } {
+  if (!merge) {
+    const hits = ranked.slice(0, count);
+    return { hits, complete: ranked.length >= count, groups: groupPassages(hits, false) };
+  }
   let n = Math.min(count, ranked.length);
   let groups = groupPassages(ranked.slice(0, n), true);
   // Each added chunk makes at most one more passage, so adding the shortfall never overshoots.
@@ -92,8 +100,9 @@ export function firstPassages(ranked: RankedHit[], count: number, merge: boolean
     n = Math.min(ranked.length, n + (count - groups.length));
     groups = groupPassages(ranked.slice(0, n), true);
   }
-  const kept = new Set(groups.slice(0, count).flatMap(({ group }) => group.members.map((m) => m.hit.id)));
-  return { hits: ranked.slice(0, n).filter((r) => kept.has(r.hit.id)), complete: groups.length >= count };
+  const first = groups.slice(0, count);
+  const kept = new Set(first.flatMap(({ group }) => group.members.map((m) => m.hit.id)));
+  return { hits: ranked.slice(0, n).filter((r) => kept.has(r.hit.id)), complete: groups.length >= count, groups: first };
 }
 
 /**
@@ -106,34 +115,37 @@ export function toPassage(group: Group, content: string | undefined, named?: str
   const symbol =
     (named !== undefined ? definedSymbol(hit, named) : undefined) ??
     (hit.symbol ? { symbol: hit.symbol, kind: hit.symbolKind } : undefined);
-  const text = group.members.length === 1 || content === undefined ? hit.text : content.slice(group.start, group.end);
-  const lineStarts = group.members.map((m) => m.hit.lineStart).filter((n): n is number => n !== null);
-  const lineEnds = group.members.map((m) => m.hit.lineEnd).filter((n): n is number => n !== null);
-  const ordered = [...group.members].sort((a, b) => a.hit.start - b.hit.start);
-  const chunkIds = ordered.map((m) => m.hit.id);
+  const single = group.members.length === 1;
+  const text = single || content === undefined ? hit.text : content.slice(group.start, group.end);
+  const ordered = single ? group.members : [...group.members].sort((a, b) => a.hit.start - b.hit.start);
   // Where the passage starts in the original file (an extracted document's page, slide, sheet…).
-  const locator = (group.members.length === 1 ? hit : ordered[0]?.hit)?.locator;
-  return {
-    chunk_id: hit.id,
-    chunk_ids: chunkIds,
-    doc_id: hit.docId,
-    text,
-    score: best.score,
-    ...(best.distance !== undefined ? { distance: best.distance } : {}),
-    start: group.members.length === 1 ? hit.start : group.start,
-    end: group.members.length === 1 ? hit.end : group.end,
-    metadata: hit.metadata,
-    ...(hit.title ? { title: hit.title } : {}),
-    ...(hit.source ? { source: hit.source } : {}),
-    ...(hit.collection ? { collection: hit.collection } : {}),
-    ...(hit.heading ? { heading: hit.heading } : {}),
-    ...(lineStarts.length > 0 ? { line_start: Math.min(...lineStarts) } : {}),
-    ...(lineEnds.length > 0 ? { line_end: Math.max(...lineEnds) } : {}),
-    ...(hit.language ? { language: hit.language } : {}),
-    ...(symbol ? { symbol: symbol.symbol } : {}),
-    ...(symbol?.kind ? { symbol_kind: symbol.kind } : {}),
-    ...(locator ? { locator } : {}),
-  };
+  const locator = (single ? hit : ordered[0]?.hit)?.locator;
+  // One object, its optional fields set in a fixed order (no object made per optional field).
+  const chunkIds = ordered.map((m) => m.hit.id);
+  const start = single ? hit.start : group.start;
+  const end = single ? hit.end : group.end;
+  const { score, distance } = best;
+  const passage: SearchResult =
+    distance !== undefined
+      ? { chunk_id: hit.id, chunk_ids: chunkIds, doc_id: hit.docId, text, score, distance, start, end, metadata: hit.metadata }
+      : { chunk_id: hit.id, chunk_ids: chunkIds, doc_id: hit.docId, text, score, start, end, metadata: hit.metadata };
+  if (hit.title) passage.title = hit.title;
+  if (hit.source) passage.source = hit.source;
+  if (hit.collection) passage.collection = hit.collection;
+  if (hit.heading) passage.heading = hit.heading;
+  let lineStart: number | undefined;
+  let lineEnd: number | undefined;
+  for (const { hit: member } of group.members) {
+    if (member.lineStart !== null && (lineStart === undefined || member.lineStart < lineStart)) lineStart = member.lineStart;
+    if (member.lineEnd !== null && (lineEnd === undefined || member.lineEnd > lineEnd)) lineEnd = member.lineEnd;
+  }
+  if (lineStart !== undefined) passage.line_start = lineStart;
+  if (lineEnd !== undefined) passage.line_end = lineEnd;
+  if (hit.language) passage.language = hit.language;
+  if (symbol) passage.symbol = symbol.symbol;
+  if (symbol?.kind) passage.symbol_kind = symbol.kind;
+  if (locator) passage.locator = locator;
+  return passage;
 }
 
 /** Cuts text to at most `limit` characters, at a line or word break when one is near the end. */

@@ -1,9 +1,10 @@
 // A memory-mapped (usearch `view`, read-only) index file and the changes since it was written: new or
 // changed vectors in a small in-memory matrix scanned exactly beside the graph, outdated entries
 // of the file skipped; merged into a new file (graph insertion) when the file is written again.
+import { availableParallelism } from "node:os";
 import type * as USearchModule from "usearch";
 import { ExactMatrix } from "./exact.js";
-import type { SeqHit } from "./log.js";
+import type { IndexLog, SeqHit } from "./log.js";
 import type { USearch } from "./settings.js";
 import type { FileIdentity } from "./verify.js";
 
@@ -26,6 +27,38 @@ export function applyToViewed(index: USearchModule.Index, viewed: Viewed, seq: n
   if (!viewed.stale.has(seq) && index.contains(BigInt(seq))) viewed.stale.add(seq);
   if (vector) viewed.delta.set(seq, vector);
   else viewed.delta.remove(seq);
+}
+
+/**
+ * Applies the log entries after the index's mark: beside a mapped file (its delta), or into the
+ * graph held in memory (outdated entries removed, current vectors added).
+ */
+export function catchUpLoaded(
+  log: IndexLog,
+  loaded: { index: USearchModule.Index; viewed?: Viewed; dimensions: number; highWater: number; unsaved: number },
+): void {
+  const { index, viewed } = loaded;
+  if (viewed) {
+    loaded.unsaved += log.catchUp(loaded, (seq, vector) => applyToViewed(index, viewed, seq, vector));
+    return;
+  }
+  const adds: { key: bigint; vector: Float32Array }[] = [];
+  const applied = log.catchUp(loaded, (seq, vector) => {
+    const key = BigInt(seq);
+    if (index.contains(key)) index.remove(key);
+    if (vector) adds.push({ key, vector });
+  });
+  if (adds.length > 0) {
+    const dims = loaded.dimensions;
+    const matrix = new Float32Array(adds.length * dims);
+    for (const [i, a] of adds.entries()) matrix.set(a.vector, i * dims);
+    index.add(
+      BigUint64Array.from(adds, (a) => a.key),
+      matrix,
+      adds.length > 64 ? availableParallelism() : 1,
+    );
+  }
+  loaded.unsaved += applied;
 }
 
 /**

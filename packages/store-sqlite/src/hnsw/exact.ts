@@ -2,7 +2,7 @@
 // byte a dimension when large: see QUANTIZE_ABOVE_FLOATS), kept in step with the vector log,
 // scanned with usearch's SIMD `exactSearch`.
 import type * as USearchModule from "usearch";
-import type { SeqHit } from "./log.js";
+import type { IndexLog, SeqHit } from "./log.js";
 import type { USearch } from "./settings.js";
 
 /**
@@ -112,4 +112,30 @@ export class ExactMatrix {
     }
     return hits;
   }
+}
+
+/**
+ * The exact matrix for `fingerprint`, kept in `holder`: the one held, or every vector read afresh
+ * (the old copy let go first) when there is none, it is stale (another model, or older than the
+ * log's floor) or quantised while the vectors now fit in f32; then caught up from the log.
+ */
+export function currentExact(
+  holder: { exact: ExactMatrix | undefined },
+  log: IndexLog,
+  fingerprint: string,
+  dimensions: number,
+  count: number,
+): ExactMatrix {
+  const held = holder.exact;
+  const stale = !held || held.fingerprint !== fingerprint || held.highWater < log.floor();
+  // Shrunk below the size that calls for one byte a dimension: f32 again (the scan below the threshold reads it).
+  if (!held || stale || (held.quantized && count * dimensions <= QUANTIZE_ABOVE_FLOATS)) {
+    holder.exact = undefined;
+    const fresh = new ExactMatrix(dimensions, fingerprint, count);
+    fresh.highWater = log.eachVector((seq, vector) => fresh.set(seq, vector));
+    holder.exact = fresh;
+  }
+  const exact = holder.exact as ExactMatrix;
+  log.catchUp(exact, (seq, vector) => (vector ? exact.set(seq, vector) : exact.remove(seq)));
+  return exact;
 }

@@ -5,11 +5,11 @@ import { dirname } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { VectorIndexProgress, VectorIndexSettings, VectorIndexStatus } from "@docdb/store";
 import { buildIndex } from "./build.js";
-import { applyToViewed, mergeViewed, searchLoaded, viewedChanges } from "./delta.js";
-import { ExactMatrix, QUANTIZE_ABOVE_FLOATS, rescoreWidth } from "./exact.js";
+import { catchUpLoaded, mergeViewed, searchLoaded, viewedChanges } from "./delta.js";
+import { currentExact, type ExactMatrix, rescoreWidth } from "./exact.js";
 import { IndexFile, type LoadedIndex, newIndex } from "./file.js";
 import { IndexLog, type SeqHit, type VectorIndexHost } from "./log.js";
-import { checkSettings, loadUsearch, readSettings, searchWidth, storeSettings } from "./settings.js";
+import { checkSettings, loadUsearch, readSettings, searchWidth, storeSettings, type USearch } from "./settings.js";
 import { type FileIdentity, identity, latestDamage, sameIdentity, statOrUndefined } from "./verify.js";
 
 export type { SeqHit, VectorIndexHost } from "./log.js";
@@ -48,6 +48,8 @@ export class VectorIndex {
   private loaded: LoadedIndex | undefined;
   /** The in-memory copy of the vectors (exactSearch loads it; undefined frees it). */
   exact: ExactMatrix | undefined;
+  /** usearch, once imported (synchronous searches need it at hand). */
+  private usearch: USearch | undefined;
   private opening: Promise<LoadedIndex | "exact"> | undefined;
   /** A build after damage was found: queries scan exactly until it is done. */
   private background: Promise<void> | undefined;
@@ -180,24 +182,28 @@ export class VectorIndex {
     return false;
   }
 
-  /** The in-memory index for the current model and settings: loaded from the file, or built; "exact" while none can be trusted. */
-  private async ensure(): Promise<LoadedIndex | "exact" | undefined> {
-    const fingerprint = this.host.fingerprint();
-    const dimensions = this.host.dimensions();
-    if (fingerprint === undefined || dimensions === undefined) return undefined;
+  /** The index held, when it is for the current model and settings and can catch up. */
+  private current(fingerprint: string | undefined): LoadedIndex | undefined {
     const settings = this.settings();
     const current = this.loaded;
-    if (
-      current &&
+    return current &&
       current.fingerprint === fingerprint &&
       current.settings.quantization === settings.quantization &&
       current.settings.connectivity === settings.connectivity &&
       current.settings.expansionAdd === settings.expansionAdd &&
       current.settings.expansionSearch === settings.expansionSearch &&
       current.highWater >= this.log.floor()
-    ) {
-      return current;
-    }
+      ? current
+      : undefined;
+  }
+
+  /** The in-memory index for the current model and settings: loaded from the file, or built; "exact" while none can be trusted. */
+  private async ensure(): Promise<LoadedIndex | "exact" | undefined> {
+    const fingerprint = this.host.fingerprint();
+    const dimensions = this.host.dimensions();
+    if (fingerprint === undefined || dimensions === undefined) return undefined;
+    const current = this.current(fingerprint);
+    if (current) return current;
     if (this.background || this.stillStuck()) return "exact";
     this.opening ??= (async () => {
       try {
@@ -260,38 +266,14 @@ export class VectorIndex {
     await this.install({ ...loaded, index, highWater, unsaved, viewed: undefined }, { wait }, loaded);
   }
 
-  private catchUpIndex(loaded: LoadedIndex): void {
-    const index = loaded.index;
-    const viewed = loaded.viewed;
-    if (viewed) {
-      loaded.unsaved += this.log.catchUp(loaded, (seq, vector) => applyToViewed(index, viewed, seq, vector));
-      return;
-    }
-    const adds: { key: bigint; vector: Float32Array }[] = [];
-    const applied = this.log.catchUp(loaded, (seq, vector) => {
-      const key = BigInt(seq);
-      if (index.contains(key)) index.remove(key);
-      if (vector) adds.push({ key, vector });
-    });
-    if (adds.length > 0) {
-      const dims = loaded.dimensions;
-      const matrix = new Float32Array(adds.length * dims);
-      for (const [i, a] of adds.entries()) matrix.set(a.vector, i * dims);
-      index.add(
-        BigUint64Array.from(adds, (a) => a.key),
-        matrix,
-        adds.length > 64 ? availableParallelism() : 1,
-      );
-    }
-    loaded.unsaved += applied;
-  }
-
   /**
    * The `k` approximate nearest neighbours from the graph (built or caught up first), best
    * first, with the index's distances (computed on its f16 or f32 copy of the vectors);
    * unchecked: pass them through `verify`. Undefined when there is no model.
    */
   async candidates(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
+    const now = this.candidatesNow(query, k);
+    if (now) return now;
     let loaded = await this.ensure();
     if (!loaded) return undefined;
     // No index to trust yet (damage found): the exact answer, from the in-memory scan.
@@ -304,7 +286,7 @@ export class VectorIndex {
       if (rebuilt === "exact") return this.exactSearch(query, k);
       loaded = rebuilt;
     }
-    this.catchUpIndex(loaded);
+    catchUpLoaded(this.log, loaded);
     if (loaded.viewed && viewedChanges(loaded.viewed) > MERGE_AFTER_CHANGES) {
       // Many changes beside the mapped file: merged into a new one (queries meanwhile use this one).
       const done = () => this.loaded ?? "exact";
@@ -312,8 +294,19 @@ export class VectorIndex {
         .then(done, done)
         .finally(() => (this.opening = undefined));
     }
+    await this.prepare();
+    if (!this.usearch) return undefined;
     // usearch explores max(ef_search, wanted) candidates: asking for more widens the search.
-    return searchLoaded(await loadUsearch(), loaded.index, loaded.viewed, query.slice(), k, (size) => this.searchWidth(size));
+    return searchLoaded(this.usearch, loaded.index, loaded.viewed, query.slice(), k, (size) => this.searchWidth(size));
+  }
+
+  /** `candidates` without a pause, when the index is ready: held, current, not far behind, no merge due. */
+  candidatesNow(query: Float32Array, k: number): SeqHit[] | undefined {
+    const loaded = this.usearch && this.current(this.host.fingerprint());
+    if (!loaded || !this.usearch || this.log.backlog(loaded) > Math.max(REBUILD_BACKLOG, loaded.index.size())) return undefined;
+    catchUpLoaded(this.log, loaded);
+    if (loaded.viewed && viewedChanges(loaded.viewed) > MERGE_AFTER_CHANGES) return undefined;
+    return searchLoaded(this.usearch, loaded.index, loaded.viewed, query.slice(), k, (size) => this.searchWidth(size));
   }
 
   /** Approximate nearest chunks, checked against SQLite. */
@@ -332,20 +325,27 @@ export class VectorIndex {
 
   /** Exact nearest chunks over the vectors held in memory (SIMD); loads them on first use. */
   async exactSearch(query: Float32Array, k: number): Promise<SeqHit[] | undefined> {
+    if (this.host.fingerprint() === undefined || this.host.dimensions() === undefined) return undefined;
+    await this.prepare();
+    return this.exactSearchNow(query, k);
+  }
+
+  /** Imports usearch once; `ready` after that (`exactSearchNow` and `candidatesNow` need it at hand). */
+  async prepare(): Promise<void> {
+    this.usearch ??= await loadUsearch();
+  }
+
+  get ready(): boolean {
+    return this.usearch !== undefined;
+  }
+
+  /** `exactSearch` without a pause, once usearch is imported (undefined before, or without a model). */
+  exactSearchNow(query: Float32Array, k: number): SeqHit[] | undefined {
     const fingerprint = this.host.fingerprint();
     const dimensions = this.host.dimensions();
-    if (fingerprint === undefined || dimensions === undefined) return undefined;
-    const usearch = await loadUsearch();
-    let exact = this.exact;
-    const stale = !exact || exact.fingerprint !== fingerprint || exact.highWater < this.log.floor();
-    // Shrunk below the size that calls for one byte a dimension: f32 again (the scan below the threshold reads it).
-    if (!exact || stale || (exact.quantized && this.vectorCount() * dimensions <= QUANTIZE_ABOVE_FLOATS)) {
-      this.exact = undefined;
-      const fresh = new ExactMatrix(dimensions, fingerprint, this.vectorCount());
-      fresh.highWater = this.log.eachVector((seq, vector) => fresh.set(seq, vector));
-      this.exact = exact = fresh;
-    }
-    this.log.catchUp(exact, (seq, vector) => (vector ? exact.set(seq, vector) : exact.remove(seq)));
+    const usearch = this.usearch;
+    if (fingerprint === undefined || dimensions === undefined || !usearch) return undefined;
+    const exact = currentExact(this, this.log, fingerprint, dimensions, this.vectorCount());
     if (!exact.quantized) return exact.search(usearch, query.slice(), k);
     // One byte a dimension picks the candidates; their distances come from the stored vectors.
     const candidates = exact.search(usearch, query.slice(), Math.max(k, rescoreWidth(k)));
@@ -359,7 +359,7 @@ export class VectorIndex {
     const loaded = this.loaded;
     if (loaded && loaded.unsaved >= SAVE_AFTER_CHANGES) {
       try {
-        this.catchUpIndex(loaded);
+        catchUpLoaded(this.log, loaded);
         if (loaded.viewed) await this.merge(loaded, false);
         else await this.files.save(loaded, { wait: false });
       } catch {
