@@ -242,9 +242,9 @@ export class Cursor {
   readColumn(column: number): number {
     if (this.b < this.baseBlocks) {
       const buf = this.buf as BlockBuffer;
-      buf.positions(this.seg, this.i);
-      const bytes = this.seg.posBytes;
-      let p = buf.posAt[this.i] as number;
+      buf.positions(this.i);
+      const bytes = buf.posView;
+      let p = (buf.posAt[this.i] as number) - buf.posBase;
       const titles = buf.titleCounts[this.i] as number;
       if (column === 1) p = skipVarints(bytes, p, titles);
       const n = column === 0 ? titles : (buf.bodyCounts[this.i] as number);

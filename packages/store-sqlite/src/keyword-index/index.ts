@@ -4,11 +4,13 @@ import type { KeywordQuery } from "@docdb/analyzer";
 import { compact, type DeltaHits } from "./compact.js";
 import { Cursor, type Tail } from "./cursor.js";
 import { segmentFromBuffer, segmentToBuffer } from "./format.js";
+import type { PositionFile } from "./positions.js";
 import { type KeywordIndexHit, type KeywordSearchOptions, searchIndex } from "./search.js";
-import { BLOCK, BlockBuffer, emptySegment, type Segment } from "./segment.js";
+import { BLOCK, BlockBuffer, emptySegment, positionsLength, type Segment } from "./segment.js";
 import { tokenize } from "./tokenize.js";
 
-export { KeywordIndexFormatError } from "./format.js";
+export { KeywordIndexFormatError, positionsSection, SEGMENT_HEADER } from "./format.js";
+export { PositionFile } from "./positions.js";
 export type { KeywordIndexHit, KeywordSearchOptions } from "./search.js";
 export { tokenize } from "./tokenize.js";
 
@@ -44,10 +46,16 @@ export class KeywordIndex {
     return new KeywordIndex();
   }
 
-  static fromBuffer(bytes: Uint8Array): KeywordIndex {
+  /** The index the bytes hold; with `positions`, the bytes lack its positions, which stay in the file (see segmentFromBuffer). */
+  static fromBuffer(bytes: Uint8Array, positions?: PositionFile): KeywordIndex {
     const index = new KeywordIndex();
-    index.load(segmentFromBuffer(bytes));
+    index.load(segmentFromBuffer(bytes, positions));
     return index;
+  }
+
+  /** Closes the file its positions are read from, if any (the index must not be searched after). */
+  close(): void {
+    this.seg.posFile?.close();
   }
 
   /** Changes whenever postings are merged (compaction, loading). */
@@ -57,6 +65,7 @@ export class KeywordIndex {
   version = 0;
 
   private load(seg: Segment): void {
+    if (this.seg.posFile && this.seg.posFile !== seg.posFile) this.seg.posFile.close();
     this.generation = ++KeywordIndex.generations;
     this.version = this.generation;
     this.seg = seg;
@@ -288,7 +297,7 @@ export class KeywordIndex {
   /** Bytes held by the compacted postings (for reports). */
   get postingBytes(): number {
     const s = this.seg;
-    return s.docBytes.length + s.posBytes.length + 4 * (5 * s.blockLast.length + 2 * s.termCount.length);
+    return s.docBytes.length + positionsLength(s) + 4 * (5 * s.blockLast.length + 2 * s.termCount.length);
   }
   get postings(): number {
     return this.segmentPostings + this.deltaPostings;

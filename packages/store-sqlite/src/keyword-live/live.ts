@@ -199,7 +199,9 @@ export class LiveKeywordIndex implements KeywordIndexView {
     let built = false;
     for (let attempt = 0; attempt < 3; attempt++) {
       if (!live || !this.canCatchUp(live)) {
+        live?.index.close();
         const loaded = await this.load();
+        if (loaded && !this.canCatchUp(loaded)) loaded.index.close();
         live = loaded && this.canCatchUp(loaded) ? loaded : await this.build();
         built = live !== loaded;
       }
@@ -210,6 +212,7 @@ export class LiveKeywordIndex implements KeywordIndexView {
       }
       // Another process pruned the log past this index meanwhile: its newer file is read.
       if (live.highWater >= this.log.floor()) break;
+      live.index.close();
       live = undefined;
     }
     if (!live) return;
@@ -298,6 +301,7 @@ export class LiveKeywordIndex implements KeywordIndexView {
     if (!this.active()) return;
     const live = await this.build();
     this.catchUp(live, Number.POSITIVE_INFINITY);
+    this.live?.index.close();
     this.live = live;
     this.checkedAt = undefined;
     await this.save(live, true);
@@ -314,16 +318,21 @@ export class LiveKeywordIndex implements KeywordIndexView {
     if (!live) return;
     if (live.highWater >= this.log.floor()) this.catchUp(live, Number.POSITIVE_INFINITY);
     if (live.unsaved > 0) await this.save(live, false);
+    // The store is closing: the file its positions are read from is closed too.
+    live.index.close();
+    this.live = undefined;
   }
 
   /** After the keyword rows were refilled (analyser change): the index in memory is dropped. */
   reset(): void {
+    this.live?.index.close();
     this.live = undefined;
     this.checkedAt = undefined;
   }
 
   /** Removes the file (the database is dropped). */
   removeFile(): void {
+    this.live?.index.close();
     this.live = undefined;
     this.files.remove();
   }
