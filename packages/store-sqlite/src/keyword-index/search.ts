@@ -209,7 +209,6 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   const all = seqs.map((s) => s.cursor).filter((c): c is Cursor => c !== null);
   const heap = new TopK(k);
   if (all.length === 0) return heap.sorted();
-  const bound = (c: Cursor, block: number): number => c.bound(block);
   const ub = new Map<Cursor, number>();
   for (const c of all) {
     c.avgdl = avgdl;
@@ -227,6 +226,8 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   let d = END;
   for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot < d) d = (order[i] as Cursor).slot;
   let visited = 0;
+  /** Per list left out (0 … essential - 1): the sum of the lists before it at their blocks holding d. */
+  const blockPrefix = new Float64Array(n + 1);
   while (d !== END) {
     visited++;
     const theta = heap.threshold;
@@ -245,11 +246,14 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
       for (let i = 0; i < essential; i++) {
         const c = order[i] as Cursor;
         const k = c.findBlock(d);
+        let b = 0;
         if (k < c.blocks) {
-          sum += c.bound(k);
+          b = c.bound(k);
           end = Math.min(end, c.blockLast(k));
         }
+        blockPrefix[i + 1] = (blockPrefix[i] as number) + b;
       }
+      sum += blockPrefix[essential] as number;
       if (sum * SLACK < theta) {
         d = END;
         for (let i = essential; i < n; i++) {
@@ -268,23 +272,14 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
         const c = order[i] as Cursor;
         if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
       }
-      // The lists left out, at their bounds, then at their blocks holding d: when even they cannot
-      // lift d over the threshold, skip it.
-      if ((partial + (prefix[essential] as number)) * SLACK < theta) skip = true;
-      else {
-        let rest = 0;
-        for (let i = 0; i < essential; i++) {
-          const c = order[i] as Cursor;
-          const k = c.findBlock(d);
-          if (k < c.blocks) rest += bound(c, k);
-        }
-        if ((partial + rest) * SLACK < theta) skip = true;
-      }
+      // The lists left out at their blocks holding d (from the check above): when even they cannot
+      // lift d over the threshold, skip it; else ask them one by one, the largest first.
+      if ((partial + (blockPrefix[essential] as number)) * SLACK < theta) skip = true;
       for (let i = essential - 1; i >= 0 && !skip; i--) {
         const c = order[i] as Cursor;
         c.advance(d);
         if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
-        if (partial * SLACK + (prefix[i] as number) < theta) skip = true;
+        if ((partial + (blockPrefix[i] as number)) * SLACK < theta) skip = true;
       }
     } else for (let i = 0; i < essential; i++) (order[i] as Cursor).advance(d);
     if (!skip) {
