@@ -221,8 +221,21 @@ describe("the keyword index mirrors FTS5's chunks_fts", () => {
     for (const r of rows.slice(0, 100)) index.remove(r.seq);
     for (const r of rows.slice(0, 100)) index.add(r);
     index.compact();
+    expect(index.positionsInFile).toBe(false); // compacted: in memory
     expectSameAnswers(index, [10]);
     index.close();
+
+    // Written to a file (as a save does), an index reads its positions from there.
+    const saved = build();
+    const written = saved.toBuffer();
+    writeFileSync(file, Buffer.concat([Buffer.from("header"), written]));
+    expect(saved.positionsWritten(openSync(file, "r"), 6)).toBe(true);
+    expect(saved.positionsInFile).toBe(true);
+    expectSameAnswers(saved, [10]);
+    saved.add({ seq: 10 ** 9, title: "", body: "changed since" });
+    saved.compact();
+    expect(saved.positionsWritten(openSync(file, "r"), 6)).toBe(false); // not what was written
+    saved.close();
   });
 
   it("keeps a phrase's matches only while no row is added or removed", () => {

@@ -38,7 +38,8 @@ export class Cursor {
     private readonly firstBlock: number,
     private readonly baseCount: number,
     private readonly tail: Tail | null,
-    private readonly dead: Uint8Array,
+    /** Per slot: 1 when removed; null when no row is. */
+    private readonly dead: Uint8Array | null,
     private readonly sizeOf: (slot: number) => number,
   ) {
     this.baseBlocks = Math.ceil(baseCount / BLOCK);
@@ -119,8 +120,12 @@ export class Cursor {
     return (this.tailMinSize as Int32Array)[k - this.baseBlocks] as number;
   }
 
+  /** The loaded block's last slot. */
+  private last = -1;
+
   private load(k: number): void {
     this.b = k;
+    this.last = this.blockLast(k);
     if (k < this.baseBlocks) {
       if (this.buf === null) this.buf = new BlockBuffer();
       const buf = this.buf;
@@ -148,7 +153,7 @@ export class Cursor {
       while (this.i < this.n) {
         if (this.i >= this.ready) this.ready = (this.buf as BlockBuffer).more(END);
         const s = this.slots[this.i] as number;
-        if (this.dead[s] === 0) {
+        if (this.dead === null || this.dead[s] === 0) {
           this.slot = s;
           return;
         }
@@ -204,7 +209,7 @@ export class Cursor {
   /** Moves to the first live posting at or after `target`. */
   advance(target: number): void {
     if (this.slot >= target) return;
-    const k = this.findBlock(target);
+    const k = target <= this.last ? this.b : this.findBlock(target);
     if (k >= this.blocks) {
       this.slot = END;
       this.b = this.blocks;

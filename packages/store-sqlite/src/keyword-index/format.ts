@@ -17,8 +17,13 @@ export class KeywordIndexFormatError extends Error {
 
 const pad4 = (n: number): number => (n + 3) & ~3;
 
-export function segmentToBuffer(saved: Segment): Uint8Array {
-  const seg = positionsInMemory(saved);
+/** The first SEGMENT_HEADER bytes segmentToBuffer() writes for the segment. */
+export function segmentToHeader(seg: Segment): Uint8Array {
+  return segmentToBuffer(seg, true);
+}
+
+export function segmentToBuffer(saved: Segment, headerOnly = false): Uint8Array {
+  const seg = headerOnly ? saved : positionsInMemory(saved);
   const termText = new TextEncoder().encode(seg.terms.join("\n"));
   const sections: Uint8Array[] = [
     seg.seqs,
@@ -33,7 +38,7 @@ export function segmentToBuffer(saved: Segment): Uint8Array {
   ].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   sections.push(seg.docBytes, seg.posBytes, termText);
   const total = sections.reduce((n, s) => n + pad4(s.length), HEADER);
-  const out = new Uint8Array(total);
+  const out = new Uint8Array(headerOnly ? HEADER : total);
   const view = new DataView(out.buffer);
   for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
   const header = [
@@ -47,6 +52,7 @@ export function segmentToBuffer(saved: Segment): Uint8Array {
   ];
   for (const [i, v] of header.entries()) view.setUint32(8 + 4 * i, v, true);
   view.setFloat64(40, total, true);
+  if (headerOnly) return out;
   let at = HEADER;
   for (const s of sections) {
     out.set(s, at);

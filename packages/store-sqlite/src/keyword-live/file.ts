@@ -259,6 +259,14 @@ export class KeywordFile {
         syncFolder(dirname(this.file));
         this.log.prune(highWater);
         installed = true;
+        // The positions just written are read from the file from now on, not kept in memory.
+        if (POSITIONS_IN_FILE) {
+          try {
+            index.positionsWritten(openSync(this.file, "r"), MAGIC.length + length.length + json.length);
+          } catch {
+            // They stay in memory.
+          }
+        }
       };
       if (options.wait) await this.conn.write(install);
       else this.conn.tryWrite(install);
