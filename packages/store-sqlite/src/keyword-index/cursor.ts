@@ -217,12 +217,19 @@ export class Cursor {
     }
     if (k !== this.b) this.load(k);
     // Only the slots up to the target are decoded (the rest when the cursor moves on).
+    const slots = this.slots;
+    let i = this.i;
+    let ready = this.ready;
     for (;;) {
-      while (this.i < this.ready && (this.slots[this.i] as number) < target) this.i++;
-      if (this.i < this.ready || this.ready >= this.n) break;
-      this.ready = (this.buf as BlockBuffer).more(target);
+      while (i < ready && (slots[i] as number) < target) i++;
+      if (i < ready || ready >= this.n) break;
+      ready = (this.buf as BlockBuffer).more(target);
     }
-    this.settle();
+    this.i = i;
+    this.ready = ready;
+    // Mostly a live posting already decoded: settled here.
+    if (i < ready && (this.dead === null || this.dead[slots[i] as number] === 0)) this.slot = slots[i] as number;
+    else this.settle();
   }
 
   /** How many hits the current posting has in one column (0 title, 1 body). */
