@@ -135,7 +135,7 @@ export class Cursor {
       this.freqs = buf.freqs;
       this.i = 0;
       this.n = n;
-      this.ready = buf.more(END);
+      this.ready = 0;
     } else {
       const tail = this.tail as Tail;
       const t = k - this.baseBlocks;
