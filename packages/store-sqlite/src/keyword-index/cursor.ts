@@ -127,7 +127,10 @@ export class Cursor {
     this.b = k;
     this.last = this.blockLast(k);
     if (k < this.baseBlocks) {
-      if (this.buf === null) this.buf = new BlockBuffer();
+      if (this.buf === null) {
+        this.buf = new BlockBuffer();
+        this.buf.lastBlock = this.firstBlock + this.baseBlocks;
+      }
       const buf = this.buf;
       const n = Math.min(BLOCK, this.baseCount - k * BLOCK);
       buf.begin(this.seg, this.firstBlock + k, k === 0, n);

@@ -25,11 +25,14 @@ export class PositionFile {
     closer.register(this, fd, this);
   }
 
-  /** Reads from `start` (at least up to `end`, at most a window more) into `into`, grown when too small; returns the buffer and how many bytes it holds. */
-  read(into: Uint8Array, start: number, end: number): { bytes: Uint8Array; length: number } {
+  /**
+   * Reads from `start` at least up to `end` (a window more, not past `limit`) into `into`, grown
+   * when too small; returns the buffer and how many bytes it holds.
+   */
+  read(into: Uint8Array, start: number, end: number, limit = this.length): { bytes: Uint8Array; length: number } {
     if (!this.open) throw new Error("keyword index: its file was closed");
-    const want = Math.min(this.length - start, Math.max(WINDOW, end - start));
-    const bytes = into.length >= want ? into : new Uint8Array(Math.max(WINDOW, want));
+    const want = Math.max(end, Math.min(limit, this.length, start + WINDOW)) - start;
+    const bytes = into.length >= want ? into : new Uint8Array(want);
     let got = 0;
     while (got < want) {
       const n = readSync(this.fd, bytes, got, want - got, this.offset + start + got);

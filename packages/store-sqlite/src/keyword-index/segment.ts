@@ -141,6 +141,8 @@ export class BlockBuffer {
   }
   private seg: Segment | null = null;
   private block = 0;
+  /** The block after the term's last (set by a cursor; positions are read no further). */
+  lastBlock = 0;
 
   /** The bytes holding the block's positions: `posView[p - posBase]` is byte p of the positions. */
   posView: Uint8Array = new Uint8Array(0);
@@ -159,7 +161,9 @@ export class BlockBuffer {
     const start = seg.blockPos[this.block] as number;
     const end = seg.blockPos[this.block + 1] as number;
     if (this.posOf === seg && start >= this.posBase && end <= this.posEnd) return;
-    const { bytes, length } = seg.posFile.read(this.window, start, end);
+    // Not past the term's last block: a rare term's positions are a few bytes.
+    const limit = this.lastBlock > this.block ? (seg.blockPos[this.lastBlock] as number) : end;
+    const { bytes, length } = seg.posFile.read(this.window, start, end, limit);
     this.window = bytes;
     this.posView = bytes;
     this.posBase = start;
