@@ -224,8 +224,13 @@ describe("the keyword index beside the database", () => {
             return false;
           }
         }).length;
-      const store = await open(20);
-      await write(store, documents(60, 9));
+      // Small positions stay in memory by default; here every size goes to the file.
+      const small = await open(20);
+      await write(small, documents(60, 9));
+      await small.vectorIndex.rebuild();
+      expect(openOn(small.keywords.file), "small: positions in memory").toBe(0);
+      for (const e of engines.splice(0)) await e.close();
+      const store = await open(20, { positionsInFileFrom: 0 });
       await store.vectorIndex.rebuild();
       const file = store.keywords.file;
       expect(openOn(file), "built and saved: positions read from the file").toBe(1);
@@ -233,7 +238,7 @@ describe("the keyword index beside the database", () => {
       expect(await answers(store)).toEqual(fts);
       for (const e of engines.splice(0)) await e.close();
       expect(openOn(file), "closed with the store").toBe(0);
-      const reopened = await open(20);
+      const reopened = await open(20, { positionsInFileFrom: 0 });
       await ready(reopened);
       expect(openOn(file), "loaded: positions read from the file").toBe(1);
       expect(await answers(reopened)).toEqual(fts);

@@ -324,6 +324,10 @@ export class KeywordIndex {
     const s = this.seg;
     return s.docBytes.length + positionsLength(s) + 4 * (5 * s.blockLast.length + 2 * s.termCount.length);
   }
+  /** Bytes of the compacted postings' positions (in memory or in a file). */
+  get positionBytes(): number {
+    return positionsLength(this.seg);
+  }
   /** Whether the compacted postings' positions are read from a file (not held in memory). */
   get positionsInFile(): boolean {
     return this.seg.posFile !== null;

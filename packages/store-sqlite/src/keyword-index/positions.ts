@@ -2,9 +2,6 @@
 // time with readSync: the page cache holds them, not the process, so they cost no resident memory.
 import { closeSync, readSync } from "node:fs";
 
-/** Bytes read at once: a term's positions are contiguous, so its next blocks are usually in the window. */
-const WINDOW = 32 * 1024;
-
 const closer = new FinalizationRegistry<number>((fd) => {
   try {
     closeSync(fd);
@@ -26,12 +23,12 @@ export class PositionFile {
   }
 
   /**
-   * Reads from `start` at least up to `end` (a window more, not past `limit`) into `into`, grown
-   * when too small; returns the buffer and how many bytes it holds.
+   * Reads from `start` at least up to `end` (and `ahead` bytes more, not past `limit`) into `into`,
+   * grown when too small; returns the buffer and how many bytes it holds.
    */
-  read(into: Uint8Array, start: number, end: number, limit = this.length): { bytes: Uint8Array; length: number } {
+  read(into: Uint8Array, start: number, end: number, ahead = 0, limit = this.length): { bytes: Uint8Array; length: number } {
     if (!this.open) throw new Error("keyword index: its file was closed");
-    const want = Math.max(end, Math.min(limit, this.length, start + WINDOW)) - start;
+    const want = Math.max(end, Math.min(limit, this.length, end + ahead)) - start;
     const bytes = into.length >= want ? into : new Uint8Array(want);
     let got = 0;
     while (got < want) {

@@ -143,6 +143,7 @@ export class BlockBuffer {
   private block = 0;
   /** The block after the term's last (set by a cursor; positions are read no further). */
   lastBlock = 0;
+  private ahead = 0;
 
   /** The bytes holding the block's positions: `posView[p - posBase]` is byte p of the positions. */
   posView: Uint8Array = new Uint8Array(0);
@@ -161,9 +162,11 @@ export class BlockBuffer {
     const start = seg.blockPos[this.block] as number;
     const end = seg.blockPos[this.block + 1] as number;
     if (this.posOf === seg && start >= this.posBase && end <= this.posEnd) return;
-    // Not past the term's last block: a rare term's positions are a few bytes.
+    // A cursor reading block after block reads further ahead each time (up to 64 KiB); one
+    // jumping reads the block alone. Never past the term's last block.
+    this.ahead = this.posOf === seg && start === this.posEnd ? Math.min(2 * this.ahead + 4096, 65536) : 0;
     const limit = this.lastBlock > this.block ? (seg.blockPos[this.lastBlock] as number) : end;
-    const { bytes, length } = seg.posFile.read(this.window, start, end, limit);
+    const { bytes, length } = seg.posFile.read(this.window, start, end, this.ahead, limit);
     this.window = bytes;
     this.posView = bytes;
     this.posBase = start;

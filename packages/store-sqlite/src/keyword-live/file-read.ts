@@ -10,8 +10,13 @@ const readAsync = promisify(read);
 const PIECE = 4 * 1024 * 1024;
 const pad4 = (n: number): number => (n + 3) & ~3;
 
-/** Whether positions stay in the file: not on Windows, where an open file cannot be renamed over. */
+/** Whether positions may stay in the file: not on Windows, where an open file cannot be renamed over. */
 export const POSITIONS_IN_FILE = process.platform !== "win32";
+/**
+ * Positions of at least this many bytes stay in the file (64 MiB, about 400,000 chunks): below, a
+ * find's phrases read them from memory (each read from the file costs a system call).
+ */
+export const POSITIONS_IN_FILE_FROM = 64 * 1024 * 1024;
 
 /** What the body held: the index; an error reading it as one; or what else is wrong (`wrong`). */
 export type BodyRead = { index: KeywordIndex } | { error: unknown } | { wrong: string };
@@ -29,7 +34,7 @@ async function readAt(fd: number, into: Uint8Array, at: number): Promise<void> {
  * Reads the body (`bytes` from `start`) of the open file `fd`; the returned index owns `fd` (its
  * positions are read from it), which is closed otherwise.
  */
-export async function readBody(fd: number, start: number, bytes: number, expected: string): Promise<BodyRead> {
+export async function readBody(fd: number, start: number, bytes: number, expected: string, inFileFrom: number): Promise<BodyRead> {
   let owned = false;
   try {
     const size = fstatSync(fd).size;
@@ -38,7 +43,7 @@ export async function readBody(fd: number, start: number, bytes: number, expecte
     await readAt(fd, head, start);
     const found = positionsSection(head);
     // An unknown header is read whole, so the index's own checks say what is wrong with it.
-    const section = found && found.start + pad4(found.length) <= bytes ? found : { start: bytes, length: 0 };
+    const section = found && found.length >= inFileFrom && found.start + pad4(found.length) <= bytes ? found : { start: bytes, length: 0 };
     const cutStart = section.start;
     const cutEnd = Math.min(bytes, section.start + pad4(section.length));
     const kept = new Uint8Array(bytes - (cutEnd - cutStart));
@@ -59,7 +64,7 @@ export async function readBody(fd: number, start: number, bytes: number, expecte
     if (`sha256:${hash.digest("hex")}` !== expected) return { wrong: "does not match the checksum in its header (damaged)" };
     let positions: PositionFile | undefined;
     try {
-      if (found && cutEnd > cutStart) positions = new PositionFile(fd, start + section.start, section.length);
+      if (cutEnd > cutStart) positions = new PositionFile(fd, start + section.start, section.length);
       owned = positions !== undefined;
       return { index: KeywordIndex.fromBuffer(kept, positions) };
     } catch (error) {

@@ -98,6 +98,8 @@ export class KeywordFile {
   constructor(
     private readonly conn: Connection,
     private readonly log: KeywordLog,
+    /** Positions of at least this many bytes stay in the file (see POSITIONS_IN_FILE_FROM). */
+    private readonly positionsInFileFrom: number,
   ) {
     this.file = `${conn.location}.keywords`;
   }
@@ -182,7 +184,7 @@ export class KeywordFile {
     const { header, start } = read;
     let body: BodyRead;
     try {
-      if (POSITIONS_IN_FILE) body = await readBody(fd, start, header.bytes, header.checksum);
+      if (POSITIONS_IN_FILE) body = await readBody(fd, start, header.bytes, header.checksum, this.positionsInFileFrom);
       else {
         closeSync(fd);
         body = readWhole(await readFile(this.file), start, header);
@@ -260,7 +262,7 @@ export class KeywordFile {
         this.log.prune(highWater);
         installed = true;
         // The positions just written are read from the file from now on, not kept in memory.
-        if (POSITIONS_IN_FILE) {
+        if (POSITIONS_IN_FILE && index.positionBytes >= this.positionsInFileFrom) {
           try {
             index.positionsWritten(openSync(this.file, "r"), MAGIC.length + length.length + json.length);
           } catch {

@@ -8,6 +8,7 @@ import { latestDamage, statOrUndefined } from "../hnsw/verify.js";
 import { KeywordIndex, type KeywordIndexHit, type KeywordSearchOptions } from "../keyword-index/index.js";
 import { changeToken } from "../meta.js";
 import { KeywordFile } from "./file.js";
+import { POSITIONS_IN_FILE_FROM } from "./file-read.js";
 import { KeywordLog } from "./log.js";
 
 /*
@@ -51,6 +52,11 @@ export interface KeywordIndexOptions {
   waitForIndex?: boolean;
   /** Where warnings go (a damaged file set aside); standard error when absent. */
   warn?: (message: string) => void;
+  /**
+   * Word positions of at least this many bytes stay in the file, read when a phrase needs them,
+   * instead of being held in memory (default POSITIONS_IN_FILE_FROM, 64 MiB: about 400,000 chunks).
+   */
+  positionsInFileFrom?: number;
 }
 
 /** An index in memory with the log position it reflects. */
@@ -96,7 +102,7 @@ export class LiveKeywordIndex implements KeywordIndexView {
     private readonly options: KeywordIndexOptions = {},
   ) {
     this.log = new KeywordLog(conn);
-    this.files = new KeywordFile(conn, this.log);
+    this.files = new KeywordFile(conn, this.log, options.positionsInFileFrom ?? POSITIONS_IN_FILE_FROM);
     this.threshold = Math.max(1, options.threshold ?? KEYWORD_INDEX_THRESHOLD);
     this.saveAfter = Math.max(1, options.saveAfterChanges ?? SAVE_AFTER_CHANGES);
   }
