@@ -231,39 +231,6 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   while (d !== END) {
     visited++;
     const theta = heap.threshold;
-    if (prune && heap.full) {
-      // Block-max skipping: every row from d to `end` lies in the blocks counted here (or before an
-      // essential list's next row); when even their bounds cannot reach the threshold, no row there can.
-      let sum = 0;
-      let end = END - 1;
-      for (let i = essential; i < n; i++) {
-        const c = order[i] as Cursor;
-        if (c.slot === d) {
-          sum += c.bound(c.block);
-          end = Math.min(end, c.blockLast(c.block));
-        } else end = Math.min(end, c.slot - 1);
-      }
-      for (let i = 0; i < essential; i++) {
-        const c = order[i] as Cursor;
-        const k = c.findBlock(d);
-        let b = 0;
-        if (k < c.blocks) {
-          b = c.bound(k);
-          end = Math.min(end, c.blockLast(k));
-        }
-        blockPrefix[i + 1] = (blockPrefix[i] as number) + b;
-      }
-      sum += blockPrefix[essential] as number;
-      if (sum * SLACK < theta) {
-        d = END;
-        for (let i = essential; i < n; i++) {
-          const c = order[i] as Cursor;
-          if (c.slot <= end) c.advance(end + 1);
-          if (c.slot < d) d = c.slot;
-        }
-        continue;
-      }
-    }
     const norm = K1 * (1 - B + (B * index.sizeOf(d)) / avgdl);
     let skip = false;
     if (prune && essential > 0) {
@@ -272,9 +239,18 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
         const c = order[i] as Cursor;
         if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
       }
-      // The lists left out at their blocks holding d (from the check above): when even they cannot
-      // lift d over the threshold, skip it; else ask them one by one, the largest first.
-      if ((partial + (blockPrefix[essential] as number)) * SLACK < theta) skip = true;
+      // The lists left out, at their bounds, then at their blocks holding d: when even they cannot
+      // lift d over the threshold, skip it; else ask them one by one, the largest first, each time
+      // against the blocks of those left.
+      if ((partial + (prefix[essential] as number)) * SLACK < theta) skip = true;
+      else {
+        for (let i = 0; i < essential; i++) {
+          const c = order[i] as Cursor;
+          const k = c.findBlock(d);
+          blockPrefix[i + 1] = (blockPrefix[i] as number) + (k < c.blocks ? c.bound(k) : 0);
+        }
+        if ((partial + (blockPrefix[essential] as number)) * SLACK < theta) skip = true;
+      }
       for (let i = essential - 1; i >= 0 && !skip; i--) {
         const c = order[i] as Cursor;
         c.advance(d);
