@@ -1,6 +1,6 @@
 // The in-memory keyword index against FTS5 on a real database: same vocabulary and statistics as
 // fts5vocab, and the same keyword answers (seqs, order, scores bit for bit) as keywordSearch().
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildKeywordQuery, indexTerms, type KeywordQuery } from "@docdb/analyzer";
@@ -9,7 +9,16 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqliteEngine } from "../src/index.js";
 import { keywordSearch } from "../src/keyword.js";
-import { type IndexedRow, KeywordIndex, KeywordIndexFormatError, type KeywordSearchOptions, tokenize } from "../src/keyword-index/index.js";
+import {
+  type IndexedRow,
+  KeywordIndex,
+  KeywordIndexFormatError,
+  type KeywordSearchOptions,
+  PositionFile,
+  positionsSection,
+  SEGMENT_HEADER,
+  tokenize,
+} from "../src/keyword-index/index.js";
 
 const EVAL = join(__dirname, "../../../../shared/eval");
 const readJsonl = (file: string) =>
@@ -191,6 +200,42 @@ describe("the keyword index mirrors FTS5's chunks_fts", () => {
     expect(loaded.rows).toBe(rows.length);
     expect(loaded.tokens).toBe(index.tokens);
     expectSameAnswers(loaded, [1, 10]);
+  });
+
+  it("answers the same with its positions left in a file, read a window at a time", () => {
+    const bytes = build().toBuffer();
+    const section = positionsSection(bytes.subarray(0, SEGMENT_HEADER));
+    if (!section) throw new Error("no positions section found");
+    expect(section.length).toBeGreaterThan(200_000); // many windows of 32 KiB
+    const end = section.start + ((section.length + 3) & ~3);
+    const file = join(dir, "positions.bin");
+    writeFileSync(file, Buffer.concat([Buffer.from("junk before"), bytes]));
+    const withoutPositions = new Uint8Array(bytes.length - (end - section.start));
+    withoutPositions.set(bytes.subarray(0, section.start));
+    withoutPositions.set(bytes.subarray(end), section.start);
+    const index = KeywordIndex.fromBuffer(withoutPositions, new PositionFile(openSync(file, "r"), 11 + section.start, section.length));
+    expect(queries.filter((q) => q.phrases.length > 0).length).toBeGreaterThan(50);
+    expectSameAnswers(index, [1, 10]);
+    // Saved and compacted, it reads them back from the file.
+    expect(Buffer.from(index.toBuffer()).equals(Buffer.from(bytes))).toBe(true);
+    for (const r of rows.slice(0, 100)) index.remove(r.seq);
+    for (const r of rows.slice(0, 100)) index.add(r);
+    index.compact();
+    expect(index.positionsInFile).toBe(false); // compacted: in memory
+    expectSameAnswers(index, [10]);
+    index.close();
+
+    // Written to a file (as a save does), an index reads its positions from there.
+    const saved = build();
+    const written = saved.toBuffer();
+    writeFileSync(file, Buffer.concat([Buffer.from("header"), written]));
+    expect(saved.positionsWritten(openSync(file, "r"), 6)).toBe(true);
+    expect(saved.positionsInFile).toBe(true);
+    expectSameAnswers(saved, [10]);
+    saved.add({ seq: 10 ** 9, title: "", body: "changed since" });
+    saved.compact();
+    expect(saved.positionsWritten(openSync(file, "r"), 6)).toBe(false); // not what was written
+    saved.close();
   });
 
   it("keeps a phrase's matches only while no row is added or removed", () => {

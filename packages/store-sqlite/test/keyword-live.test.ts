@@ -1,6 +1,6 @@
 // The keyword index beside a SQLite database (<name>.db.keywords): the same answers as FTS5 (with
 // filters, and writes by another connection), its lifecycle, damage, and kill -9 during saves and builds.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
@@ -211,6 +211,41 @@ describe("the keyword index beside the database", () => {
     expect(hits).toBeDefined();
     expect(await answers(store)).toEqual(await answers(await open(FTS_ONLY)));
   });
+
+  it.runIf(process.platform === "linux")(
+    "reads positions from its file once saved or loaded (not memory), and closes it with the store",
+    async () => {
+      // Open descriptors of this process on the keyword index file.
+      const openOn = (file: string) =>
+        readdirSync("/proc/self/fd").filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`) === file;
+          } catch {
+            return false;
+          }
+        }).length;
+      // Small positions stay in memory by default; here every size goes to the file.
+      const small = await open(20);
+      await write(small, documents(60, 9));
+      await small.vectorIndex.rebuild();
+      expect(openOn(small.keywords.file), "small: positions in memory").toBe(0);
+      for (const e of engines.splice(0)) await e.close();
+      const store = await open(20, { positionsInFileFrom: 0 });
+      await store.vectorIndex.rebuild();
+      const file = store.keywords.file;
+      expect(openOn(file), "built and saved: positions read from the file").toBe(1);
+      const fts = await answers(await open(FTS_ONLY));
+      expect(await answers(store)).toEqual(fts);
+      for (const e of engines.splice(0)) await e.close();
+      expect(openOn(file), "closed with the store").toBe(0);
+      const reopened = await open(20, { positionsInFileFrom: 0 });
+      await ready(reopened);
+      expect(openOn(file), "loaded: positions read from the file").toBe(1);
+      expect(await answers(reopened)).toEqual(fts);
+      for (const e of engines.splice(0)) await e.close();
+      expect(openOn(file)).toBe(0);
+    },
+  );
 
   it("builds the index again when the analyser version changes", async () => {
     const store = await open(1);

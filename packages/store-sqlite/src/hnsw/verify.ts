@@ -25,7 +25,7 @@ export function sameIdentity(a: FileIdentity, b: FileIdentity | undefined): bool
 }
 
 /** A SHA-256 hasher; node:crypto is required on first use, not loaded at start-up (it costs the programs a few ms). */
-function sha256Hasher(): import("node:crypto").Hash {
+export function sha256Hasher(): import("node:crypto").Hash {
   const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
   return createHash("sha256");
 }

@@ -1,6 +1,6 @@
 // Compaction: the segment's live rows and the rows added since, merged into a new segment in seq
 // order (removed rows and terms left without rows dropped).
-import { BLOCK, BlockBuffer, ByteWriter, type Segment, skipVarints, U32Writer } from "./segment.js";
+import { BLOCK, BlockBuffer, ByteWriter, positionsInMemory, type Segment, skipVarints, U32Writer } from "./segment.js";
 
 /**
  * A term's hits among the rows added since the last compaction, two numbers each: the slot, then
@@ -20,7 +20,8 @@ export interface CompactInput {
 }
 
 export function compact(input: CompactInput): Segment {
-  const { seg, delta, deltaSeqs, deltaSizes, dead } = input;
+  const { delta, deltaSeqs, deltaSizes, dead } = input;
+  const seg = positionsInMemory(input.seg);
   const baseRows = seg.seqs.length;
   // Live rows in seq order: the segment's are already sorted, the added ones are sorted then merged.
   const added = deltaSeqs.map((_, i) => baseRows + i).filter((slot) => dead[slot] === 0);
@@ -71,7 +72,7 @@ export function compact(input: CompactInput): Segment {
       for (let k = 0; k * BLOCK < count; k++) {
         const n = Math.min(BLOCK, count - k * BLOCK);
         buf.decode(seg, first + k, k === 0, n);
-        buf.positions(seg, n - 1);
+        buf.positions(n - 1);
         for (let i = 0; i < n; i++) {
           const slot = newSlot[buf.slots[i] as number] as number;
           if (slot < 0) continue;
@@ -153,6 +154,7 @@ export function compact(input: CompactInput): Segment {
     blockPos: blockPos.done(),
     docBytes: doc.done(),
     posBytes: pos.done(),
+    posFile: null,
   };
 }
 

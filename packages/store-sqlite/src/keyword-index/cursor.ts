@@ -38,7 +38,8 @@ export class Cursor {
     private readonly firstBlock: number,
     private readonly baseCount: number,
     private readonly tail: Tail | null,
-    private readonly dead: Uint8Array,
+    /** Per slot: 1 when removed; null when no row is. */
+    private readonly dead: Uint8Array | null,
     private readonly sizeOf: (slot: number) => number,
   ) {
     this.baseBlocks = Math.ceil(baseCount / BLOCK);
@@ -119,10 +120,17 @@ export class Cursor {
     return (this.tailMinSize as Int32Array)[k - this.baseBlocks] as number;
   }
 
+  /** The loaded block's last slot. */
+  private last = -1;
+
   private load(k: number): void {
     this.b = k;
+    this.last = this.blockLast(k);
     if (k < this.baseBlocks) {
-      if (this.buf === null) this.buf = new BlockBuffer();
+      if (this.buf === null) {
+        this.buf = new BlockBuffer();
+        this.buf.lastBlock = this.firstBlock + this.baseBlocks;
+      }
       const buf = this.buf;
       const n = Math.min(BLOCK, this.baseCount - k * BLOCK);
       buf.begin(this.seg, this.firstBlock + k, k === 0, n);
@@ -148,7 +156,7 @@ export class Cursor {
       while (this.i < this.n) {
         if (this.i >= this.ready) this.ready = (this.buf as BlockBuffer).more(END);
         const s = this.slots[this.i] as number;
-        if (this.dead[s] === 0) {
+        if (this.dead === null || this.dead[s] === 0) {
           this.slot = s;
           return;
         }
@@ -204,7 +212,7 @@ export class Cursor {
   /** Moves to the first live posting at or after `target`. */
   advance(target: number): void {
     if (this.slot >= target) return;
-    const k = this.findBlock(target);
+    const k = target <= this.last ? this.b : this.findBlock(target);
     if (k >= this.blocks) {
       this.slot = END;
       this.b = this.blocks;
@@ -212,12 +220,19 @@ export class Cursor {
     }
     if (k !== this.b) this.load(k);
     // Only the slots up to the target are decoded (the rest when the cursor moves on).
+    const slots = this.slots;
+    let i = this.i;
+    let ready = this.ready;
     for (;;) {
-      while (this.i < this.ready && (this.slots[this.i] as number) < target) this.i++;
-      if (this.i < this.ready || this.ready >= this.n) break;
-      this.ready = (this.buf as BlockBuffer).more(target);
+      while (i < ready && (slots[i] as number) < target) i++;
+      if (i < ready || ready >= this.n) break;
+      ready = (this.buf as BlockBuffer).more(target);
     }
-    this.settle();
+    this.i = i;
+    this.ready = ready;
+    // Mostly a live posting already decoded: settled here.
+    if (i < ready && (this.dead === null || this.dead[slots[i] as number] === 0)) this.slot = slots[i] as number;
+    else this.settle();
   }
 
   /** How many hits the current posting has in one column (0 title, 1 body). */
@@ -242,9 +257,9 @@ export class Cursor {
   readColumn(column: number): number {
     if (this.b < this.baseBlocks) {
       const buf = this.buf as BlockBuffer;
-      buf.positions(this.seg, this.i);
-      const bytes = this.seg.posBytes;
-      let p = buf.posAt[this.i] as number;
+      buf.positions(this.i);
+      const bytes = buf.posView;
+      let p = (buf.posAt[this.i] as number) - buf.posBase;
       const titles = buf.titleCounts[this.i] as number;
       if (column === 1) p = skipVarints(bytes, p, titles);
       const n = column === 0 ? titles : (buf.bodyCounts[this.i] as number);

@@ -1,6 +1,7 @@
 // The keyword index's file format: a header (magic, version, counts) then the segment's arrays as
 // little-endian sections, each 4-byte aligned, so loading is viewing (and a few checks).
-import { BLOCK, type Segment } from "./segment.js";
+import type { PositionFile } from "./positions.js";
+import { BLOCK, positionsInMemory, positionsLength, type Segment } from "./segment.js";
 
 const MAGIC = "DOCDBKW1";
 export const FORMAT_VERSION = 2;
@@ -16,7 +17,13 @@ export class KeywordIndexFormatError extends Error {
 
 const pad4 = (n: number): number => (n + 3) & ~3;
 
-export function segmentToBuffer(seg: Segment): Uint8Array {
+/** The first SEGMENT_HEADER bytes segmentToBuffer() writes for the segment. */
+export function segmentToHeader(seg: Segment): Uint8Array {
+  return segmentToBuffer(seg, true);
+}
+
+export function segmentToBuffer(saved: Segment, headerOnly = false): Uint8Array {
+  const seg = headerOnly ? saved : positionsInMemory(saved);
   const termText = new TextEncoder().encode(seg.terms.join("\n"));
   const sections: Uint8Array[] = [
     seg.seqs,
@@ -31,7 +38,7 @@ export function segmentToBuffer(seg: Segment): Uint8Array {
   ].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   sections.push(seg.docBytes, seg.posBytes, termText);
   const total = sections.reduce((n, s) => n + pad4(s.length), HEADER);
-  const out = new Uint8Array(total);
+  const out = new Uint8Array(headerOnly ? HEADER : total);
   const view = new DataView(out.buffer);
   for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
   const header = [
@@ -45,6 +52,7 @@ export function segmentToBuffer(seg: Segment): Uint8Array {
   ];
   for (const [i, v] of header.entries()) view.setUint32(8 + 4 * i, v, true);
   view.setFloat64(40, total, true);
+  if (headerOnly) return out;
   let at = HEADER;
   for (const s of sections) {
     out.set(s, at);
@@ -53,7 +61,26 @@ export function segmentToBuffer(seg: Segment): Uint8Array {
   return out;
 }
 
-export function segmentFromBuffer(input: Uint8Array): Segment {
+/** Bytes of the header a body starts with (enough for positionsSection()). */
+export const SEGMENT_HEADER = HEADER;
+
+/** Where the positions section lies in a body, from its first SEGMENT_HEADER bytes (undefined when they are not a header). */
+export function positionsSection(head: Uint8Array): { start: number; length: number } | undefined {
+  if (head.length < HEADER) return undefined;
+  for (let i = 0; i < MAGIC.length; i++) if (head[i] !== MAGIC.charCodeAt(i)) return undefined;
+  const view = new DataView(head.buffer, head.byteOffset, HEADER);
+  const field = (i: number): number => view.getUint32(8 + 4 * i, true);
+  if (field(0) !== FORMAT_VERSION) return undefined;
+  const [rows, terms, blocks, docLength, posLength] = [field(1), field(2), field(3), field(4), field(5)];
+  const start = HEADER + 4 * (2 * rows + 2 * terms + 1 + 3 * blocks + 2 * (blocks + 1)) + pad4(docLength);
+  return { start, length: posLength };
+}
+
+/**
+ * The segment the bytes hold. With `positions`, the bytes lack the positions section (its
+ * padded length cut out where positionsSection() says) and the segment reads them from the file.
+ */
+export function segmentFromBuffer(input: Uint8Array, positions?: PositionFile): Segment {
   if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) throw new KeywordIndexFormatError("needs a little-endian machine");
   if (input.length < HEADER) throw new KeywordIndexFormatError(`${input.length} bytes is too short for a header`);
   for (let i = 0; i < MAGIC.length; i++) {
@@ -73,7 +100,8 @@ export function segmentFromBuffer(input: Uint8Array): Segment {
   ];
   if (version !== FORMAT_VERSION) throw new KeywordIndexFormatError(`format version ${version}, this docdb reads ${FORMAT_VERSION}`);
   const total = view.getFloat64(40, true);
-  if (total !== bytes.length)
+  const cut = positions ? pad4(posLength) : 0;
+  if (total !== bytes.length + cut)
     throw new KeywordIndexFormatError(`${bytes.length} bytes where the header says ${total} (truncated or damaged)`);
   let at = HEADER;
   const u32 = (n: number): Uint32Array => {
@@ -99,9 +127,12 @@ export function segmentFromBuffer(input: Uint8Array): Segment {
     blockDoc: u32(blocks + 1),
     blockPos: u32(blocks + 1),
     docBytes: u8(docLength),
-    posBytes: u8(posLength),
+    posBytes: positions ? new Uint8Array(0) : u8(posLength),
+    posFile: positions ?? null,
     terms: [],
   };
+  if (positions && positions.length !== posLength)
+    throw new KeywordIndexFormatError(`${positions.length} bytes of positions where the header says ${posLength}`);
   const text = new TextDecoder("utf-8", { fatal: false }).decode(u8(textLength));
   seg.terms = terms === 0 ? [] : text.split("\n");
   if (at !== bytes.length) throw new KeywordIndexFormatError("bytes left after the last section");
@@ -130,6 +161,6 @@ function check(seg: Segment, terms: number): void {
       fail(`block ${k} offsets out of order`);
     }
   }
-  if (seg.blockDoc[blocks] !== seg.docBytes.length || seg.blockPos[blocks] !== seg.posBytes.length)
+  if (seg.blockDoc[blocks] !== seg.docBytes.length || seg.blockPos[blocks] !== positionsLength(seg))
     fail("block offsets do not end at the data's end");
 }

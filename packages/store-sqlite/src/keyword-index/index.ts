@@ -1,14 +1,18 @@
 // KeywordIndex: an in-memory mirror of FTS5's chunks_fts (postings with positions per column, row
 // sizes, statistics) answering keyword top-k as keyword.ts does over FTS5, with pruning.
+
+import { closeSync } from "node:fs";
 import type { KeywordQuery } from "@docdb/analyzer";
 import { compact, type DeltaHits } from "./compact.js";
 import { Cursor, type Tail } from "./cursor.js";
-import { segmentFromBuffer, segmentToBuffer } from "./format.js";
+import { positionsSection, segmentFromBuffer, segmentToBuffer, segmentToHeader } from "./format.js";
+import { PositionFile } from "./positions.js";
 import { type KeywordIndexHit, type KeywordSearchOptions, searchIndex } from "./search.js";
-import { BLOCK, BlockBuffer, emptySegment, type Segment } from "./segment.js";
+import { BLOCK, BlockBuffer, emptySegment, positionsLength, type Segment } from "./segment.js";
 import { tokenize } from "./tokenize.js";
 
-export { KeywordIndexFormatError } from "./format.js";
+export { KeywordIndexFormatError, positionsSection, SEGMENT_HEADER } from "./format.js";
+export { PositionFile } from "./positions.js";
 export type { KeywordIndexHit, KeywordSearchOptions } from "./search.js";
 export { tokenize } from "./tokenize.js";
 
@@ -34,6 +38,8 @@ export class KeywordIndex {
   /** Per slot (segment rows, then added rows): 1 when removed. */
   private dead = new Uint8Array(64);
   private removedInSegment = 0;
+  /** Rows removed since the last compaction (none: cursors need not look at \`dead\`). */
+  private removedRows = 0;
   private liveRows = 0;
   private liveTokens = 0;
   /** Per term: how many of its segment postings are removed rows (valid while `removedInSegment` is unchanged). */
@@ -44,10 +50,16 @@ export class KeywordIndex {
     return new KeywordIndex();
   }
 
-  static fromBuffer(bytes: Uint8Array): KeywordIndex {
+  /** The index the bytes hold; with `positions`, the bytes lack its positions, which stay in the file (see segmentFromBuffer). */
+  static fromBuffer(bytes: Uint8Array, positions?: PositionFile): KeywordIndex {
     const index = new KeywordIndex();
-    index.load(segmentFromBuffer(bytes));
+    index.load(segmentFromBuffer(bytes, positions));
     return index;
+  }
+
+  /** Closes the file its positions are read from, if any (the index must not be searched after). */
+  close(): void {
+    this.seg.posFile?.close();
   }
 
   /** Changes whenever postings are merged (compaction, loading). */
@@ -57,6 +69,7 @@ export class KeywordIndex {
   version = 0;
 
   private load(seg: Segment): void {
+    if (this.seg.posFile && this.seg.posFile !== seg.posFile) this.seg.posFile.close();
     this.generation = ++KeywordIndex.generations;
     this.version = this.generation;
     this.seg = seg;
@@ -70,6 +83,7 @@ export class KeywordIndex {
     this.deltaPostings = 0;
     this.dead = new Uint8Array(seg.seqs.length + 1024);
     this.removedInSegment = 0;
+    this.removedRows = 0;
     this.removedCache.clear();
     this.liveRows = seg.seqs.length;
     let tokens = 0;
@@ -99,7 +113,26 @@ export class KeywordIndex {
   /** Compacted (removed rows dropped, added rows merged), ready to write to a file. */
   toBuffer(): Uint8Array {
     this.compact();
+    this.serialized = this.seg;
     return segmentToBuffer(this.seg);
+  }
+  private serialized: Segment | null = null;
+
+  /**
+   * After the last toBuffer()'s bytes were written to a file (open as `fd`, the bytes at `offset`):
+   * the positions are read from there from now on, instead of memory, while no compaction came
+   * between. Takes `fd` (closed at once when it cannot be used); true when it was.
+   */
+  positionsWritten(fd: number, offset: number): boolean {
+    const seg = this.seg;
+    const section = positionsSection(segmentToHeader(seg));
+    if (seg !== this.serialized || seg.posFile || !section || section.length === 0) {
+      closeSync(fd);
+      return false;
+    }
+    seg.posFile = new PositionFile(fd, offset + section.start, section.length);
+    seg.posBytes = new Uint8Array(0);
+    return true;
   }
 
   get rows(): number {
@@ -195,6 +228,7 @@ export class KeywordIndex {
     if (slot < 0) return false;
     this.version = ++KeywordIndex.generations;
     this.dead[slot] = 1;
+    this.removedRows++;
     this.deltaSlot.delete(seq);
     if (slot < this.seg.seqs.length) this.removedInSegment++;
     this.liveRows--;
@@ -263,7 +297,7 @@ export class KeywordIndex {
       inSegment ? (this.seg.termBlock[id] as number) : 0,
       inSegment ? (this.seg.termCount[id] as number) : 0,
       tail,
-      this.dead,
+      this.removedRows === 0 ? null : this.dead,
       this.sizeOf,
     );
     if (!tail) cursor.term = term;
@@ -272,7 +306,7 @@ export class KeywordIndex {
 
   /** A cursor over computed postings (a phrase's matches). */
   listCursor(tail: Tail): Cursor {
-    return new Cursor(this.seg, 0, 0, tail, this.dead, this.sizeOf);
+    return new Cursor(this.seg, 0, 0, tail, this.removedRows === 0 ? null : this.dead, this.sizeOf);
   }
 
   /** All slots so far (removed ones included). */
@@ -288,7 +322,15 @@ export class KeywordIndex {
   /** Bytes held by the compacted postings (for reports). */
   get postingBytes(): number {
     const s = this.seg;
-    return s.docBytes.length + s.posBytes.length + 4 * (5 * s.blockLast.length + 2 * s.termCount.length);
+    return s.docBytes.length + positionsLength(s) + 4 * (5 * s.blockLast.length + 2 * s.termCount.length);
+  }
+  /** Bytes of the compacted postings' positions (in memory or in a file). */
+  get positionBytes(): number {
+    return positionsLength(this.seg);
+  }
+  /** Whether the compacted postings' positions are read from a file (not held in memory). */
+  get positionsInFile(): boolean {
+    return this.seg.posFile !== null;
   }
   get postings(): number {
     return this.segmentPostings + this.deltaPostings;

@@ -3,6 +3,7 @@
 import type { KeywordQuery } from "@docdb/analyzer";
 import type { Tail } from "./cursor.js";
 import { type Cursor, END } from "./cursor.js";
+import { matchPhrase } from "./phrase.js";
 import { tokenize } from "./tokenize.js";
 
 export interface KeywordIndexHit {
@@ -24,7 +25,7 @@ export interface KeywordSearchOptions {
   /** Score every match (no pruning): for tests and benchmarks. */
   exhaustive?: boolean;
   /** Filled with how many postings the query's lists hold and how many rows were scored. */
-  stats?: { postings: number; scored: number };
+  stats?: { postings: number; scored: number; visited?: number; phraseRows?: number };
 }
 
 /** What the search reads of the index (KeywordIndex). */
@@ -77,7 +78,7 @@ function idfOf(rows: number, df: number, ln: (x: number) => number): number {
 }
 
 /** The rows matching a sequence of tokens (one token: its postings; several: a phrase, computed). */
-function sequence(index: KeywordIndex, tokens: string[]): Sequence {
+function sequence(index: KeywordIndex, tokens: string[], stats?: KeywordSearchOptions["stats"]): Sequence {
   if (tokens.length === 0) return { cursor: null, df: 0 };
   if (tokens.length === 1) {
     const cursor = index.cursor(tokens[0] as string);
@@ -85,105 +86,43 @@ function sequence(index: KeywordIndex, tokens: string[]): Sequence {
   }
   let cache = phraseCache.get(index);
   if (!cache || cache.version !== index.version) {
-    cache = { version: index.version, lists: new Map() };
+    cache = { version: index.version, lists: new Map(), rows: 0 };
     phraseCache.set(index, cache);
   }
   const key = tokens.join("\u0000");
   let list = cache.lists.get(key);
-  if (!list) {
+  if (list) {
+    // Most recently used last.
+    cache.lists.delete(key);
+    cache.lists.set(key, list);
+  } else {
     const cursors = tokens.map((t) => index.cursor(t));
     if (cursors.some((c) => c === null)) return { cursor: null, df: 0 };
-    list = matchPhrase(cursors as Cursor[]);
-    if (list.slots.length <= PHRASE_CACHE_ROWS) {
-      if (cache.lists.size >= PHRASE_CACHE_SIZE) cache.lists.delete(cache.lists.keys().next().value as string);
+    list = matchPhrase(cursors as Cursor[], stats);
+    if (list.slots.length <= PHRASE_CACHE_ROWS / 4) {
+      cache.rows += list.slots.length;
       cache.lists.set(key, list);
+      for (const [old, oldList] of cache.lists) {
+        if (cache.rows <= PHRASE_CACHE_ROWS && cache.lists.size <= PHRASE_CACHE_SIZE) break;
+        cache.lists.delete(old);
+        cache.rows -= oldList.slots.length;
+      }
     }
   }
   return { cursor: index.listCursor(list), df: list.slots.length };
 }
 
-/** Per index: its phrases' matches, while no row was added or removed (the oldest dropped first). */
-const phraseCache = new WeakMap<KeywordIndex, { version: number; lists: Map<string, { slots: Int32Array; freqs: Int32Array }> }>();
+/**
+ * Per index: its phrases' matches, while no row was added or removed (the least recently used
+ * dropped first). A common phrase (the parts of `build_index`) can match 160,000 rows at 1M and
+ * take 20 ms to match: kept too, within PHRASE_CACHE_ROWS rows in all (8 bytes each).
+ */
+const phraseCache = new WeakMap<
+  KeywordIndex,
+  { version: number; lists: Map<string, { slots: Int32Array; freqs: Int32Array }>; rows: number }
+>();
 const PHRASE_CACHE_SIZE = 256;
-/** Phrases matching more rows than this are not kept. */
-const PHRASE_CACHE_ROWS = 10_000;
-
-/** Rows where the tokens follow each other in one column, with the phrase's weighted frequency. */
-function matchPhrase(cursors: Cursor[]): { slots: Int32Array; freqs: Int32Array } {
-  const slots: number[] = [];
-  const freqs: number[] = [];
-  const m = cursors.length;
-  // Rows holding every token: led by the rarest, the others asked in order of size (a common token
-  // such as "of" is moved only once the rarer ones agree).
-  const bySize = [...cursors].sort((a, b) => a.count - b.count);
-  const lead = bySize[0] as Cursor;
-  for (const c of cursors) c.start();
-  const order = new Int32Array(m);
-  const counts = new Int32Array(m);
-  let starts = new Int32Array(64);
-  let target = lead.slot;
-  while (target !== END) {
-    let i = 1;
-    for (; i < m; i++) {
-      const c = bySize[i] as Cursor;
-      c.advance(target);
-      if (c.slot !== target) break;
-    }
-    if (i < m) {
-      const ahead = (bySize[i] as Cursor).slot;
-      if (ahead === END) break;
-      lead.advance(ahead);
-      target = lead.slot;
-      continue;
-    }
-    let freq = 0;
-    for (let column = 0; column < 2; column++) {
-      // The phrase's possible starts from its token with the fewest hits in the column, kept while
-      // every other token (fewest hits first) is at the right offset from them.
-      let empty = false;
-      for (let j = 0; j < m; j++) {
-        const count = (cursors[j] as Cursor).columnCount(column);
-        counts[j] = count;
-        if (count === 0) empty = true;
-        let at = j;
-        while (at > 0 && (counts[order[at - 1] as number] as number) > count) {
-          order[at] = order[at - 1] as number;
-          at--;
-        }
-        order[at] = j;
-      }
-      if (empty) continue;
-      const r = order[0] as number;
-      const rare = cursors[r] as Cursor;
-      let n = rare.readColumn(column);
-      if (n > starts.length) starts = new Int32Array(2 * n);
-      for (let k = 0; k < n; k++) starts[k] = (rare.pos[k] as number) - r;
-      for (let o = 1; o < m && n > 0; o++) {
-        const j = order[o] as number;
-        const c = cursors[j] as Cursor;
-        const count = c.readColumn(column);
-        const pos = c.pos;
-        let kept = 0;
-        let at = 0;
-        for (let k = 0; k < n; k++) {
-          const want = (starts[k] as number) + j;
-          while (at < count && (pos[at] as number) < want) at++;
-          if (at >= count) break;
-          if (pos[at] === want) starts[kept++] = starts[k] as number;
-        }
-        n = kept;
-      }
-      freq += column === 0 ? 2 * n : n;
-    }
-    if (freq > 0) {
-      slots.push(target);
-      freqs.push(freq);
-    }
-    lead.next();
-    target = lead.slot;
-  }
-  return { slots: Int32Array.from(slots), freqs: Int32Array.from(freqs) };
-}
+const PHRASE_CACHE_ROWS = 2_000_000;
 
 /** A bounded heap of the best rows so far, the worst at the root (score, then higher seq is worse). */
 class TopK {
@@ -270,7 +209,6 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   const all = seqs.map((s) => s.cursor).filter((c): c is Cursor => c !== null);
   const heap = new TopK(k);
   if (all.length === 0) return heap.sorted();
-  const bound = (c: Cursor, block: number): number => c.bound(block);
   const ub = new Map<Cursor, number>();
   for (const c of all) {
     c.avgdl = avgdl;
@@ -287,7 +225,11 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   let scored = 0;
   let d = END;
   for (let i = essential; i < n; i++) if ((order[i] as Cursor).slot < d) d = (order[i] as Cursor).slot;
+  let visited = 0;
+  /** Per list left out (0 … essential - 1): the sum of the lists before it at their blocks holding d. */
+  const blockPrefix = new Float64Array(n + 1);
   while (d !== END) {
+    visited++;
     const theta = heap.threshold;
     const norm = K1 * (1 - B + (B * index.sizeOf(d)) / avgdl);
     let skip = false;
@@ -298,22 +240,22 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
         if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
       }
       // The lists left out, at their bounds, then at their blocks holding d: when even they cannot
-      // lift d over the threshold, skip it.
+      // lift d over the threshold, skip it; else ask them one by one, the largest first, each time
+      // against the blocks of those left.
       if ((partial + (prefix[essential] as number)) * SLACK < theta) skip = true;
       else {
-        let rest = 0;
         for (let i = 0; i < essential; i++) {
           const c = order[i] as Cursor;
           const k = c.findBlock(d);
-          if (k < c.blocks) rest += bound(c, k);
+          blockPrefix[i + 1] = (blockPrefix[i] as number) + (k < c.blocks ? c.bound(k) : 0);
         }
-        if ((partial + rest) * SLACK < theta) skip = true;
+        if ((partial + (blockPrefix[essential] as number)) * SLACK < theta) skip = true;
       }
       for (let i = essential - 1; i >= 0 && !skip; i--) {
         const c = order[i] as Cursor;
         c.advance(d);
         if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
-        if (partial * SLACK + (prefix[i] as number) < theta) skip = true;
+        if ((partial + (blockPrefix[i] as number)) * SLACK < theta) skip = true;
       }
     } else for (let i = 0; i < essential; i++) (order[i] as Cursor).advance(d);
     if (!skip) {
@@ -333,7 +275,10 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
       if (c.slot < d) d = c.slot;
     }
   }
-  if (options.stats) options.stats.scored += scored;
+  if (options.stats) {
+    options.stats.scored += scored;
+    options.stats.visited = (options.stats.visited ?? 0) + visited;
+  }
   return heap.sorted();
 }
 
@@ -343,7 +288,7 @@ export function searchIndex(index: KeywordIndex, query: KeywordQuery, limit: num
   if (query.any.length === 0 || limit <= 0 || index.rows === 0 || rows <= 0) return [];
   const avgdl = (options.totals?.tokens ?? index.tokens) / rows;
   const prepare = (list: string[][]): Sequence[] => {
-    const out = list.map((s) => sequence(index, tokenize(s.join(" "))));
+    const out = list.map((s) => sequence(index, tokenize(s.join(" ")), options.stats));
     for (const s of out) if (s.cursor) s.cursor.idf = idfOf(rows, s.df, options.ln);
     return out;
   };

@@ -1,5 +1,6 @@
 // The compacted part of the keyword index: rows in seq order and, per term, postings in blocks of
 // BLOCK (per block: varint slot gaps, then per-column counts; positions apart), with each block's score bounds.
+import type { PositionFile } from "./positions.js";
 
 /** Postings per block. */
 export const BLOCK = 128;
@@ -23,7 +24,19 @@ export interface Segment {
   blockDoc: Uint32Array;
   blockPos: Uint32Array;
   docBytes: Uint8Array;
+  /** The positions, in memory; empty when they are left in the file (posFile). */
   posBytes: Uint8Array;
+  posFile: PositionFile | null;
+}
+
+/** How many bytes of positions the segment has (in memory or in its file). */
+export function positionsLength(seg: Segment): number {
+  return seg.posFile ? seg.posFile.length : seg.posBytes.length;
+}
+
+/** The segment with its positions in memory (read from its file when they are there). */
+export function positionsInMemory(seg: Segment): Segment {
+  return seg.posFile ? { ...seg, posBytes: seg.posFile.all(), posFile: null } : seg;
 }
 
 export function emptySegment(): Segment {
@@ -41,6 +54,7 @@ export function emptySegment(): Segment {
     blockPos: new Uint32Array(1),
     docBytes: new Uint8Array(0),
     posBytes: new Uint8Array(0),
+    posFile: null,
   };
 }
 
@@ -122,6 +136,42 @@ export class BlockBuffer {
     this.countsReady = false;
     this.posDone = 0;
     this.posNext = seg.blockPos[block] as number;
+    this.seg = seg;
+    this.block = block;
+  }
+  private seg: Segment | null = null;
+  private block = 0;
+  /** The block after the term's last (set by a cursor; positions are read no further). */
+  lastBlock = 0;
+  private ahead = 0;
+
+  /** The bytes holding the block's positions: `posView[p - posBase]` is byte p of the positions. */
+  posView: Uint8Array = new Uint8Array(0);
+  posBase = 0;
+  private posEnd = -1;
+  private posOf: Segment | null = null;
+  private window: Uint8Array = new Uint8Array(0);
+
+  private viewPositions(): void {
+    const seg = this.seg as Segment;
+    if (!seg.posFile) {
+      this.posView = seg.posBytes;
+      this.posBase = 0;
+      return;
+    }
+    const start = seg.blockPos[this.block] as number;
+    const end = seg.blockPos[this.block + 1] as number;
+    if (this.posOf === seg && start >= this.posBase && end <= this.posEnd) return;
+    // A cursor reading block after block reads further ahead each time (up to 64 KiB); one
+    // jumping reads the block alone. Never past the term's last block.
+    this.ahead = this.posOf === seg && start === this.posEnd ? Math.min(2 * this.ahead + 4096, 65536) : 0;
+    const limit = this.lastBlock > this.block ? (seg.blockPos[this.lastBlock] as number) : end;
+    const { bytes, length } = seg.posFile.read(this.window, start, end, this.ahead, limit);
+    this.window = bytes;
+    this.posView = bytes;
+    this.posBase = start;
+    this.posEnd = start + length;
+    this.posOf = seg;
   }
 
   /** Slots decoded so far (from the block's start). */
@@ -189,12 +239,14 @@ export class BlockBuffer {
   private posNext = 0;
 
   /** Positions offsets for the decoded block's postings up to `last`. */
-  positions(seg: Segment, last: number): void {
+  positions(last: number): void {
     this.counts();
+    this.viewPositions();
+    const base = this.posBase;
     let p = this.posNext;
     for (let i = this.posDone; i <= last; i++) {
       this.posAt[i] = p;
-      p = skipVarints(seg.posBytes, p, (this.titleCounts[i] as number) + (this.bodyCounts[i] as number));
+      p = base + skipVarints(this.posView, p - base, (this.titleCounts[i] as number) + (this.bodyCounts[i] as number));
     }
     if (last >= this.posDone) {
       this.posDone = last + 1;

@@ -2,7 +2,7 @@
 // high-water mark, rows, SHA-256 of the body) then the index's own bytes; read only when intact,
 // written atomically (temporary file, fsync, rename under the write lock, then the log is pruned).
 
-import { closeSync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ANALYZER_VERSION } from "@docdb/analyzer";
@@ -20,6 +20,7 @@ import {
   statOrUndefined,
 } from "../hnsw/verify.js";
 import { KeywordIndex } from "../keyword-index/index.js";
+import { type BodyRead, openForRead, POSITIONS_IN_FILE, readBody } from "./file-read.js";
 import type { KeywordLog } from "./log.js";
 
 /** The first bytes of every keyword index file. */
@@ -77,6 +78,19 @@ function parse(bytes: Buffer): { header: KeywordFileHeader; body: Buffer } | str
   return { header, body: bytes.subarray(start + length) };
 }
 
+/** The body of a file read whole (positions in memory): where positions cannot stay in the file. */
+function readWhole(bytes: Buffer, start: number, header: KeywordFileHeader): BodyRead {
+  const body = bytes.subarray(start);
+  if (body.length !== header.bytes) return { wrong: `has a body of ${body.length} bytes, its header says ${header.bytes}` };
+  if (sha256(body) !== header.checksum) return { wrong: "does not match the checksum in its header (damaged)" };
+  try {
+    // The index views typed arrays over the bytes: they must start 8-byte aligned (copied if not).
+    return { index: KeywordIndex.fromBuffer(body.byteOffset % 8 === 0 ? body : Uint8Array.from(body)) };
+  } catch (error) {
+    return { error };
+  }
+}
+
 /** The keyword index file of one database. */
 export class KeywordFile {
   readonly file: string;
@@ -84,6 +98,8 @@ export class KeywordFile {
   constructor(
     private readonly conn: Connection,
     private readonly log: KeywordLog,
+    /** Positions of at least this many bytes stay in the file (see POSITIONS_IN_FILE_FROM). */
+    private readonly positionsInFileFrom: number,
   ) {
     this.file = `${conn.location}.keywords`;
   }
@@ -148,27 +164,41 @@ export class KeywordFile {
     if (kind) return { damage: `is ${kind}, not a keyword index file`, seen: stats && identity(stats) };
     if (!stats) return undefined;
     const seen = identity(stats);
-    let bytes: Buffer;
+    let fd: number | undefined;
+    let read: { header: KeywordFileHeader; body: Buffer; start: number } | string;
     try {
-      bytes = await readFile(this.file);
+      // The header from the file's first bytes; the body (but its positions, left in the file) after.
+      fd = openForRead(this.file);
+      const head = Buffer.alloc(Math.min(fstatSync(fd).size, MAGIC.length + 4 + MAX_HEADER));
+      readSync(fd, head, 0, head.length, 0);
+      const parsed = parse(head);
+      read = typeof parsed === "string" ? parsed : { ...parsed, start: head.length - parsed.body.length };
+    } catch (error) {
+      if (fd !== undefined) closeSync(fd);
+      return { damage: `cannot be read (${describeError(error)})`, seen };
+    }
+    if (typeof read === "string" || this.staleness(read.header)) {
+      closeSync(fd);
+      return typeof read === "string" ? { damage: read, seen } : { stale: this.staleness(read.header) as string };
+    }
+    const { header, start } = read;
+    let body: BodyRead;
+    try {
+      if (POSITIONS_IN_FILE) body = await readBody(fd, start, header.bytes, header.checksum, this.positionsInFileFrom);
+      else {
+        closeSync(fd);
+        body = readWhole(await readFile(this.file), start, header);
+      }
     } catch (error) {
       return { damage: `cannot be read (${describeError(error)})`, seen };
     }
-    const parsed = parse(bytes);
-    if (typeof parsed === "string") return { damage: parsed, seen };
-    const { header, body } = parsed;
-    const stale = this.staleness(header);
-    if (stale) return { stale };
-    if (body.length !== header.bytes) return { damage: `has a body of ${body.length} bytes, its header says ${header.bytes}`, seen };
-    if (sha256(body) !== header.checksum) return { damage: "does not match the checksum in its header (damaged)", seen };
-    let index: KeywordIndex;
-    try {
-      // The index views typed arrays over the bytes: they must start 8-byte aligned (copied if not).
-      index = KeywordIndex.fromBuffer(body.byteOffset % 8 === 0 ? body : Uint8Array.from(body));
-    } catch (error) {
-      return { damage: `cannot be read as a keyword index (${describeError(error)})`, seen };
+    if ("wrong" in body) return { damage: body.wrong, seen };
+    if ("error" in body) return { damage: `cannot be read as a keyword index (${describeError(body.error)})`, seen };
+    const { index } = body;
+    if (index.rows !== header.rows) {
+      index.close();
+      return { damage: `holds ${index.rows} rows, its header says ${header.rows}`, seen };
     }
-    if (index.rows !== header.rows) return { damage: `holds ${index.rows} rows, its header says ${header.rows}`, seen };
     return { index, header };
   }
 
@@ -231,6 +261,14 @@ export class KeywordFile {
         syncFolder(dirname(this.file));
         this.log.prune(highWater);
         installed = true;
+        // The positions just written are read from the file from now on, not kept in memory.
+        if (POSITIONS_IN_FILE && index.positionBytes >= this.positionsInFileFrom) {
+          try {
+            index.positionsWritten(openSync(this.file, "r"), MAGIC.length + length.length + json.length);
+          } catch {
+            // They stay in memory.
+          }
+        }
       };
       if (options.wait) await this.conn.write(install);
       else this.conn.tryWrite(install);

@@ -8,6 +8,7 @@ import { latestDamage, statOrUndefined } from "../hnsw/verify.js";
 import { KeywordIndex, type KeywordIndexHit, type KeywordSearchOptions } from "../keyword-index/index.js";
 import { changeToken } from "../meta.js";
 import { KeywordFile } from "./file.js";
+import { POSITIONS_IN_FILE_FROM } from "./file-read.js";
 import { KeywordLog } from "./log.js";
 
 /*
@@ -51,6 +52,11 @@ export interface KeywordIndexOptions {
   waitForIndex?: boolean;
   /** Where warnings go (a damaged file set aside); standard error when absent. */
   warn?: (message: string) => void;
+  /**
+   * Word positions of at least this many bytes stay in the file, read when a phrase needs them,
+   * instead of being held in memory (default POSITIONS_IN_FILE_FROM, 64 MiB: about 400,000 chunks).
+   */
+  positionsInFileFrom?: number;
 }
 
 /** An index in memory with the log position it reflects. */
@@ -96,7 +102,7 @@ export class LiveKeywordIndex implements KeywordIndexView {
     private readonly options: KeywordIndexOptions = {},
   ) {
     this.log = new KeywordLog(conn);
-    this.files = new KeywordFile(conn, this.log);
+    this.files = new KeywordFile(conn, this.log, options.positionsInFileFrom ?? POSITIONS_IN_FILE_FROM);
     this.threshold = Math.max(1, options.threshold ?? KEYWORD_INDEX_THRESHOLD);
     this.saveAfter = Math.max(1, options.saveAfterChanges ?? SAVE_AFTER_CHANGES);
   }
@@ -199,7 +205,9 @@ export class LiveKeywordIndex implements KeywordIndexView {
     let built = false;
     for (let attempt = 0; attempt < 3; attempt++) {
       if (!live || !this.canCatchUp(live)) {
+        live?.index.close();
         const loaded = await this.load();
+        if (loaded && !this.canCatchUp(loaded)) loaded.index.close();
         live = loaded && this.canCatchUp(loaded) ? loaded : await this.build();
         built = live !== loaded;
       }
@@ -210,6 +218,7 @@ export class LiveKeywordIndex implements KeywordIndexView {
       }
       // Another process pruned the log past this index meanwhile: its newer file is read.
       if (live.highWater >= this.log.floor()) break;
+      live.index.close();
       live = undefined;
     }
     if (!live) return;
@@ -298,6 +307,7 @@ export class LiveKeywordIndex implements KeywordIndexView {
     if (!this.active()) return;
     const live = await this.build();
     this.catchUp(live, Number.POSITIVE_INFINITY);
+    this.live?.index.close();
     this.live = live;
     this.checkedAt = undefined;
     await this.save(live, true);
@@ -314,16 +324,21 @@ export class LiveKeywordIndex implements KeywordIndexView {
     if (!live) return;
     if (live.highWater >= this.log.floor()) this.catchUp(live, Number.POSITIVE_INFINITY);
     if (live.unsaved > 0) await this.save(live, false);
+    // The store is closing: the file its positions are read from is closed too.
+    live.index.close();
+    this.live = undefined;
   }
 
   /** After the keyword rows were refilled (analyser change): the index in memory is dropped. */
   reset(): void {
+    this.live?.index.close();
     this.live = undefined;
     this.checkedAt = undefined;
   }
 
   /** Removes the file (the database is dropped). */
   removeFile(): void {
+    this.live?.index.close();
     this.live = undefined;
     this.files.remove();
   }
