@@ -7,7 +7,7 @@ import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
 import { embeddedHits } from "./read.js";
-import { type Row, toPendingChunk } from "./rows.js";
+import { DOCUMENTS, type Row, toPendingChunk } from "./rows.js";
 
 /** Filtered vector search computes exact distances when at most this many chunks match. */
 const EXACT_FILTER_LIMIT = 5000;
@@ -97,7 +97,7 @@ export class Vectors {
   pending(limit: number, afterChunkId: string): PendingChunk[] {
     const rows = this.conn
       .statement(
-        `SELECT c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+        `SELECT c.id, c.text, c.heading, d.title FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
        WHERE c.embedded = 0 AND c.id > ? ORDER BY c.id LIMIT ?`,
       )
       .all(afterChunkId, limit) as Row[];
@@ -170,7 +170,7 @@ export class Vectors {
     if (matching === 0) return [];
     if (matching <= EXACT_FILTER_LIMIT || matching < total * MIN_FILTER_SHARE) return this.nearest(blob, options, matching);
     const allowed = this.conn.db.prepare(
-      `SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id
+      `SELECT c.seq FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
        WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1 AND ${sql}`,
     );
     // The filter query also checks that each chunk still has its vector.
@@ -276,7 +276,7 @@ export class Vectors {
         .all(blob, ...params, limit) as SeqHit[];
     }
     const total = (conn.statement("SELECT count(*) AS n FROM chunks_vec").get() as { n: number }).n;
-    const allowed = conn.db.prepare(`SELECT 1 FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq = ? AND ${sql}`);
+    const allowed = conn.db.prepare(`SELECT 1 FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.seq = ? AND ${sql}`);
     for (let k = Math.max(limit * 4, 64); ; k *= 4) {
       const hits = knn.all(blob, Math.min(k, total)) as SeqHit[];
       const kept = hits.filter((h) => allowed.get(h.seq, ...params) !== undefined);
