@@ -7,7 +7,8 @@
 //
 // The first run writes DIR/big.db with the LAST checkout named (the oldest schema), then each
 // checkout gets a copy of its own (DIR/big<i>.db; a newer one migrates its copy when it opens).
-// Rows per checkout: vector find, vector find filtered on the collection, keyword find, a page of
+// Rows per checkout: vector find, vector find filtered on the collection and on one book's metadata,
+// keyword find, a page of
 // 20 documents listed, and the engine's `chunkHits` for 10 chunks of big documents; wall and CPU.
 import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -103,6 +104,7 @@ for (const [i, tree] of trees.entries()) {
   const label = (what) => `${what}, ${which}`;
   ops[label("vector find")] = find("vector");
   ops[label("vector find, filter collection")] = find("vector", { collection: "lib" });
+  ops[label("vector find, filter metadata (one book)")] = find("vector", { n: 7, kind: "book" });
   ops[label("keyword find")] = find("keyword");
   let page = 0;
   ops[label("list 20 documents")] = async () => {

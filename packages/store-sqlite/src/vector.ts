@@ -2,7 +2,7 @@
 // the index threshold, the HNSW index (./hnsw/) above it, exact scans for selective filters.
 import { type PendingChunk, type SearchOptions, StoreError, type VectorIndexSettings, type VectorSearchOptions } from "@docdb/store";
 import type { Connection } from "./connection.js";
-import { filterToSql } from "./filter.js";
+import { documentsFor, filterToSql } from "./filter.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
@@ -165,7 +165,7 @@ export class Vectors {
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }
-    const matching = this.countMatching(sql, params);
+    const matching = this.countMatching(sql, params, documentsFor(options.filter));
     const total = this.ann.vectorCount();
     if (matching === 0) return [];
     if (matching <= EXACT_FILTER_LIMIT || matching < total * MIN_FILTER_SHARE) return this.nearest(blob, options, matching);
@@ -234,9 +234,12 @@ export class Vectors {
 
   /**
    * How many embedded chunks pass a filter: a join over every chunk (~160 ms at 100k), so it is
-   * kept until anyone writes to the database (an agent repeating a filter pays it once).
+   * kept until anyone writes to the database (an agent repeating a filter pays it once). Here and
+   * in the exact scan over few, documents come first (CROSS JOIN keeps that order): those the
+   * filter keeps are found by a seek or in the narrow documents_fields (see documentsFor), then
+   * their chunks; never every chunk's document row.
    */
-  private countMatching(sql: string, params: unknown[]): number {
+  private countMatching(sql: string, params: unknown[], documents: string): number {
     const token = changeToken(this.conn);
     if (token !== this.matching.token) this.matching = { token, counts: new Map() };
     const key = `${sql}\u0000${JSON.stringify(params)}`;
@@ -244,7 +247,7 @@ export class Vectors {
     if (n === undefined) {
       n = (
         this.conn.db
-          .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
+          .prepare(`SELECT count(*) AS n FROM ${documents} CROSS JOIN chunks c ON c.doc_id = d.id WHERE c.embedded = 1 AND ${sql}`)
           .get(...params) as { n: number }
       ).n;
       if (this.matching.counts.size >= MATCHING_CACHE_SIZE) this.matching.counts.clear();
@@ -264,13 +267,13 @@ export class Vectors {
     const { sql, params } = filterToSql(options.filter);
     if (sql === "1") return knn.all(blob, limit) as SeqHit[];
 
-    const candidates = matching ?? this.countMatching(sql, params);
+    const candidates = matching ?? this.countMatching(sql, params, documentsFor(options.filter));
     if (candidates === 0) return [];
     if (candidates <= EXACT_FILTER_LIMIT) {
       return conn.db
         .prepare(
           `SELECT c.seq AS seq, vec_distance_cosine(v.embedding, ?) AS distance
-           FROM chunks c JOIN documents d ON d.id = c.doc_id JOIN chunks_vec v ON v.rowid = c.seq
+           FROM ${documentsFor(options.filter)} CROSS JOIN chunks c ON c.doc_id = d.id JOIN chunks_vec v ON v.rowid = c.seq
            WHERE c.embedded = 1 AND ${sql} ORDER BY distance LIMIT ?`,
         )
         .all(blob, ...params, limit) as SeqHit[];

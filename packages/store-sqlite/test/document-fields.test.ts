@@ -67,6 +67,13 @@ describe.skipIf(!existsSync(IO))("reading a large document's fields", () => {
       "vector hits with chunks": () => store.vectorSearch(probe, { limit: 4, withChunks: true }),
       "vector hits, filtered on collection": () =>
         store.vectorSearch(probe, { limit: 4, withChunks: true, filter: { op: "eq", field: { builtin: "collection" }, value: "books" } }),
+      "vector hits, filtered on metadata": () =>
+        store.vectorSearch(probe, { limit: 4, withChunks: true, filter: { op: "eq", field: { metadata: ["author"] }, value: "Melville" } }),
+      "keyword hits, filtered on collection": () =>
+        store.keywordSearch(buildKeywordQuery("harpooner")!, {
+          limit: 4,
+          filter: { op: "eq", field: { builtin: "collection" }, value: "books" },
+        }),
       "chunks by id": () => store.chunkHits(book.chunks.map((c) => c.id)),
       "keyword hits, filtered on metadata": () =>
         store.keywordSearch(buildKeywordQuery("harpooner")!, {
