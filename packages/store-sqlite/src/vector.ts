@@ -235,9 +235,8 @@ export class Vectors {
   /**
    * How many embedded chunks pass a filter: a join over every chunk (~160 ms at 100k), so it is
    * kept until anyone writes to the database (an agent repeating a filter pays it once). Here and
-   * in the exact scan over few, documents come first (CROSS JOIN keeps that order): those the
-   * filter keeps are found by a seek or in the narrow documents_fields (see documentsFor), then
-   * their chunks; never every chunk's document row.
+   * in the exact scan over few, a document's fields come from documents_fields unless the filter
+   * names a field the planner may seek (documentsFor), never from a large document's row.
    */
   private countMatching(sql: string, params: unknown[], documents: string): number {
     const token = changeToken(this.conn);
@@ -247,7 +246,7 @@ export class Vectors {
     if (n === undefined) {
       n = (
         this.conn.db
-          .prepare(`SELECT count(*) AS n FROM ${documents} CROSS JOIN chunks c ON c.doc_id = d.id WHERE c.embedded = 1 AND ${sql}`)
+          .prepare(`SELECT count(*) AS n FROM chunks c JOIN ${documents} ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
           .get(...params) as { n: number }
       ).n;
       if (this.matching.counts.size >= MATCHING_CACHE_SIZE) this.matching.counts.clear();
@@ -273,7 +272,7 @@ export class Vectors {
       return conn.db
         .prepare(
           `SELECT c.seq AS seq, vec_distance_cosine(v.embedding, ?) AS distance
-           FROM ${documentsFor(options.filter)} CROSS JOIN chunks c ON c.doc_id = d.id JOIN chunks_vec v ON v.rowid = c.seq
+           FROM chunks c JOIN ${documentsFor(options.filter)} ON d.id = c.doc_id JOIN chunks_vec v ON v.rowid = c.seq
            WHERE c.embedded = 1 AND ${sql} ORDER BY distance LIMIT ?`,
         )
         .all(blob, ...params, limit) as SeqHit[];
