@@ -10,6 +10,7 @@ import {
   type Scalar,
   StoreError,
 } from "@docdb/store";
+import { DOCUMENTS } from "./rows.js";
 
 const COLUMNS: Record<BuiltinField, string> = {
   doc_id: "d.id",
@@ -191,4 +192,24 @@ export function filterToSql(filter: Filter | undefined, scope: FilterScope = "ch
   const builder = new SqlBuilder(scope);
   const sql = builder.condition(filter);
   return { sql, params: builder.params };
+}
+
+/** Document fields with an index of their own, which a filter naming them lets the planner seek. */
+const SEEKABLE: ReadonlySet<string> = new Set<BuiltinField>(["collection", "source", "key", "created_at"]);
+
+function namesSeekable(filter: Filter): boolean {
+  if ("and" in filter) return filter.and.some(namesSeekable);
+  if ("or" in filter) return filter.or.some(namesSeekable);
+  if ("not" in filter) return namesSeekable(filter.not);
+  return "builtin" in filter.field && SEEKABLE.has(filter.field.builtin);
+}
+
+/**
+ * `documents d` for a query the filter drives (counting or scanning what it matches): through
+ * documents_fields (rows.ts DOCUMENTS), which holds every field but the content, unless the filter
+ * names a field with an index of its own (a collection, a source…), for the planner to seek.
+ * Reading metadata from the rows instead walks each large document's content page by page.
+ */
+export function documentsFor(filter: Filter | undefined): string {
+  return filter === undefined || namesSeekable(filter) ? "documents d" : DOCUMENTS;
 }

@@ -7,6 +7,7 @@ import type { Connection } from "./connection.js";
 import { filterToSql } from "./filter.js";
 import { KeywordLog } from "./keyword-live/log.js";
 import { metaValue, setMetaValue } from "./meta.js";
+import { DOCUMENTS } from "./rows.js";
 
 /** Chunks re-indexed per transaction when the keyword index is rebuilt. */
 const REINDEX_BATCH = 2000;
@@ -60,7 +61,7 @@ export function keywordSearch(
   if (query.any.length === 0) return [];
   const { sql, params } = filterToSql(filter);
   const filtered = sql !== "1";
-  const join = filtered ? "JOIN chunks c ON c.seq = f.rowid JOIN documents d ON d.id = c.doc_id" : "";
+  const join = filtered ? `JOIN chunks c ON c.seq = f.rowid JOIN ${DOCUMENTS} ON d.id = c.doc_id` : "";
   const where = filtered ? `AND ${sql}` : "";
   const proximity = query.phrases.length > 0 ? toMatchExpression(query.phrases) : null;
   const depth = proximity ? Math.max(limit, RERANK_DEPTH) : limit;
@@ -108,7 +109,7 @@ export async function refreshKeywordIndex(conn: Connection): Promise<boolean> {
   for (;;) {
     const rows = conn
       .statement(
-        `SELECT c.seq, c.text, c.heading, c.symbol, c.symbols, c.doc, c.language, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+        `SELECT c.seq, c.text, c.heading, c.symbol, c.symbols, c.doc, c.language, d.title FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
          WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
       )
       .all(after, REINDEX_BATCH) as ({ seq: number; text: string; title: string | null; symbols: string | null } & Omit<

@@ -5,6 +5,7 @@ import type { Connection } from "./connection.js";
 import { filterToSql } from "./filter.js";
 import { hasVectorTable } from "./meta.js";
 import {
+  DOCUMENTS,
   HIT_COLUMNS,
   HIT_ID,
   HIT_SEQ,
@@ -27,13 +28,19 @@ export function getDocumentByKey(conn: Connection, key: string): StoredDocument 
   return row ? toDocument(row) : undefined;
 }
 
+/**
+ * A page of documents: the page's ids chosen first (the filter and order as the planner likes,
+ * e.g. by collection), then their fields from documents_fields, so a listed book's content is
+ * never read (its length is kept in that index).
+ */
 export function listDocuments(conn: Connection, options: { limit: number; offset?: number; filter?: Filter }): DocumentSummary[] {
   const { sql, params } = filterToSql(options.filter, "document");
   const rows = conn
     .statement(
       `SELECT d.id, d.key, d.source, d.title, d.content_hash, d.metadata, d.collection, d.created_at, d.updated_at,
               length(d.content) AS length, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunk_count
-       FROM documents d WHERE ${sql} ORDER BY d.created_at, d.id LIMIT ? OFFSET ?`,
+       FROM (SELECT d.id FROM documents d WHERE ${sql} ORDER BY d.created_at, d.id LIMIT ? OFFSET ?) AS page
+       JOIN ${DOCUMENTS} ON d.id = page.id ORDER BY d.created_at, d.id`,
     )
     .all(...params, options.limit, options.offset ?? 0) as Row[];
   return rows.map(toDocumentSummary);
@@ -67,7 +74,7 @@ export function chunkHits(conn: Connection, chunkIds: string[]): ChunkHit[] {
   const rows = conn
     .statement(
       `SELECT c.*, d.title, d.source, d.collection, d.metadata, d.updated_at AS doc_updated_at
-       FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+       FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))`,
     )
     .all(JSON.stringify(chunkIds)) as Row[];
   const byId = new Map(rows.map((r) => [r.id as string, toChunkHit(r)]));
@@ -118,7 +125,7 @@ function readRows(conn: Connection, hits: { seq: number }[]): Known {
   if (ids.size + missing.length > MAX_KNOWN_IDS) ids.clear();
   const read = conn
     .statement(
-      `SELECT ${HIT_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id
+      `SELECT ${HIT_COLUMNS} FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
        WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1`,
     )
     .raw()

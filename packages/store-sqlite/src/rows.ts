@@ -10,6 +10,13 @@ export const { toDocument, toDocumentSummary, toChunk, toExportedChunk, toChunkH
 });
 
 /**
+ * The documents table as `d`, read through the index documents_fields (migration 0012), which
+ * holds every field but the content: a query joining it never reads the document's row, so never
+ * walks a large content's overflow pages. Only for queries that read no other column than those.
+ */
+export const DOCUMENTS = "documents d INDEXED BY documents_fields";
+
+/**
  * The columns of a search hit's row (its chunk's, then its document's), read as an array of
  * values: `toHit` makes the object `toChunkHit` makes from the same row, without the driver's
  * object per row (a find reads one row per passage).

@@ -2,12 +2,12 @@
 // the index threshold, the HNSW index (./hnsw/) above it, exact scans for selective filters.
 import { type PendingChunk, type SearchOptions, StoreError, type VectorIndexSettings, type VectorSearchOptions } from "@docdb/store";
 import type { Connection } from "./connection.js";
-import { filterToSql } from "./filter.js";
+import { documentsFor, filterToSql } from "./filter.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
 import { embeddedHits } from "./read.js";
-import { type Row, toPendingChunk } from "./rows.js";
+import { DOCUMENTS, type Row, toPendingChunk } from "./rows.js";
 
 /** Filtered vector search computes exact distances when at most this many chunks match. */
 const EXACT_FILTER_LIMIT = 5000;
@@ -97,7 +97,7 @@ export class Vectors {
   pending(limit: number, afterChunkId: string): PendingChunk[] {
     const rows = this.conn
       .statement(
-        `SELECT c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id
+        `SELECT c.id, c.text, c.heading, d.title FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
        WHERE c.embedded = 0 AND c.id > ? ORDER BY c.id LIMIT ?`,
       )
       .all(afterChunkId, limit) as Row[];
@@ -165,12 +165,12 @@ export class Vectors {
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }
-    const matching = this.countMatching(sql, params);
+    const matching = this.countMatching(sql, params, documentsFor(options.filter));
     const total = this.ann.vectorCount();
     if (matching === 0) return [];
     if (matching <= EXACT_FILTER_LIMIT || matching < total * MIN_FILTER_SHARE) return this.nearest(blob, options, matching);
     const allowed = this.conn.db.prepare(
-      `SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id
+      `SELECT c.seq FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
        WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1 AND ${sql}`,
     );
     // The filter query also checks that each chunk still has its vector.
@@ -234,9 +234,11 @@ export class Vectors {
 
   /**
    * How many embedded chunks pass a filter: a join over every chunk (~160 ms at 100k), so it is
-   * kept until anyone writes to the database (an agent repeating a filter pays it once).
+   * kept until anyone writes to the database (an agent repeating a filter pays it once). Here and
+   * in the exact scan over few, a document's fields come from documents_fields unless the filter
+   * names a field the planner may seek (documentsFor), never from a large document's row.
    */
-  private countMatching(sql: string, params: unknown[]): number {
+  private countMatching(sql: string, params: unknown[], documents: string): number {
     const token = changeToken(this.conn);
     if (token !== this.matching.token) this.matching = { token, counts: new Map() };
     const key = `${sql}\u0000${JSON.stringify(params)}`;
@@ -244,7 +246,7 @@ export class Vectors {
     if (n === undefined) {
       n = (
         this.conn.db
-          .prepare(`SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
+          .prepare(`SELECT count(*) AS n FROM chunks c JOIN ${documents} ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
           .get(...params) as { n: number }
       ).n;
       if (this.matching.counts.size >= MATCHING_CACHE_SIZE) this.matching.counts.clear();
@@ -264,19 +266,19 @@ export class Vectors {
     const { sql, params } = filterToSql(options.filter);
     if (sql === "1") return knn.all(blob, limit) as SeqHit[];
 
-    const candidates = matching ?? this.countMatching(sql, params);
+    const candidates = matching ?? this.countMatching(sql, params, documentsFor(options.filter));
     if (candidates === 0) return [];
     if (candidates <= EXACT_FILTER_LIMIT) {
       return conn.db
         .prepare(
           `SELECT c.seq AS seq, vec_distance_cosine(v.embedding, ?) AS distance
-           FROM chunks c JOIN documents d ON d.id = c.doc_id JOIN chunks_vec v ON v.rowid = c.seq
+           FROM chunks c JOIN ${documentsFor(options.filter)} ON d.id = c.doc_id JOIN chunks_vec v ON v.rowid = c.seq
            WHERE c.embedded = 1 AND ${sql} ORDER BY distance LIMIT ?`,
         )
         .all(blob, ...params, limit) as SeqHit[];
     }
     const total = (conn.statement("SELECT count(*) AS n FROM chunks_vec").get() as { n: number }).n;
-    const allowed = conn.db.prepare(`SELECT 1 FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq = ? AND ${sql}`);
+    const allowed = conn.db.prepare(`SELECT 1 FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.seq = ? AND ${sql}`);
     for (let k = Math.max(limit * 4, 64); ; k *= 4) {
       const hits = knn.all(blob, Math.min(k, total)) as SeqHit[];
       const kept = hits.filter((h) => allowed.get(h.seq, ...params) !== undefined);

@@ -5,6 +5,7 @@ import type { CodeSymbol, Filter } from "@docdb/store";
 import type { Connection } from "../connection.js";
 import { filterToSql } from "../filter.js";
 import type { IndexedRow } from "../keyword-index/index.js";
+import { DOCUMENTS } from "../rows.js";
 
 const FLOOR_KEY = "keyword_log_floor";
 
@@ -152,7 +153,7 @@ export class KeywordLog {
     const { sql, params } = filterToSql(filter);
     if (sql === "1") return undefined;
     const check = this.conn.statement(
-      `SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?)) AND ${sql}`,
+      `SELECT c.seq FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?)) AND ${sql}`,
     );
     return (seqs) => new Set((check.all(JSON.stringify(seqs), ...params) as { seq: number }[]).map((r) => r.seq));
   }
