@@ -57,14 +57,22 @@ export async function insertionOrder(
   let skeleton = 0;
   for (let i = 0; i < count; i++) {
     if (i % SKELETON_EVERY === 0) skeleton++;
-    else starts[(group[i] as number) + 1]++;
+    else {
+      const g = (group[i] as number) + 1;
+      starts[g] = (starts[g] as number) + 1;
+    }
   }
   starts[0] = skeleton;
   for (let g = 1; g <= GROUPS; g++) starts[g] = (starts[g] as number) + (starts[g - 1] as number);
   let next = 0;
   for (let i = 0; i < count; i++) {
     if (i % SKELETON_EVERY === 0) order[next++] = i;
-    else order[starts[group[i] as number]++] = i;
+    else {
+      const g = group[i] as number;
+      const at = starts[g] as number;
+      order[at] = i;
+      starts[g] = at + 1;
+    }
   }
   return order;
 }
