@@ -7,6 +7,7 @@ import { buildKeywordQuery } from "@docdb/analyzer";
 import type { DocumentWrite, KeywordHit } from "@docdb/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteEngine, type SqliteStore } from "../src/index.js";
+import { WrittenRows } from "../src/keyword-live/written.js";
 
 const WORDS = "apple river stone light quantum protein cell membrane signal garden winter market engine cloud forest".split(" ");
 const QUERIES = ["apple", "quantum protein", "river stone light", "東京 大学", "zebra", "yak", "zebra yak garden"];
@@ -148,5 +149,19 @@ describe("keyword rows handed from this process's writes to the keyword index", 
     expect(after.fromWrites - before.fromWrites).toBe(0);
     expect(after.derived - before.derived).toBe(chunksOf(theirs));
     await sameAsFts(indexed, other);
+  });
+
+  it("keeps rows within its bound, oldest dropped first, and only a row whose log entry is the chunk's last", () => {
+    const rows = new WrittenRows(100);
+    const row = (seq: number, logId: number) => ({ seq, logId, title: "", body: "x".repeat(30) });
+    rows.add([row(1, 10), row(2, 11), row(3, 12)]);
+    rows.add([row(4, 13)]); // 120 characters: the oldest goes
+    expect(rows.size).toBe(3);
+    expect(rows.take(1, 10)).toBeUndefined();
+    expect(rows.take(2, 14), "logged again since (a title change, a delete)").toBeUndefined();
+    expect(rows.take(2, 11), "taken or not, a row is used once").toBeUndefined();
+    expect(rows.take(3, 12)).toEqual({ seq: 3, title: "", body: "x".repeat(30) });
+    rows.dropThrough(13);
+    expect(rows.size).toBe(0);
   });
 });
