@@ -165,7 +165,7 @@ export class SqliteStore implements Store {
   }
 
   async writeDocuments(writes: DocumentWrite[]): Promise<WriteResult[]> {
-    return writeDocuments(this.conn, writes);
+    return writeDocuments(this.conn, writes, this.keywordIndex);
   }
 
   async writeVectors(items: { chunkId: string; vector: Float32Array }[]): Promise<number> {

@@ -11,6 +11,7 @@ import {
 } from "@docdb/store";
 import type Database from "better-sqlite3";
 import type { Connection } from "./connection.js";
+import type { WrittenRow, WrittenRowsSink } from "./keyword-live/written.js";
 import { embeddingInfo, hasVectorTable } from "./meta.js";
 import { addReusedVectors } from "./reuse-counter.js";
 import { checkVector, toVectorBlob } from "./vector.js";
@@ -27,11 +28,16 @@ export const DELETE_BATCH = 200;
  */
 class LateRows {
   private rows: { seq: number; terms: IndexTerms }[] = [];
+  /** Every keyword row inserted, when the write hands them to the keyword index (WrittenRowsSink). */
+  readonly inserted: { seq: number; terms: IndexTerms }[] | undefined;
   private vectors: { seq: number; blob: Buffer }[] = [];
   constructor(
     private readonly insert: Database.Statement,
     private readonly insertVector: () => Database.Statement,
-  ) {}
+    keep: boolean,
+  ) {
+    this.inserted = keep ? [] : undefined;
+  }
 
   add(seq: number, terms: IndexTerms, vector?: Buffer): void {
     this.rows.push({ seq, terms });
@@ -46,25 +52,60 @@ class LateRows {
       this.vectors = [];
     }
     for (const { seq, terms } of this.rows) this.insert.run(seq, terms.title, terms.body);
+    if (this.inserted) for (const row of this.rows) this.inserted.push(row);
     this.rows = [];
   }
 }
 
-/** Writes documents with their chunks (and file rows) in one transaction. */
-export async function writeDocuments(conn: Connection, writes: DocumentWrite[]): Promise<WriteResult[]> {
+/**
+ * Writes documents with their chunks (and file rows) in one transaction. The keyword rows given
+ * to FTS5 go to `sink` (the live keyword index) once the transaction has committed, each with the
+ * keyword_log entry of its chunk, so that its catch-up need not analyse them again.
+ */
+export async function writeDocuments(conn: Connection, writes: DocumentWrite[], sink?: WrittenRowsSink): Promise<WriteResult[]> {
   if (writes.length === 0) return [];
   // SQLite would keep NUL and lone surrogates (as bytes no other engine holds): refused, as everywhere.
   assertStorableWrites(writes);
-  return conn.write(() => {
+  let written: WrittenRow[] = [];
+  const results = await conn.write(() => {
+    written = []; // a retried transaction starts over
+    const before = sink ? (conn.statement("SELECT coalesce(max(id), 0) AS n FROM keyword_log").get() as { n: number }).n : 0;
     const info = embeddingInfo(conn);
     const vectors = info !== undefined && hasVectorTable(conn);
-    const late = new LateRows(conn.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)"), () =>
-      conn.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)"),
+    const late = new LateRows(
+      conn.statement("INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)"),
+      () => conn.statement("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)"),
+      sink !== undefined,
     );
     const results = writes.map((w) => writeOne(conn, w, vectors ? info : undefined, late));
     late.flush();
+    if (sink && late.inserted && late.inserted.length > 0 && sink.wants(maxSeq(late.inserted))) {
+      written = withLogIds(conn, before, late.inserted);
+    }
     return results;
   });
+  // Only now: a transaction that rolled back gave its seqs and log ids to the next write.
+  if (sink && written.length > 0) sink.committed(written);
+  return results;
+}
+
+function maxSeq(rows: { seq: number }[]): number {
+  let max = 0;
+  for (const r of rows) if (r.seq > max) max = r.seq;
+  return max;
+}
+
+/** The rows inserted with the last keyword_log entry of their chunk in this transaction (entries after `before`). */
+function withLogIds(conn: Connection, before: number, rows: { seq: number; terms: IndexTerms }[]): WrittenRow[] {
+  const entries = conn.statement("SELECT id, seq FROM keyword_log WHERE id > ? ORDER BY id").all(before) as { id: number; seq: number }[];
+  const last = new Map<number, number>();
+  for (const e of entries) last.set(e.seq, e.id);
+  const out: WrittenRow[] = [];
+  for (const { seq, terms } of rows) {
+    const logId = last.get(seq);
+    if (logId !== undefined) out.push({ seq, title: terms.title, body: terms.body, logId });
+  }
+  return out;
 }
 
 function writeOne(conn: Connection, write: DocumentWrite, info: EmbeddingInfo | undefined, late: LateRows): WriteResult {

@@ -9,7 +9,8 @@ import { KeywordIndex, type KeywordIndexHit, type KeywordSearchOptions } from ".
 import { changeToken } from "../meta.js";
 import { KeywordFile } from "./file.js";
 import { POSITIONS_IN_FILE_FROM } from "./file-read.js";
-import { KeywordLog } from "./log.js";
+import { KeywordLog, type KeywordRowCounts } from "./log.js";
+import { type WrittenRow, WrittenRows, type WrittenRowsSink } from "./written.js";
 
 /*
  * SQLite (FTS5's chunks_fts) stays the truth and answers whenever the index cannot: below the
@@ -18,7 +19,8 @@ import { KeywordLog } from "./log.js";
  * transaction (migration 0011); the index remembers the last log id it applied and, before every
  * query, re-derives each touched chunk's keyword row from its current text (remove, then add
  * when it still exists: replaying is idempotent), which catches up with other processes' writes
- * and with changes a crash kept out of the file. No query waits for a build: the first keyword
+ * and with changes a crash kept out of the file. Rows this process's own writes gave FTS5 are
+ * handed over after they commit (WrittenRows) and taken instead of analysing the text again. No query waits for a build: the first keyword
  * find above the threshold starts one in the background (yielding between batches) and FTS5
  * answers until it is ready. A damaged file is set aside (`.corrupt-<time>`, hnsw/verify.ts)
  * with a warning and built again; a file of another analyser version or format is built again.
@@ -74,9 +76,11 @@ export interface KeywordIndexView {
   /** Resolves when no load, build, catch-up or save runs in the background. */
   settled(): Promise<void>;
   status(): KeywordIndexStatus;
+  /** Keyword rows analysed again from chunk text, and taken from this process's writes, since the store opened. */
+  rowCounts(): KeywordRowCounts;
 }
 
-export class LiveKeywordIndex implements KeywordIndexView {
+export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
   private readonly log: KeywordLog;
   private readonly files: KeywordFile;
   private readonly threshold: number;
@@ -91,6 +95,8 @@ export class LiveKeywordIndex implements KeywordIndexView {
   private readonly warned = new Set<string>();
   /** A build (not a load or catch-up) runs in the background. */
   private building = false;
+  /** Keyword rows this process's committed writes gave FTS5, for the next catch-up. */
+  private readonly written = new WrittenRows();
   /**
    * SQLite's ln(), one function for the index's life: the index keeps its answers per function,
    * so a new closure each find would ask SQLite again every time.
@@ -109,6 +115,20 @@ export class LiveKeywordIndex implements KeywordIndexView {
 
   get file(): string {
     return this.files.file;
+  }
+
+  rowCounts(): KeywordRowCounts {
+    return { ...this.log.counts };
+  }
+
+  /** Rows are kept when an index is (or may soon be) in use: loaded, being prepared, or chunk seqs past the threshold. */
+  wants(lastSeq: number): boolean {
+    // Seqs are never below the number of chunks: a write whose last seq is under the threshold cannot cross it.
+    return this.live !== undefined || this.job !== undefined || lastSeq >= this.threshold;
+  }
+
+  committed(rows: WrittenRow[]): void {
+    this.written.add(rows);
   }
 
   private chunks(): number {
@@ -171,12 +191,13 @@ export class LiveKeywordIndex implements KeywordIndexView {
   private catchUp(live: Live, limit: number): number {
     const high = this.log.high();
     if (high <= live.highWater) return 0;
-    const { seqs, through } = this.log.touched(live.highWater, high, Math.min(limit, 1 << 30));
-    for (const seq of seqs) live.index.remove(seq);
-    for (const row of this.log.rowsOf(seqs)) live.index.add(row);
+    const { last, through } = this.log.touched(live.highWater, high, Math.min(limit, 1 << 30));
+    for (const seq of last.keys()) live.index.remove(seq);
+    for (const row of this.log.rowsOf(last, this.written)) live.index.add(row);
     live.highWater = through;
-    live.unsaved += seqs.length;
-    return seqs.length;
+    this.written.dropThrough(through);
+    live.unsaved += last.size;
+    return last.size;
   }
 
   private warn(message: string): void {
@@ -327,10 +348,12 @@ export class LiveKeywordIndex implements KeywordIndexView {
     // The store is closing: the file its positions are read from is closed too.
     live.index.close();
     this.live = undefined;
+    this.written.clear();
   }
 
   /** After the keyword rows were refilled (analyser change): the index in memory is dropped. */
   reset(): void {
+    this.written.clear();
     this.live?.index.close();
     this.live = undefined;
     this.checkedAt = undefined;
@@ -338,6 +361,7 @@ export class LiveKeywordIndex implements KeywordIndexView {
 
   /** Removes the file (the database is dropped). */
   removeFile(): void {
+    this.written.clear();
     this.live?.index.close();
     this.live = undefined;
     this.files.remove();

@@ -6,6 +6,7 @@ import type { Connection } from "../connection.js";
 import { filterToSql } from "../filter.js";
 import type { IndexedRow } from "../keyword-index/index.js";
 import { DOCUMENTS } from "../rows.js";
+import type { WrittenRows } from "./written.js";
 
 const FLOOR_KEY = "keyword_log_floor";
 
@@ -42,6 +43,12 @@ function readVarints(bytes: Uint8Array): number[] {
   return out;
 }
 
+/** Rows re-derived from chunk text, and rows taken from this process's writes (WrittenRows), since the store opened. */
+export interface KeywordRowCounts {
+  derived: number;
+  fromWrites: number;
+}
+
 /** The exact strings FTS5 was given for a chunk (the analyser's terms, as write.ts and refreshKeywordIndex make them). */
 function toIndexedRows(rows: ChunkRow[]): IndexedRow[] {
   // Chunks of one document share its title: analysed once per batch.
@@ -65,6 +72,7 @@ function toIndexedRows(rows: ChunkRow[]): IndexedRow[] {
  * commit order; the index remembers the last id it applied (its high-water mark).
  */
 export class KeywordLog {
+  readonly counts: KeywordRowCounts = { derived: 0, fromWrites: 0 };
   constructor(private readonly conn: Connection) {}
 
   /** The last log id written (entries up to the floor may have been pruned). */
@@ -104,22 +112,42 @@ export class KeywordLog {
     return Math.max(0, this.high() - highWater);
   }
 
-  /** Distinct chunks named by log entries after `from` up to `to`, at most `limit` of them, in log order. */
-  touched(from: number, to: number, limit: number): { seqs: number[]; through: number } {
+  /**
+   * Chunks named by log entries after `from` up to `to` (at most `limit` entries), each with the id
+   * of its last entry there, in log order of first mention.
+   */
+  touched(from: number, to: number, limit: number): { last: Map<number, number>; through: number } {
     const rows = this.conn
       .statement("SELECT id, seq FROM keyword_log WHERE id > ? AND id <= ? ORDER BY id LIMIT ?")
       .all(from, to, limit) as { id: number; seq: number }[];
-    const last = rows.length === limit ? (rows[rows.length - 1] as { id: number }).id : to;
-    return { seqs: [...new Set(rows.map((r) => r.seq))], through: last };
+    const through = rows.length === limit ? (rows[rows.length - 1] as { id: number }).id : to;
+    const last = new Map<number, number>();
+    for (const r of rows) last.set(r.seq, r.id);
+    return { last, through };
   }
 
-  /** The current keyword rows of these chunks; a chunk that is gone is absent. */
-  rowsOf(seqs: number[]): IndexedRow[] {
-    if (seqs.length === 0) return [];
+  /**
+   * The current keyword rows of these chunks (seq → id of its last log entry replayed); a chunk
+   * that is gone is absent. A row this process's write gave FTS5, and nothing logged since, is
+   * taken from `written`; the others are analysed again from their text.
+   */
+  rowsOf(last: Map<number, number>, written?: WrittenRows): IndexedRow[] {
+    if (last.size === 0) return [];
     const rows = this.conn
       .statement(`SELECT ${ROW_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(seqs)) as ChunkRow[];
-    return toIndexedRows(rows);
+      .all(JSON.stringify([...last.keys()])) as ChunkRow[];
+    if (!written || written.size === 0) {
+      this.counts.derived += rows.length;
+      return toIndexedRows(rows);
+    }
+    // In the order read, as before: kept rows in place, the others analysed in one pass.
+    const out: (IndexedRow | undefined)[] = rows.map((r) => written.take(r.seq, last.get(r.seq) as number));
+    const derive = rows.filter((_, i) => out[i] === undefined);
+    this.counts.fromWrites += rows.length - derive.length;
+    this.counts.derived += derive.length;
+    const derived = toIndexedRows(derive);
+    let next = 0;
+    return out.map((row) => row ?? (derived[next++] as IndexedRow));
   }
 
   /** Up to `limit` keyword rows of chunks after `after`, in seq order (a build reads them batch by batch). */
@@ -127,6 +155,7 @@ export class KeywordLog {
     const rows = this.conn
       .statement(`SELECT ${ROW_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq > ? ORDER BY c.seq LIMIT ?`)
       .all(after, limit) as ChunkRow[];
+    this.counts.derived += rows.length;
     return toIndexedRows(rows);
   }
 
