@@ -183,8 +183,10 @@ export class Cursor {
 
   next(): void {
     if (this.slot === END) return;
-    this.i++;
-    this.settle();
+    const i = ++this.i;
+    // Mostly the next posting is decoded and live.
+    if (i < this.ready && this.dead === null) this.slot = this.slots[i] as number;
+    else this.settle();
   }
 
   /** The block holding the first posting at or after `target` (this.blocks when none). */
@@ -248,6 +250,25 @@ export class Cursor {
     let n = 0;
     for (let h = starts[this.i] as number; h < (starts[this.i + 1] as number); h += 2) if (((hits[h + 1] as number) & 1) === column) n++;
     return n;
+  }
+
+  /** The current posting's positions bytes (see raw()): the view, and its title and body counts. */
+  rawView: Uint8Array = new Uint8Array(0);
+  rawTitles = 0;
+  rawBodies = 0;
+
+  /**
+   * Where the current posting's positions start in `rawView` (varint gaps: its title hits, then its
+   * body hits, each from 0), with rawTitles and rawBodies set; -1 for an added row's (use readColumn()).
+   */
+  raw(): number {
+    if (this.b >= this.baseBlocks) return -1;
+    const buf = this.buf as BlockBuffer;
+    buf.positions(this.i);
+    this.rawView = buf.posView;
+    this.rawTitles = buf.titleCounts[this.i] as number;
+    this.rawBodies = buf.bodyCounts[this.i] as number;
+    return (buf.posAt[this.i] as number) - buf.posBase;
   }
 
   /** Positions read by readColumn(). */

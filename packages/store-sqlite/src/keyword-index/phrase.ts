@@ -1,13 +1,15 @@
 // A phrase's matches over the index: the rows where its tokens follow each other in one column
 // (led by the rarest token, checked by position), with the phrase's weighted frequency per row.
 import { type Cursor, END } from "./cursor.js";
+import { skipVarints } from "./segment.js";
 
 /** Rows where the tokens follow each other in one column, with the phrase's weighted frequency. */
 export function matchPhrase(cursors: Cursor[], stats?: { phraseRows?: number }): { slots: Int32Array; freqs: Int32Array } {
+  const m = cursors.length;
+  if (m === 2) return matchPair(cursors[0] as Cursor, cursors[1] as Cursor, stats);
   let slots = new Int32Array(1024);
   let freqs = new Int32Array(1024);
   let found = 0;
-  const m = cursors.length;
   // Rows holding every token: led by the rarest, the others asked in order of size (a common token
   // such as "of" is moved only once the rarer ones agree).
   const bySize = [...cursors].sort((a, b) => a.count - b.count);
@@ -87,4 +89,149 @@ export function matchPhrase(cursors: Cursor[], stats?: { phraseRows?: number }):
     target = lead.slot;
   }
   return { slots: slots.slice(0, found), freqs: freqs.slice(0, found) };
+}
+
+/**
+ * matchPhrase() for two tokens (most phrases), with the same answers: the rows holding both, and
+ * per column the positions of the one with fewer hits there (the first on a tie) that the other follows.
+ */
+function matchPair(a: Cursor, b: Cursor, stats?: { phraseRows?: number }): { slots: Int32Array; freqs: Int32Array } {
+  let slots = new Int32Array(1024);
+  let freqs = new Int32Array(1024);
+  let found = 0;
+  a.start();
+  b.start();
+  const lead = a.count <= b.count ? a : b;
+  const other = lead === a ? b : a;
+  let target = lead.slot;
+  let rows = 0;
+  while (target !== END) {
+    other.advance(target);
+    const s = other.slot;
+    if (s !== target) {
+      if (s === END) break;
+      lead.advance(s);
+      target = lead.slot;
+      continue;
+    }
+    rows++;
+    let freq = 0;
+    const pa = a.raw();
+    const pb = pa < 0 ? -1 : b.raw();
+    if (pb >= 0) {
+      // Both compacted: merged straight from their position bytes.
+      const aView = a.rawView;
+      const bView = b.rawView;
+      const aTitles = a.rawTitles;
+      const bTitles = b.rawTitles;
+      if (aTitles > 0 && bTitles > 0) freq += 2 * followsIn(aView, pa, aTitles, bView, pb, bTitles);
+      if (a.rawBodies > 0 && b.rawBodies > 0)
+        freq += followsIn(aView, skipVarints(aView, pa, aTitles), a.rawBodies, bView, skipVarints(bView, pb, bTitles), b.rawBodies);
+    } else freq = pairFreq(a, b);
+    if (freq > 0) {
+      if (found === slots.length) {
+        const moreSlots = new Int32Array(2 * found);
+        const moreFreqs = new Int32Array(2 * found);
+        moreSlots.set(slots);
+        moreFreqs.set(freqs);
+        slots = moreSlots;
+        freqs = moreFreqs;
+      }
+      slots[found] = target;
+      freqs[found++] = freq;
+    }
+    lead.next();
+    target = lead.slot;
+  }
+  if (stats) stats.phraseRows = (stats.phraseRows ?? 0) + rows;
+  return { slots: slots.slice(0, found), freqs: freqs.slice(0, found) };
+}
+
+/** The pair's weighted frequency in the current row, from readColumn() (an added row's hits). */
+function pairFreq(a: Cursor, b: Cursor): number {
+  let freq = 0;
+  const aTitle = a.columnCount(0);
+  if (aTitle > 0) {
+    const bTitle = b.columnCount(0);
+    if (bTitle > 0) freq += 2 * follows(a, b, 0, aTitle, bTitle);
+  }
+  const aBody = a.columnCount(1);
+  if (aBody > 0) {
+    const bBody = b.columnCount(1);
+    if (bBody > 0) freq += follows(a, b, 1, aBody, bBody);
+  }
+  return freq;
+}
+
+/**
+ * follows() over two varint position lists (gaps from 0): how many of the rarer list's positions
+ * (a's on a tie) have b's position right after (a's right before) them.
+ */
+function followsIn(aView: Uint8Array, aAt: number, aCount: number, bView: Uint8Array, bAt: number, bCount: number): number {
+  const aRare = aCount <= bCount;
+  const rView = aRare ? aView : bView;
+  const oView = aRare ? bView : aView;
+  const rCount = aRare ? aCount : bCount;
+  const oCount = aRare ? bCount : aCount;
+  const offset = aRare ? 1 : -1;
+  let rp = aRare ? aAt : bAt;
+  let op = aRare ? bAt : aAt;
+  let n = 0;
+  // The other list's current position (its oi-th), decoded one at a time.
+  let byte = oView[op++] as number;
+  let ov = byte & 0x7f;
+  for (let shift = 7; byte >= 0x80; shift += 7) {
+    byte = oView[op++] as number;
+    ov += (byte & 0x7f) * 2 ** shift;
+  }
+  let oi = 0;
+  let r = 0;
+  for (let k = 0; k < rCount; k++) {
+    byte = rView[rp++] as number;
+    let gap = byte & 0x7f;
+    for (let shift = 7; byte >= 0x80; shift += 7) {
+      byte = rView[rp++] as number;
+      gap += (byte & 0x7f) * 2 ** shift;
+    }
+    r += gap;
+    const want = r + offset;
+    while (ov < want) {
+      if (++oi >= oCount) return n;
+      byte = oView[op++] as number;
+      let g = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80; shift += 7) {
+        byte = oView[op++] as number;
+        g += (byte & 0x7f) * 2 ** shift;
+      }
+      ov += g;
+    }
+    if (ov === want) n++;
+  }
+  return n;
+}
+
+/** In one column: how many of the rarer token's positions have the other token right after (b) or before (a) them. */
+function follows(a: Cursor, b: Cursor, column: number, aCount: number, bCount: number): number {
+  a.readColumn(column);
+  b.readColumn(column);
+  const aPos = a.pos;
+  const bPos = b.pos;
+  let n = 0;
+  let at = 0;
+  if (aCount <= bCount) {
+    for (let k = 0; k < aCount; k++) {
+      const want = (aPos[k] as number) + 1;
+      while (at < bCount && (bPos[at] as number) < want) at++;
+      if (at >= bCount) break;
+      if (bPos[at] === want) n++;
+    }
+  } else {
+    for (let k = 0; k < bCount; k++) {
+      const want = (bPos[k] as number) - 1;
+      while (at < aCount && (aPos[at] as number) < want) at++;
+      if (at >= aCount) break;
+      if (aPos[at] === want) n++;
+    }
+  }
+  return n;
 }

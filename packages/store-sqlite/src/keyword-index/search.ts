@@ -237,7 +237,10 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
       let partial = 0;
       for (let i = essential; i < n; i++) {
         const c = order[i] as Cursor;
-        if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
+        if (c.slot === d) {
+          const f = c.freq;
+          partial += c.idf * ((f * (K1 + 1.0)) / (f + norm));
+        }
       }
       // The lists left out, at their bounds, then at their blocks holding d: when even they cannot
       // lift d over the threshold, skip it; else ask them one by one, the largest first, each time
@@ -254,14 +257,21 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
       for (let i = essential - 1; i >= 0 && !skip; i--) {
         const c = order[i] as Cursor;
         c.advance(d);
-        if (c.slot === d) partial += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
+        if (c.slot === d) {
+          const f = c.freq;
+          partial += c.idf * ((f * (K1 + 1.0)) / (f + norm));
+        }
         if ((partial + (blockPrefix[i] as number)) * SLACK < theta) skip = true;
       }
     } else for (let i = 0; i < essential; i++) (order[i] as Cursor).advance(d);
     if (!skip) {
       scored++;
       let score = 0.0;
-      for (const c of all) if (c.slot === d) score += c.idf * ((c.freq * (K1 + 1.0)) / (c.freq + norm));
+      for (const c of all)
+        if (c.slot === d) {
+          const f = c.freq;
+          score += c.idf * ((f * (K1 + 1.0)) / (f + norm));
+        }
       heap.offer(score, index.seqOf(d), d);
       if (prune) while (essential < n && (prefix[essential + 1] as number) < heap.threshold) essential++;
     }
