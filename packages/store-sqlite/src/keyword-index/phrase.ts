@@ -7,9 +7,7 @@ import { skipVarints } from "./segment.js";
 export function matchPhrase(cursors: Cursor[], stats?: { phraseRows?: number }): { slots: Int32Array; freqs: Int32Array } {
   const m = cursors.length;
   if (m === 2) return matchPair(cursors[0] as Cursor, cursors[1] as Cursor, stats);
-  let slots = new Int32Array(1024);
-  let freqs = new Int32Array(1024);
-  let found = 0;
+  const out = new RowList();
   // Rows holding every token: led by the rarest, the others asked in order of size (a common token
   // such as "of" is moved only once the rarer ones agree).
   const bySize = [...cursors].sort((a, b) => a.count - b.count);
@@ -73,22 +71,11 @@ export function matchPhrase(cursors: Cursor[], stats?: { phraseRows?: number }):
       }
       freq += column === 0 ? 2 * n : n;
     }
-    if (freq > 0) {
-      if (found === slots.length) {
-        const moreSlots = new Int32Array(2 * found);
-        const moreFreqs = new Int32Array(2 * found);
-        moreSlots.set(slots);
-        moreFreqs.set(freqs);
-        slots = moreSlots;
-        freqs = moreFreqs;
-      }
-      slots[found] = target;
-      freqs[found++] = freq;
-    }
+    if (freq > 0) out.push(target, freq);
     lead.next();
     target = lead.slot;
   }
-  return { slots: slots.slice(0, found), freqs: freqs.slice(0, found) };
+  return out.done();
 }
 
 /**
@@ -96,9 +83,7 @@ export function matchPhrase(cursors: Cursor[], stats?: { phraseRows?: number }):
  * per column the positions of the one with fewer hits there (the first on a tie) that the other follows.
  */
 function matchPair(a: Cursor, b: Cursor, stats?: { phraseRows?: number }): { slots: Int32Array; freqs: Int32Array } {
-  let slots = new Int32Array(1024);
-  let freqs = new Int32Array(1024);
-  let found = 0;
+  const out = new RowList();
   a.start();
   b.start();
   const lead = a.count <= b.count ? a : b;
@@ -128,23 +113,12 @@ function matchPair(a: Cursor, b: Cursor, stats?: { phraseRows?: number }): { slo
       if (a.rawBodies > 0 && b.rawBodies > 0)
         freq += followsIn(aView, skipVarints(aView, pa, aTitles), a.rawBodies, bView, skipVarints(bView, pb, bTitles), b.rawBodies);
     } else freq = pairFreq(a, b);
-    if (freq > 0) {
-      if (found === slots.length) {
-        const moreSlots = new Int32Array(2 * found);
-        const moreFreqs = new Int32Array(2 * found);
-        moreSlots.set(slots);
-        moreFreqs.set(freqs);
-        slots = moreSlots;
-        freqs = moreFreqs;
-      }
-      slots[found] = target;
-      freqs[found++] = freq;
-    }
+    if (freq > 0) out.push(target, freq);
     lead.next();
     target = lead.slot;
   }
   if (stats) stats.phraseRows = (stats.phraseRows ?? 0) + rows;
-  return { slots: slots.slice(0, found), freqs: freqs.slice(0, found) };
+  return out.done();
 }
 
 /** The pair's weighted frequency in the current row, from readColumn() (an added row's hits). */
@@ -234,4 +208,28 @@ function follows(a: Cursor, b: Cursor, column: number, aCount: number, bCount: n
     }
   }
   return n;
+}
+
+/** The matching rows of a phrase as they are found, with their weighted frequencies (grown by doubling). */
+class RowList {
+  private slots = new Int32Array(1024);
+  private freqs = new Int32Array(1024);
+  private found = 0;
+
+  push(slot: number, freq: number): void {
+    if (this.found === this.slots.length) {
+      const slots = new Int32Array(2 * this.found);
+      const freqs = new Int32Array(2 * this.found);
+      slots.set(this.slots);
+      freqs.set(this.freqs);
+      this.slots = slots;
+      this.freqs = freqs;
+    }
+    this.slots[this.found] = slot;
+    this.freqs[this.found++] = freq;
+  }
+
+  done(): { slots: Int32Array; freqs: Int32Array } {
+    return { slots: this.slots.slice(0, this.found), freqs: this.freqs.slice(0, this.found) };
+  }
 }
