@@ -177,9 +177,14 @@ export class KeywordFile {
       if (fd !== undefined) closeSync(fd);
       return { damage: `cannot be read (${describeError(error)})`, seen };
     }
-    if (typeof read === "string" || this.staleness(read.header)) {
+    if (typeof read === "string") {
       closeSync(fd);
-      return typeof read === "string" ? { damage: read, seen } : { stale: this.staleness(read.header) as string };
+      return { damage: read, seen };
+    }
+    const stale = this.staleness(read.header);
+    if (stale) {
+      closeSync(fd);
+      return { stale };
     }
     const { header, start } = read;
     let body: BodyRead;
