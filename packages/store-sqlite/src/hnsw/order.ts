@@ -37,19 +37,21 @@ export async function insertionOrder(
     const row = Math.floor(((g + 0.5) * count) / GROUPS);
     centroids.set(matrix.subarray(row * dimensions, (row + 1) * dimensions), g * dimensions);
   }
+  // The nearest centroid of each row outside the skeleton (skeleton rows are placed first anyway).
   const group = new Uint16Array(count);
-  for (let start = 0; start < count; start += ASSIGN_BATCH) {
-    const end = Math.min(count, start + ASSIGN_BATCH);
+  const batch = new Float32Array(ASSIGN_BATCH * dimensions);
+  const rows = new Uint32Array(ASSIGN_BATCH);
+  for (let i = 0; i < count; ) {
+    let filled = 0;
+    for (; i < count && filled < ASSIGN_BATCH; i++) {
+      if (i % SKELETON_EVERY === 0) continue;
+      batch.set(matrix.subarray(i * dimensions, (i + 1) * dimensions), filled * dimensions);
+      rows[filled++] = i;
+    }
+    if (filled === 0) break;
     // A fresh copy: the native side ignores a view's byteOffset.
-    const found = usearch.exactSearch(
-      centroids,
-      matrix.slice(start * dimensions, end * dimensions),
-      dimensions,
-      1,
-      usearch.MetricKind.Cos,
-      threads,
-    );
-    for (let i = start; i < end; i++) group[i] = Number(found.keys[i - start]);
+    const found = usearch.exactSearch(centroids, batch.slice(0, filled * dimensions), dimensions, 1, usearch.MetricKind.Cos, threads);
+    for (let j = 0; j < filled; j++) group[rows[j] as number] = Number(found.keys[j]);
     await yieldToEventLoop();
   }
   // Counting sort by group; skeleton rows take the first places.
