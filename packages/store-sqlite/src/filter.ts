@@ -194,6 +194,39 @@ export function filterToSql(filter: Filter | undefined, scope: FilterScope = "ch
   return { sql, params: builder.params };
 }
 
+/** Whether a filter reads only document fields (none of a chunk: language, symbol, locator…). */
+function documentOnly(filter: Filter): boolean {
+  if ("and" in filter) return filter.and.every(documentOnly);
+  if ("or" in filter) return filter.or.every(documentOnly);
+  if ("not" in filter) return documentOnly(filter.not);
+  return !("chunk" in filter.field) && !("locator" in filter.field);
+}
+
+/**
+ * A filter for a query that scans every chunk (counting what it matches, an exact scan): its
+ * FROM clause (`chunks c`, joined with `documents d` where a condition needs it) and condition.
+ * Conditions on document fields alone are asked once per document, as the set of matching
+ * document ids, not once per chunk: a metadata test runs `json_each`, 140 ms per count at 133k
+ * chunks of 2,050 documents, 1 ms this way. Only for scans: checking a few candidate chunks
+ * costs less per chunk (filterToSql).
+ */
+export function filterToScanSql(filter: Filter | undefined): { from: string; sql: string; params: unknown[] } {
+  const joined = `chunks c JOIN ${documentsFor(filter)} ON d.id = c.doc_id`;
+  if (!filter) return { from: joined, sql: "1", params: [] };
+  const parts = "and" in filter ? filter.and : [filter];
+  const documents = parts.filter(documentOnly);
+  if (documents.length === 0) return { from: joined, ...filterToSql(filter) };
+  const chunks = parts.filter((part) => !documentOnly(part));
+  const builder = new SqlBuilder("chunk");
+  const of = documents.length === 1 ? (documents[0] as Filter) : { and: documents };
+  const sql = `c.doc_id IN (SELECT d.id FROM ${documentsFor(of)} WHERE ${builder.condition(of)})`;
+  // Every condition on `d` alone is in the subquery; the rest (a chunk field, maybe or-ed with a
+  // document field) is asked of each chunk and its document, as before.
+  if (chunks.length === 0) return { from: "chunks c", sql, params: builder.params };
+  const rest = builder.condition(chunks.length === 1 ? (chunks[0] as Filter) : { and: chunks });
+  return { from: joined, sql: `${sql} AND ${rest}`, params: builder.params };
+}
+
 /** Document fields with an index of their own, which a filter naming them lets the planner seek. */
 const SEEKABLE: ReadonlySet<string> = new Set<BuiltinField>(["collection", "source", "key", "created_at"]);
 

@@ -2,7 +2,7 @@
 // the index threshold, the HNSW index (./hnsw/) above it, exact scans for selective filters.
 import { type PendingChunk, type SearchOptions, StoreError, type VectorIndexSettings, type VectorSearchOptions } from "@docdb/store";
 import type { Connection } from "./connection.js";
-import { documentsFor, filterToSql } from "./filter.js";
+import { filterToScanSql, filterToSql } from "./filter.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
@@ -165,7 +165,7 @@ export class Vectors {
         if (hits.length >= limit || candidates.length < k || k >= total) return hits.slice(0, limit);
       }
     }
-    const matching = this.countMatching(sql, params, documentsFor(options.filter));
+    const matching = this.countMatching(options.filter);
     const total = this.ann.vectorCount();
     if (matching === 0) return [];
     if (matching <= EXACT_FILTER_LIMIT || matching < total * MIN_FILTER_SHARE) return this.nearest(blob, options, matching);
@@ -233,22 +233,20 @@ export class Vectors {
   }
 
   /**
-   * How many embedded chunks pass a filter: a join over every chunk (~160 ms at 100k), so it is
-   * kept until anyone writes to the database (an agent repeating a filter pays it once). Here and
-   * in the exact scan over few, a document's fields come from documents_fields unless the filter
-   * names a field the planner may seek (documentsFor), never from a large document's row.
+   * How many embedded chunks pass a filter: a scan of every chunk, so it is kept until anyone
+   * writes to the database (an agent repeating a filter pays it once). Here and in the exact scan
+   * over few, conditions on document fields are asked once per document (filterToScanSql), of
+   * documents_fields unless the filter names a field the planner may seek, never of a large
+   * document's row.
    */
-  private countMatching(sql: string, params: unknown[], documents: string): number {
+  private countMatching(filter: SearchOptions["filter"]): number {
+    const { from, sql, params } = filterToScanSql(filter);
     const token = changeToken(this.conn);
     if (token !== this.matching.token) this.matching = { token, counts: new Map() };
     const key = `${sql}\u0000${JSON.stringify(params)}`;
     let n = this.matching.counts.get(key);
     if (n === undefined) {
-      n = (
-        this.conn.db
-          .prepare(`SELECT count(*) AS n FROM chunks c JOIN ${documents} ON d.id = c.doc_id WHERE c.embedded = 1 AND ${sql}`)
-          .get(...params) as { n: number }
-      ).n;
+      n = (this.conn.db.prepare(`SELECT count(*) AS n FROM ${from} WHERE c.embedded = 1 AND ${sql}`).get(...params) as { n: number }).n;
       if (this.matching.counts.size >= MATCHING_CACHE_SIZE) this.matching.counts.clear();
       this.matching.counts.set(key, n);
     }
@@ -266,16 +264,17 @@ export class Vectors {
     const { sql, params } = filterToSql(options.filter);
     if (sql === "1") return knn.all(blob, limit) as SeqHit[];
 
-    const candidates = matching ?? this.countMatching(sql, params, documentsFor(options.filter));
+    const candidates = matching ?? this.countMatching(options.filter);
     if (candidates === 0) return [];
     if (candidates <= EXACT_FILTER_LIMIT) {
+      const scan = filterToScanSql(options.filter);
       return conn.db
         .prepare(
           `SELECT c.seq AS seq, vec_distance_cosine(v.embedding, ?) AS distance
-           FROM chunks c JOIN ${documentsFor(options.filter)} ON d.id = c.doc_id JOIN chunks_vec v ON v.rowid = c.seq
-           WHERE c.embedded = 1 AND ${sql} ORDER BY distance LIMIT ?`,
+           FROM ${scan.from} JOIN chunks_vec v ON v.rowid = c.seq
+           WHERE c.embedded = 1 AND ${scan.sql} ORDER BY distance LIMIT ?`,
         )
-        .all(blob, ...params, limit) as SeqHit[];
+        .all(blob, ...scan.params, limit) as SeqHit[];
     }
     const total = (conn.statement("SELECT count(*) AS n FROM chunks_vec").get() as { n: number }).n;
     const allowed = conn.db.prepare(`SELECT 1 FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.seq = ? AND ${sql}`);

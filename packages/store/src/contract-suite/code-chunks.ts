@@ -150,6 +150,24 @@ export function codeChunksContract(ctx: ContractContext): void {
             { op: "eq", field: { metadata: ["team"] }, value: "pay" },
           ],
         },
+        // Conditions on the document beside conditions on the chunk (a scan asks the first once per document).
+        {
+          and: [
+            { op: "eq", field: { metadata: ["team"] }, value: "pay" },
+            { op: "ne", field: { chunk: "symbol_kind" }, value: "method" },
+          ],
+        },
+        {
+          and: [
+            { op: "exists", field: { metadata: ["team"] }, value: true },
+            {
+              or: [
+                { op: "eq", field: { chunk: "language" }, value: "python" },
+                { op: "eq", field: { metadata: ["team"] }, value: "pay" },
+              ],
+            },
+          ],
+        },
       ];
       for (const filter of filters) {
         const label = JSON.stringify(filter);
