@@ -51,7 +51,7 @@ function* positionsRead(seg: Segment): Generator<void, Segment> {
  * Compaction in steps: yields after every few thousand postings merged, so a caller can let other
  * work run between steps. The input must not change meanwhile, but rows added from `slots` on.
  */
-export function* compactSteps(input: CompactInput): Generator<void, Segment> {
+export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS): Generator<void, Segment> {
   const { delta, dead } = input;
   const limit = input.slots ?? input.seg.seqs.length + input.deltaSeqs.length;
   const deltaSeqs = input.deltaSeqs.slice(0, limit - input.seg.seqs.length);
@@ -101,7 +101,7 @@ export function* compactSteps(input: CompactInput): Generator<void, Segment> {
   let merged = new Gathered();
   const fresh = new Gathered();
   for (let term = 0; term < input.terms.length; term++) {
-    if (work >= STEP_POSTINGS) {
+    if (work >= stepPostings) {
       work = 0;
       yield;
     }

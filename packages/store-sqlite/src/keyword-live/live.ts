@@ -10,7 +10,11 @@ import { changeToken } from "../meta.js";
 import { KeywordFile } from "./file.js";
 import { POSITIONS_IN_FILE_FROM } from "./file-read.js";
 import { KeywordLog, type KeywordRowCounts } from "./log.js";
+import type { KeywordIndexOptions } from "./options.js";
 import { apply, KeywordSaver, type Live, newLive } from "./saver.js";
+
+export type { KeywordIndexOptions } from "./options.js";
+
 import { type WrittenRow, WrittenRows, type WrittenRowsSink } from "./written.js";
 
 /*
@@ -43,22 +47,6 @@ const QUICK_BACKLOG = 200;
 const REBUILD_BACKLOG = 50_000;
 /** The file is written again when this many changes were applied since it was read or written. */
 const SAVE_AFTER_CHANGES = 1000;
-
-export interface KeywordIndexOptions {
-  /** Chunks below which FTS5 answers alone (default KEYWORD_INDEX_THRESHOLD). */
-  threshold?: number;
-  /** Changes applied since the file was read or written after which it is written again (default 1,000). */
-  saveAfterChanges?: number;
-  /** Finds wait for the index to be loaded, built or caught up instead of asking FTS5 meanwhile (tests of the index path). */
-  waitForIndex?: boolean;
-  /** Where warnings go (a damaged file set aside); standard error when absent. */
-  warn?: (message: string) => void;
-  /**
-   * Word positions of at least this many bytes stay in the file, read when a phrase needs them,
-   * instead of being held in memory (default POSITIONS_IN_FILE_FROM, 64 MiB: about 400,000 chunks).
-   */
-  positionsInFileFrom?: number;
-}
 
 /** What a SqliteStore shows of its keyword index (tests, benches): its file, its answers, its state. */
 export interface KeywordIndexView {
@@ -304,7 +292,11 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
   }
 
   /** Saves a delta record, or a compacted file when the delta grew large (or `compact`), or when there is no file yet. */
-  private async save(live: Live, wait: boolean, compact = this.saver.wantsCompaction(live, this.saveAfter)): Promise<void> {
+  private async save(
+    live: Live,
+    wait: boolean,
+    compact = this.saver.wantsCompaction(live, this.saveAfter, this.options.compactAfterChanges),
+  ): Promise<void> {
     const unsaved = live.unsaved;
     try {
       if (await this.saver.save(live, { wait, compact })) live.unsaved -= unsaved;

@@ -68,8 +68,8 @@ export class KeywordSaver {
   }
 
   /** Whether the next save writes a compacted file rather than a delta record. */
-  wantsCompaction(live: Live, saveAfter: number): boolean {
-    return !live.base || live.sinceBase.size > Math.max(2 * saveAfter, live.index.rows / COMPACT_SHARE);
+  wantsCompaction(live: Live, saveAfter: number, after?: number): boolean {
+    return !live.base || live.sinceBase.size >= (after ?? Math.max(2 * saveAfter, live.index.rows / COMPACT_SHARE));
   }
 
   /** The changes the delta file holds after the index file just loaded, applied to it. */
