@@ -93,8 +93,12 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS)
   const blockMinSize = new U32Writer();
   const blockDoc = new U32Writer();
   const blockPos = new U32Writer();
-  const doc = new ByteWriter();
-  const pos = new ByteWriter();
+  // Sized from the start at most a little past what they will hold (an added posting takes at
+  // most three varints, a position one), so no large buffer is copied in one step as it grows.
+  let deltaHits = 0;
+  for (const hits of delta) if (hits) deltaHits += hits.length / 2;
+  const doc = new ByteWriter(seg.docBytes.length + 15 * deltaHits);
+  const pos = new ByteWriter(seg.posBytes.length + 5 * deltaHits);
   const buf = new BlockBuffer();
   // One term's postings gathered (new slot, counts, where its positions are), then merged by slot.
   let g = new Gathered();
