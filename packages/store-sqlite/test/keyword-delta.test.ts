@@ -157,6 +157,77 @@ describe("the keyword index's delta file", () => {
   });
 });
 
+describe("saves while finds and writes go on", () => {
+  it("a compaction in steps takes the rows written while it ran, and answers as FTS5 does", { timeout: 120_000 }, async () => {
+    // Every save compacts, a step of 50 postings at a time, yielding after each.
+    const store = await open(1, { saveAfterChanges: 3, compactAfterChanges: 1, compactStep: 50 });
+    await write(store, documents(200, 21));
+    await ready(store);
+    const file = store.keywords.file;
+    const first = header(file);
+    // Writes and finds without waiting for the saves the finds start in the background.
+    for (let i = 0; i < 40; i++) {
+      const text = `apple river stone ${i}`;
+      await store.writeDocuments([
+        {
+          document: { id: `t${i}`, content: text, contentHash: `t${i}`, metadata: {} },
+          chunks: [{ id: `t${i}-0`, idx: 0, text, start: 0, end: text.length }],
+        },
+      ]);
+      if (i % 5 === 2) await store.deleteDocuments([`d21-${i}`]);
+      await store.keywordSearch(Q, { limit: 5 });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await store.keywords.settled();
+    expect(header(file).highWater).toBeGreaterThan(first.highWater);
+    // The index in memory (no catch-up left to do) holds every row: the compaction's and those after.
+    await store.keywordSearch(Q, { limit: 1 });
+    expect(store.keywords.status().backlog).toBe(0);
+    const truth = await answers(await open(FTS_ONLY));
+    expect(await answers(store)).toEqual(truth);
+    await closeAll();
+    const reopened = await open(1);
+    await ready(reopened);
+    expect(await answers(reopened)).toEqual(truth);
+  });
+
+  it("two processes' stores writing and saving in turn: each answers as FTS5 does, and so does the next open", {
+    timeout: 120_000,
+  }, async () => {
+    const a = await open(1, { saveAfterChanges: 2, compactAfterChanges: 9 });
+    await write(a, documents(150, 21));
+    await ready(a);
+    const b = await open(1, { saveAfterChanges: 2 });
+    await ready(b);
+    for (let round = 0; round < 6; round++) {
+      for (const [store, name] of [
+        [a, "a"],
+        [b, "b"],
+      ] as const) {
+        const id = `${name}${round}`;
+        const text = `apple river ${name} ${round}`;
+        await store.writeDocuments([
+          {
+            document: { id, content: text, contentHash: id, metadata: {} },
+            chunks: [{ id: `${id}-0`, idx: 0, text, start: 0, end: text.length }],
+          },
+        ]);
+        await store.keywordSearch(Q, { limit: 5 });
+        await store.keywords.settled();
+      }
+    }
+    const truth = await answers(await open(FTS_ONLY));
+    await ready(a);
+    await ready(b);
+    expect(await answers(a)).toEqual(truth);
+    expect(await answers(b)).toEqual(truth);
+    await closeAll();
+    const reopened = await open(1);
+    await ready(reopened);
+    expect(await answers(reopened)).toEqual(truth);
+  });
+});
+
 describe("compaction in steps", () => {
   it("takes the rows added and removed while it ran, applied again to its result", () => {
     const row = (seq: number, round: number): IndexedRow => ({

@@ -97,6 +97,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
       (m) => this.warn(m),
       (live) => this.live === live,
       inFileFrom,
+      options.compactStep,
     );
     this.threshold = Math.max(1, options.threshold ?? KEYWORD_INDEX_THRESHOLD);
     this.saveAfter = Math.max(1, options.saveAfterChanges ?? SAVE_AFTER_CHANGES);

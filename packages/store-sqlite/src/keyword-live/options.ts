@@ -7,6 +7,8 @@ export interface KeywordIndexOptions {
   saveAfterChanges?: number;
   /** Rows changed since the file was compacted after which a save compacts it again (default: the larger of 2 × saveAfterChanges and 1/32 of the rows). */
   compactAfterChanges?: number;
+  /** Postings merged per step of a compaction, yielding after each (tests); default 20,000 a step, 8 ms of steps between yields. */
+  compactStep?: number;
   /** Finds wait for the index to be loaded, built or caught up instead of asking FTS5 meanwhile (tests of the index path). */
   waitForIndex?: boolean;
   /** Where warnings go (a damaged file set aside); standard error when absent. */
