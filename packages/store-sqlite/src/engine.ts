@@ -90,7 +90,8 @@ export class SqliteEngine implements StoreEngine {
     await this.open.get(name)?.close();
     this.open.delete(name);
     if (!existsSync(path)) return false;
-    for (const suffix of ["", "-wal", "-shm", "-journal", ".hnsw", ".hnsw.json", ".keywords"]) rmSync(`${path}${suffix}`, { force: true });
+    for (const suffix of ["", "-wal", "-shm", "-journal", ".hnsw", ".hnsw.json", ".keywords", ".keywords.delta"])
+      rmSync(`${path}${suffix}`, { force: true });
     // Index files set aside as damaged (hnsw/verify.ts) go with their database.
     const aside = [`${name}.db.hnsw.`, `${name}.db.keywords.`];
     for (const file of readdirSync(this.location)) {

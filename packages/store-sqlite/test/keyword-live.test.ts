@@ -4,20 +4,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
-import type { DocumentWrite, Filter, KeywordHit } from "@docdb/store";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteEngine, type KeywordIndexOptions, type SqliteStore } from "../src/index.js";
+import { answers, documents, write } from "./helpers/keyword-docs.js";
 import { builtEngine, exitOf, runScript } from "./helpers/processes.js";
 
 /** A threshold no test database reaches: FTS5 answers alone (today's path). */
 const FTS_ONLY = Number.MAX_SAFE_INTEGER;
-const WORDS =
-  "apple river stone light quantum protein cell membrane signal garden winter market engine cloud forest music theory data model index search table glass paper ocean".split(
-    " ",
-  );
-const JAPANESE = ["東京の大学で研究する", "奈良の寺院と仏像", "川の水が流れる", "新しい技術の開発", "古い文化財を守る"];
-
 let dir: string;
 const engines: { close(): Promise<void> }[] = [];
 beforeEach(() => {
@@ -32,67 +26,6 @@ async function open(threshold: number, extra: KeywordIndexOptions = {}): Promise
   const engine = createSqliteEngine({ dataDir: dir, keywordIndex: { threshold, ...extra } });
   engines.push(engine);
   return (await engine.openDatabase("k", { create: true })) as SqliteStore;
-}
-
-/** Deterministic documents mixing English and Japanese, titles, two metadata groups, 1–3 chunks each. */
-function documents(count: number, seed: number): DocumentWrite[] {
-  let state = seed;
-  const next = (n: number) => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state % n;
-  };
-  return Array.from({ length: count }, (_, i) => {
-    const id = `d${seed}-${i}`;
-    const chunks = Array.from({ length: 1 + next(3) }, (_, c) => {
-      const words = Array.from({ length: 5 + next(30) }, () => WORDS[next(WORDS.length)]);
-      const text = `${words.join(" ")} ${next(3) === 0 ? (JAPANESE[next(JAPANESE.length)] as string) : ""}`.trim();
-      return { id: `${id}-${c}`, idx: c, text, start: 0, end: text.length };
-    });
-    const title = next(2) === 0 ? `${WORDS[next(WORDS.length)]} ${WORDS[next(WORDS.length)]}` : undefined;
-    return {
-      upsertByKey: true,
-      document: {
-        id,
-        key: id,
-        title,
-        content: chunks.map((c) => c.text).join("\n"),
-        contentHash: id,
-        metadata: { group: i % 3 === 0 ? "a" : "b" },
-      },
-      chunks,
-    };
-  });
-}
-
-async function write(store: SqliteStore, docs: DocumentWrite[]): Promise<void> {
-  for (let i = 0; i < docs.length; i += 100) await store.writeDocuments(docs.slice(i, i + 100));
-}
-
-const QUERIES = [
-  "apple",
-  "quantum protein",
-  "river stone light",
-  "cell membrane signal",
-  "奈良の仏像",
-  "東京 大学",
-  "index search",
-  "ocean glass paper",
-];
-const FILTERS: (Filter | undefined)[] = [
-  undefined,
-  { op: "eq", field: { metadata: ["group"] }, value: "a" },
-  { not: { op: "eq", field: { metadata: ["group"] }, value: "a" } },
-  { op: "exists", field: { builtin: "title" }, value: true },
-];
-
-async function answers(store: SqliteStore, limit = 10): Promise<KeywordHit[][]> {
-  const all: KeywordHit[][] = [];
-  for (const text of QUERIES) {
-    const query = buildKeywordQuery(text);
-    if (!query) throw new Error(`no query from ${text}`);
-    for (const filter of FILTERS) all.push(await store.keywordSearch(query, { limit, ...(filter ? { filter } : {}) }));
-  }
-  return all;
 }
 
 /** Starts the index with a find, waits for it in the background, and checks that the index answers now. */
@@ -270,11 +203,11 @@ describe("the keyword index beside the database", () => {
 
 describe("kill -9 and the keyword index", () => {
   /** Runs `body` in a child process over the test database and kills it once it printed `lines` lines. */
-  async function killAfter(body: string, lines: number): Promise<void> {
+  async function killAfter(body: string, lines: number, options: KeywordIndexOptions = { saveAfterChanges: 3 }): Promise<void> {
     const script = `
       import { createSqliteEngine } from ${JSON.stringify(builtEngine())};
       const Q = ${JSON.stringify(buildKeywordQuery("apple river"))};
-      const store = await createSqliteEngine({ dataDir: ${JSON.stringify(dir)}, keywordIndex: { threshold: 1, saveAfterChanges: 3 } }).openDatabase("k");
+      const store = await createSqliteEngine({ dataDir: ${JSON.stringify(dir)}, keywordIndex: { threshold: 1, ...${JSON.stringify(options)} } }).openDatabase("k");
       ${body}`;
     let seen = 0;
     let enough: () => void = () => {};
@@ -290,7 +223,12 @@ describe("kill -9 and the keyword index", () => {
     expect((await exit).signal).toBe("SIGKILL");
   }
 
-  it("during saves and catch-ups: the next open answers as FTS5 does", { timeout: 120_000 }, async () => {
+  // Saves append to the delta file (compacting when it holds 12 rows), only compact, or only append.
+  it.each([
+    ["delta records and compactions", { saveAfterChanges: 3 }],
+    ["compactions in steps", { saveAfterChanges: 3, compactAfterChanges: 1 }],
+    ["delta records", { saveAfterChanges: 3, compactAfterChanges: 1_000_000 }],
+  ])("during saves (%s) and catch-ups: the next open answers as FTS5 does", { timeout: 120_000 }, async (_, options) => {
     const store = await open(1);
     await write(store, documents(200, 13));
     await ready(store);
@@ -307,6 +245,7 @@ describe("kill -9 and the keyword index", () => {
         console.log(String(i));
       }`,
       60,
+      options,
     );
     const reopened = await open(1);
     await ready(reopened);

@@ -1,6 +1,6 @@
 // Compaction: the segment's live rows and the rows added since, merged into a new segment in seq
 // order (removed rows and terms left without rows dropped).
-import { BLOCK, BlockBuffer, ByteWriter, positionsInMemory, type Segment, skipVarints, U32Writer } from "./segment.js";
+import { BLOCK, BlockBuffer, ByteWriter, type Segment, skipVarints, U32Writer } from "./segment.js";
 
 /**
  * A term's hits among the rows added since the last compaction, two numbers each: the slot, then
@@ -17,11 +17,47 @@ export interface CompactInput {
   deltaSeqs: number[];
   deltaSizes: number[];
   dead: Uint8Array;
+  /** Added rows from this slot on are left out (rows added after a snapshot was taken); all when absent. */
+  slots?: number;
 }
 
+/** Postings merged between two yields of compactSteps() (a few milliseconds of work). */
+const STEP_POSTINGS = 20_000;
+/** Bytes of positions read from a file between two yields. */
+const STEP_BYTES = 4 * 1024 * 1024;
+
+/** Compacts at once (see compactSteps). */
 export function compact(input: CompactInput): Segment {
-  const { delta, deltaSeqs, deltaSizes, dead } = input;
-  const seg = positionsInMemory(input.seg);
+  const steps = compactSteps(input);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** The segment's positions in memory, read from its file a piece at a time (yielding between pieces). */
+function* positionsRead(seg: Segment): Generator<void, Segment> {
+  const file = seg.posFile;
+  if (!file) return seg;
+  const all = new Uint8Array(file.length);
+  for (let at = 0; at < all.length; at += STEP_BYTES) {
+    file.read(all.subarray(at, Math.min(all.length, at + STEP_BYTES)), at, Math.min(all.length, at + STEP_BYTES));
+    yield;
+  }
+  return { ...seg, posBytes: all, posFile: null };
+}
+
+/**
+ * Compaction in steps: yields after every few thousand postings merged, so a caller can let other
+ * work run between steps. The input must not change meanwhile, but rows added from `slots` on.
+ */
+export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS): Generator<void, Segment> {
+  const { delta, dead } = input;
+  const limit = input.slots ?? input.seg.seqs.length + input.deltaSeqs.length;
+  const deltaSeqs = input.deltaSeqs.slice(0, limit - input.seg.seqs.length);
+  const deltaSizes = input.deltaSizes.slice(0, deltaSeqs.length);
+  const seg = yield* positionsRead(input.seg);
+  let work = 0;
   const baseRows = seg.seqs.length;
   // Live rows in seq order: the segment's are already sorted, the added ones are sorted then merged.
   const added = deltaSeqs.map((_, i) => baseRows + i).filter((slot) => dead[slot] === 0);
@@ -57,14 +93,22 @@ export function compact(input: CompactInput): Segment {
   const blockMinSize = new U32Writer();
   const blockDoc = new U32Writer();
   const blockPos = new U32Writer();
-  const doc = new ByteWriter();
-  const pos = new ByteWriter();
+  // Sized from the start at most a little past what they will hold (an added posting takes at
+  // most three varints, a position one), so no large buffer is copied in one step as it grows.
+  let deltaHits = 0;
+  for (const hits of delta) if (hits) deltaHits += hits.length / 2;
+  const doc = new ByteWriter(seg.docBytes.length + 15 * deltaHits);
+  const pos = new ByteWriter(seg.posBytes.length + 5 * deltaHits);
   const buf = new BlockBuffer();
   // One term's postings gathered (new slot, counts, where its positions are), then merged by slot.
   let g = new Gathered();
   let merged = new Gathered();
   const fresh = new Gathered();
   for (let term = 0; term < input.terms.length; term++) {
+    if (work >= stepPostings) {
+      work = 0;
+      yield;
+    }
     g.length = 0;
     if (term < seg.terms.length) {
       const first = seg.termBlock[term] as number;
@@ -86,7 +130,7 @@ export function compact(input: CompactInput): Segment {
     if (hits) {
       merged.length = 0;
       fresh.length = 0;
-      for (let h = 0; h < hits.length; ) {
+      for (let h = 0; h < hits.length && (hits[h] as number) < limit; ) {
         const old = hits[h] as number;
         let end = h;
         let t = 0;
@@ -107,6 +151,7 @@ export function compact(input: CompactInput): Segment {
       while (i < g.length) merged.copy(g, i++);
       [g, merged] = [merged, g];
     }
+    work += g.length + 16;
     if (g.length === 0) continue;
     terms.push(input.terms[term] as string);
     termBlock.push(blockLast.length);

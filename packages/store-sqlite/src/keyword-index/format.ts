@@ -23,7 +23,25 @@ export function segmentToHeader(seg: Segment): Uint8Array {
 }
 
 export function segmentToBuffer(saved: Segment, headerOnly = false): Uint8Array {
-  const seg = headerOnly ? saved : positionsInMemory(saved);
+  const parts = segmentParts(headerOnly ? saved : positionsInMemory(saved), headerOnly);
+  if (headerOnly) return parts[0] as Uint8Array;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+const PADDING = new Uint8Array(4);
+
+/**
+ * The bytes segmentToBuffer() gives, as a list of pieces (the header, each section and its
+ * padding) viewing the segment's own arrays: written one after another without one big copy.
+ * The segment's positions must be in memory.
+ */
+export function segmentParts(seg: Segment, headerOnly = false): Uint8Array[] {
   const termText = new TextEncoder().encode(seg.terms.join("\n"));
   const sections: Uint8Array[] = [
     seg.seqs,
@@ -37,8 +55,9 @@ export function segmentToBuffer(saved: Segment, headerOnly = false): Uint8Array 
     seg.blockPos,
   ].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   sections.push(seg.docBytes, seg.posBytes, termText);
-  const total = sections.reduce((n, s) => n + pad4(s.length), HEADER);
-  const out = new Uint8Array(headerOnly ? HEADER : total);
+  // The header alone may be asked of a segment whose positions are in its file.
+  const total = sections.reduce((n, s) => n + pad4(s.length), HEADER) - pad4(seg.posBytes.length) + pad4(positionsLength(seg));
+  const out = new Uint8Array(HEADER);
   const view = new DataView(out.buffer);
   for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
   const header = [
@@ -47,18 +66,18 @@ export function segmentToBuffer(saved: Segment, headerOnly = false): Uint8Array 
     seg.terms.length,
     seg.blockLast.length,
     seg.docBytes.length,
-    seg.posBytes.length,
+    positionsLength(seg),
     termText.length,
   ];
   for (const [i, v] of header.entries()) view.setUint32(8 + 4 * i, v, true);
   view.setFloat64(40, total, true);
-  if (headerOnly) return out;
-  let at = HEADER;
+  if (headerOnly) return [out];
+  const parts: Uint8Array[] = [out];
   for (const s of sections) {
-    out.set(s, at);
-    at += pad4(s.length);
+    parts.push(s);
+    if (pad4(s.length) > s.length) parts.push(PADDING.subarray(0, pad4(s.length) - s.length));
   }
-  return out;
+  return parts;
 }
 
 /** Bytes of the header a body starts with (enough for positionsSection()). */

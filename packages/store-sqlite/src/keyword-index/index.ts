@@ -3,7 +3,7 @@
 
 import { closeSync } from "node:fs";
 import type { KeywordQuery } from "@docdb/analyzer";
-import { compact, type DeltaHits } from "./compact.js";
+import { type CompactInput, compact, type DeltaHits } from "./compact.js";
 import { Cursor, type Tail } from "./cursor.js";
 import { positionsSection, segmentFromBuffer, segmentToBuffer, segmentToHeader } from "./format.js";
 import { PositionFile } from "./positions.js";
@@ -11,9 +11,11 @@ import { type KeywordIndexHit, type KeywordSearchOptions, searchIndex } from "./
 import { BLOCK, BlockBuffer, emptySegment, positionsLength, type Segment } from "./segment.js";
 import { tokenize } from "./tokenize.js";
 
-export { KeywordIndexFormatError, positionsSection, SEGMENT_HEADER } from "./format.js";
+export { type CompactInput, compactSteps } from "./compact.js";
+export { KeywordIndexFormatError, positionsSection, SEGMENT_HEADER, segmentParts } from "./format.js";
 export { PositionFile } from "./positions.js";
 export type { KeywordIndexHit, KeywordSearchOptions } from "./search.js";
+export { positionsLength, type Segment } from "./segment.js";
 export { tokenize } from "./tokenize.js";
 
 /** One chunks_fts row: the exact strings given to its title and body columns. */
@@ -108,6 +110,32 @@ export class KeywordIndex {
         dead: this.dead,
       }),
     );
+  }
+
+  /**
+   * What compaction needs to merge the rows held now (compactSteps), left as it is by later adds
+   * and removes: a compaction can run in steps while the index keeps changing.
+   */
+  snapshot(): CompactInput {
+    const slots = this.slots;
+    return {
+      seg: this.seg,
+      terms: [...this.seg.terms, ...this.addedTerms],
+      delta: this.delta,
+      deltaSeqs: this.deltaSeqs,
+      deltaSizes: this.deltaSizes,
+      dead: this.dead.slice(0, slots),
+      slots,
+    };
+  }
+
+  /**
+   * Takes a snapshot's compacted segment as its own (the rows added and removed since are dropped:
+   * the caller applies them again); positionsWritten() may follow once it is written to a file.
+   */
+  adopt(seg: Segment): void {
+    this.load(seg);
+    this.serialized = seg;
   }
 
   /** Compacted (removed rows dropped, added rows merged), ready to write to a file. */

@@ -60,8 +60,12 @@ export function emptySegment(): Segment {
 
 /** A growable byte array of unsigned LEB128 varints. */
 export class ByteWriter {
-  bytes = new Uint8Array(1024);
+  bytes: Uint8Array;
   length = 0;
+  /** `capacity`: bytes held from the start (a compaction's bound), so large writers are not copied as they grow. */
+  constructor(capacity = 1024) {
+    this.bytes = new Uint8Array(Math.max(1024, capacity));
+  }
   varint(value: number): void {
     if (this.length + 5 > this.bytes.length) this.grow(5);
     let v = value;
@@ -81,8 +85,9 @@ export class ByteWriter {
     next.set(this.bytes.subarray(0, this.length));
     this.bytes = next;
   }
+  /** The bytes written: a view when they fill most of the buffer (no copy of a large one), else a copy. */
   done(): Uint8Array {
-    return this.bytes.slice(0, this.length);
+    return this.length >= this.bytes.length * 0.75 ? this.bytes.subarray(0, this.length) : this.bytes.slice(0, this.length);
   }
 }
 

@@ -17,9 +17,10 @@ import {
   sameIdentity,
   setAside,
   sha256,
+  sha256Hasher,
   statOrUndefined,
 } from "../hnsw/verify.js";
-import { KeywordIndex } from "../keyword-index/index.js";
+import { KeywordIndex, positionsLength, type Segment, segmentParts } from "../keyword-index/index.js";
 import { type BodyRead, openForRead, POSITIONS_IN_FILE, readBody } from "./file-read.js";
 import type { KeywordLog } from "./log.js";
 
@@ -27,6 +28,8 @@ import type { KeywordLog } from "./log.js";
 const MAGIC = Buffer.from("docdb keywords\n\0", "latin1");
 /** Format of the header and of the body's framing; a file of another format is built again. */
 const FORMAT = 1;
+/** Bytes written (and hashed) at a time when saving: the event loop runs between pieces. */
+const WRITE_PIECE = 4 * 1024 * 1024;
 /** A header longer than this is not one docdb wrote. */
 const MAX_HEADER = 64 * 1024;
 
@@ -225,33 +228,59 @@ export class KeywordFile {
   }
 
   /**
-   * Writes the index with its log position: beside the final file, flushed to disk, then renamed
-   * over it under the write lock (unless another process wrote a newer one) and the log pruned up
-   * to it. `wait: false` gives up when another process holds the write lock (written later).
-   * True when this index is now the file.
+   * Writes a compacted segment (positions in memory) with its log position: beside the final file,
+   * a piece at a time (hashed as written, the event loop running between pieces), flushed to disk,
+   * then renamed over it under the write lock (unless another process wrote a newer one) and the
+   * log pruned up to it; `installed` runs there too, with the new file open (its body at
+   * `bodyAt`). `wait: false` gives up when another process holds the write lock (written later).
+   * True when this segment is now the file.
    */
-  async save(index: KeywordIndex, highWater: number, options: { wait: boolean }): Promise<boolean> {
-    const body = Buffer.from(index.toBuffer());
+  async save(
+    seg: Segment,
+    highWater: number,
+    options: { wait: boolean },
+    installed?: (file: { fd: number | undefined; bodyAt: number; checksum: string }) => void,
+  ): Promise<boolean> {
+    const parts = segmentParts(seg);
+    const bytes = parts.reduce((n, p) => n + p.length, 0);
     const header: KeywordFileHeader = {
       format: FORMAT,
       analyzerVersion: ANALYZER_VERSION,
       highWater,
-      rows: index.rows,
-      bytes: body.length,
-      checksum: sha256(body),
+      rows: seg.seqs.length,
+      bytes,
+      // Its length is that of the real one, written over it at the end.
+      checksum: `sha256:${"0".repeat(64)}`,
       savedAt: new Date().toISOString(),
     };
-    // Padded so that the body starts at a multiple of 8 bytes: the index views its arrays in place.
-    const text = JSON.stringify(header);
-    const json = Buffer.from(text.padEnd(text.length + ((8 - ((MAGIC.length + 4 + text.length) % 8)) % 8)), "utf8");
-    const length = Buffer.alloc(4);
-    length.writeUInt32LE(json.length);
+    const headerBytes = (): Buffer => {
+      // Padded so that the body starts at a multiple of 8 bytes: the index views its arrays in place.
+      const text = JSON.stringify(header);
+      const json = Buffer.from(text.padEnd(text.length + ((8 - ((MAGIC.length + 4 + text.length) % 8)) % 8)), "utf8");
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(json.length);
+      return Buffer.concat([MAGIC, length, json]);
+    };
+    const bodyAt = headerBytes().length;
     const tmp = `${this.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-    let installed = false;
+    let done = false;
     try {
       const handle = await open(tmp, "w");
       try {
-        for (const part of [MAGIC, length, json, body]) await handle.write(part);
+        const hash = sha256Hasher();
+        let at = bodyAt;
+        for (const part of parts) {
+          for (let from = 0; from < part.length; from += WRITE_PIECE) {
+            const piece = part.subarray(from, Math.min(part.length, from + WRITE_PIECE));
+            hash.update(piece);
+            await handle.write(piece, 0, piece.length, at);
+            at += piece.length;
+          }
+        }
+        header.checksum = `sha256:${hash.digest("hex")}`;
+        const head = headerBytes();
+        if (head.length !== bodyAt) throw new Error("the keyword index header changed length while written");
+        await handle.write(head, 0, head.length, 0);
         await handle.sync();
       } finally {
         await handle.close();
@@ -265,22 +294,24 @@ export class KeywordFile {
         renameSync(tmp, this.file);
         syncFolder(dirname(this.file));
         this.log.prune(highWater);
-        installed = true;
+        done = true;
         // The positions just written are read from the file from now on, not kept in memory.
-        if (POSITIONS_IN_FILE && index.positionBytes >= this.positionsInFileFrom) {
+        let fd: number | undefined;
+        if (POSITIONS_IN_FILE && positionsLength(seg) >= this.positionsInFileFrom) {
           try {
-            index.positionsWritten(openSync(this.file, "r"), MAGIC.length + length.length + json.length);
+            fd = openSync(this.file, "r");
           } catch {
             // They stay in memory.
           }
         }
+        installed?.({ fd, bodyAt, checksum: header.checksum });
       };
       if (options.wait) await this.conn.write(install);
       else this.conn.tryWrite(install);
     } finally {
-      if (!installed) rmSync(tmp, { force: true });
+      if (!done) rmSync(tmp, { force: true });
     }
-    return installed;
+    return done;
   }
 
   /** A directory (or anything but a file) where the file goes is set aside; throws when it cannot be. */

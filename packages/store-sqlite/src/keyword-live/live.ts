@@ -10,20 +10,23 @@ import { changeToken } from "../meta.js";
 import { KeywordFile } from "./file.js";
 import { POSITIONS_IN_FILE_FROM } from "./file-read.js";
 import { KeywordLog, type KeywordRowCounts } from "./log.js";
+import type { KeywordIndexOptions } from "./options.js";
+import { apply, KeywordSaver, type Live, newLive } from "./saver.js";
+
+export type { KeywordIndexOptions } from "./options.js";
+
 import { type WrittenRow, WrittenRows, type WrittenRowsSink } from "./written.js";
 
 /*
  * SQLite (FTS5's chunks_fts) stays the truth and answers whenever the index cannot: below the
- * threshold (FTS5 is fast there), while the index is built or far behind, and when it cannot be
- * trusted. Every chunk written or deleted appends its seq to keyword_log in the writing
- * transaction (migration 0011); the index remembers the last log id it applied and, before every
- * query, re-derives each touched chunk's keyword row from its current text (remove, then add
- * when it still exists: replaying is idempotent), which catches up with other processes' writes
- * and with changes a crash kept out of the file. Rows this process's own writes gave FTS5 are
- * handed over after they commit (WrittenRows) and taken instead of analysing the text again. No query waits for a build: the first keyword
- * find above the threshold starts one in the background (yielding between batches) and FTS5
- * answers until it is ready. A damaged file is set aside (`.corrupt-<time>`, hnsw/verify.ts)
- * with a warning and built again; a file of another analyser version or format is built again.
+ * threshold, while the index is built or far behind, and when it cannot be trusted. Every chunk
+ * written or deleted appends its seq to keyword_log in the writing transaction (migration 0011);
+ * the index remembers the last log id it applied and, before every query, re-derives each touched
+ * chunk's row (remove, then add when it still exists: idempotent), which catches up with other
+ * processes' writes and with changes a crash kept out of the files. Rows this process's own writes
+ * gave FTS5 are taken after commit (WrittenRows). No query waits for a build: FTS5 answers until
+ * it is ready. Saves append to a delta file and now and then compact (saver.ts). A damaged file is
+ * set aside (`.corrupt-<time>`) with a warning and built again; another version is built again.
  */
 
 /**
@@ -45,30 +48,6 @@ const REBUILD_BACKLOG = 50_000;
 /** The file is written again when this many changes were applied since it was read or written. */
 const SAVE_AFTER_CHANGES = 1000;
 
-export interface KeywordIndexOptions {
-  /** Chunks below which FTS5 answers alone (default KEYWORD_INDEX_THRESHOLD). */
-  threshold?: number;
-  /** Changes applied since the file was read or written after which it is written again (default 1,000). */
-  saveAfterChanges?: number;
-  /** Finds wait for the index to be loaded, built or caught up instead of asking FTS5 meanwhile (tests of the index path). */
-  waitForIndex?: boolean;
-  /** Where warnings go (a damaged file set aside); standard error when absent. */
-  warn?: (message: string) => void;
-  /**
-   * Word positions of at least this many bytes stay in the file, read when a phrase needs them,
-   * instead of being held in memory (default POSITIONS_IN_FILE_FROM, 64 MiB: about 400,000 chunks).
-   */
-  positionsInFileFrom?: number;
-}
-
-/** An index in memory with the log position it reflects. */
-interface Live {
-  index: KeywordIndex;
-  highWater: number;
-  /** Changes applied since the file was read or written. */
-  unsaved: number;
-}
-
 /** What a SqliteStore shows of its keyword index (tests, benches): its file, its answers, its state. */
 export interface KeywordIndexView {
   readonly file: string;
@@ -83,6 +62,7 @@ export interface KeywordIndexView {
 export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
   private readonly log: KeywordLog;
   private readonly files: KeywordFile;
+  private readonly saver: KeywordSaver;
   private readonly threshold: number;
   private readonly saveAfter: number;
   private live: Live | undefined;
@@ -108,7 +88,17 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     private readonly options: KeywordIndexOptions = {},
   ) {
     this.log = new KeywordLog(conn);
-    this.files = new KeywordFile(conn, this.log, options.positionsInFileFrom ?? POSITIONS_IN_FILE_FROM);
+    const inFileFrom = options.positionsInFileFrom ?? POSITIONS_IN_FILE_FROM;
+    this.files = new KeywordFile(conn, this.log, inFileFrom);
+    this.saver = new KeywordSaver(
+      conn,
+      this.files,
+      this.log,
+      (m) => this.warn(m),
+      (live) => this.live === live,
+      inFileFrom,
+      options.compactStep,
+    );
     this.threshold = Math.max(1, options.threshold ?? KEYWORD_INDEX_THRESHOLD);
     this.saveAfter = Math.max(1, options.saveAfterChanges ?? SAVE_AFTER_CHANGES);
   }
@@ -192,8 +182,8 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     const high = this.log.high();
     if (high <= live.highWater) return 0;
     const { last, through } = this.log.touched(live.highWater, high, Math.min(limit, 1 << 30));
-    for (const seq of last.keys()) live.index.remove(seq);
-    for (const row of this.log.rowsOf(last, this.written)) live.index.add(row);
+    for (const seq of last.keys()) apply(live, seq, null);
+    for (const row of this.log.rowsOf(last, this.written)) apply(live, row.seq, row);
     live.highWater = through;
     this.written.dropThrough(through);
     live.unsaved += last.size;
@@ -246,6 +236,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     this.checkedAt = undefined;
     this.live = live;
     // A new index is written at once (the next open loads it); one caught up, after many changes.
+    await this.saving;
     if (built || live.unsaved >= this.saveAfter) await this.save(live, true);
   }
 
@@ -257,7 +248,13 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
   /** The stored index when usable; a damaged file is set aside (with a warning). */
   private async load(): Promise<Live | undefined> {
     const found = await this.files.load();
-    if (found && "index" in found) return { index: found.index, highWater: found.header.highWater, unsaved: 0 };
+    if (found && "index" in found) {
+      const { checksum, highWater } = found.header;
+      const live = newLive(found.index, highWater, 0, { checksum, highWater });
+      // The rows changed since the file was written, from its delta file (the log replays the rest).
+      await this.saver.applyDelta(live);
+      return live;
+    }
     if (found && "damage" in found) {
       try {
         const note = await this.files.setAside(found.damage, found.seen);
@@ -292,13 +289,18 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     } finally {
       this.building = false;
     }
-    return { index, highWater, unsaved: Math.max(1, index.rows) };
+    return newLive(index, highWater, Math.max(1, index.rows));
   }
 
-  private async save(live: Live, wait: boolean): Promise<void> {
+  /** Saves a delta record, or a compacted file when the delta grew large (or `compact`), or when there is no file yet. */
+  private async save(
+    live: Live,
+    wait: boolean,
+    compact = this.saver.wantsCompaction(live, this.saveAfter, this.options.compactAfterChanges),
+  ): Promise<void> {
     const unsaved = live.unsaved;
     try {
-      if (await this.files.save(live.index, live.highWater, { wait })) live.unsaved -= unsaved;
+      if (await this.saver.save(live, { wait, compact })) live.unsaved -= unsaved;
     } catch (error) {
       this.warn(`the keyword index ${this.file} could not be written (it is built or caught up next time): ${(error as Error).message}`);
     }
@@ -344,7 +346,8 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     const live = this.live;
     if (!live) return;
     if (live.highWater >= this.log.floor()) this.catchUp(live, Number.POSITIVE_INFINITY);
-    if (live.unsaved > 0) await this.save(live, false);
+    // A delta record when the file exists (a compaction waits for the next time).
+    if (live.unsaved > 0) await this.save(live, false, live.base === undefined);
     // The store is closing: the file its positions are read from is closed too.
     live.index.close();
     this.live = undefined;
@@ -365,6 +368,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     this.live?.index.close();
     this.live = undefined;
     this.files.remove();
+    this.saver.delta.remove();
   }
 
   /** What `docdb index status` shows of the keyword index. */
@@ -372,7 +376,8 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     const chunks = this.chunks();
     const header = this.files.readHeader();
     const usable = header !== undefined && this.files.staleness(header) === undefined;
-    const bytes = usable ? (statOrUndefined(this.file)?.size ?? 0) : 0;
+    const delta = usable ? this.saver.delta.state(header.checksum) : undefined;
+    const bytes = usable ? (statOrUndefined(this.file)?.size ?? 0) + (delta?.bytes ?? 0) : 0;
     const live = this.live;
     const mark = live?.highWater ?? (usable ? header.highWater : undefined);
     const backlog = mark === undefined ? 0 : this.log.backlog(mark);
@@ -387,7 +392,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
       rows: live?.index.rows ?? (usable ? header.rows : 0),
       bytes,
       backlog,
-      savedAt: usable ? header.savedAt : null,
+      savedAt: usable ? (delta && delta.savedAt > header.savedAt ? delta.savedAt : header.savedAt) : null,
       ...(note ? { damaged: { ...note, rebuilt: usable && header.savedAt >= note.foundAt } } : {}),
     };
   }

@@ -1,0 +1,199 @@
+// `<name>.db.keywords.delta`: the keyword rows changed since the index file (its base) was written,
+// appended a record at a time (each with its log range and SHA-256), so a save costs the changes,
+// not the whole index. A record that does not check out ends the file: the log replays the rest.
+import { closeSync, openSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { ANALYZER_VERSION } from "@docdb/analyzer";
+import { sha256, statOrUndefined } from "../hnsw/verify.js";
+import type { IndexedRow } from "../keyword-index/index.js";
+
+/** The first bytes of every delta file. */
+const MAGIC = Buffer.from("docdb kw delta\n\0", "latin1");
+/** Format of the delta file; a file of another format is not read (the log replays its changes). */
+export const DELTA_FORMAT = 1;
+/** Bytes before a record's payload: its length, 4 bytes unused, the payload's SHA-256. */
+const RECORD_HEAD = 40;
+
+/** Rows changed (a row, or null when the chunk is gone), by chunk seq. */
+export type ChangedRows = Map<number, IndexedRow | null>;
+
+/** The index file a delta extends: its checksum and log position. */
+export interface DeltaBase {
+  checksum: string;
+  highWater: number;
+}
+
+interface DeltaHeader {
+  format: number;
+  analyzerVersion: number;
+  /** The checksum of the index file this delta extends. */
+  base: string;
+  baseHighWater: number;
+}
+
+interface Known {
+  ino: number;
+  size: number;
+  base: string;
+  /** The log position the file's last record reaches. */
+  mark: number;
+  savedAt: string;
+}
+
+function encodeRecord(from: number, to: number, rows: ChangedRows): Buffer {
+  const list = [...rows].map(([seq, row]) => (row ? [seq, row.title, row.body] : [seq]));
+  const payload = Buffer.from(JSON.stringify({ from, to, rows: list }), "utf8");
+  const head = Buffer.alloc(RECORD_HEAD);
+  head.writeUInt32LE(payload.length, 0);
+  Buffer.from(sha256(payload).slice("sha256:".length), "hex").copy(head, 8);
+  return Buffer.concat([head, payload]);
+}
+
+function encodeHeader(base: DeltaBase): Buffer {
+  const header: DeltaHeader = {
+    format: DELTA_FORMAT,
+    analyzerVersion: ANALYZER_VERSION,
+    base: base.checksum,
+    baseHighWater: base.highWater,
+  };
+  const json = Buffer.from(JSON.stringify(header), "utf8");
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(json.length);
+  return Buffer.concat([MAGIC, length, json]);
+}
+
+/** The header of a delta file's bytes and where its records start; undefined when not one. */
+function parseHeader(bytes: Buffer): { header: DeltaHeader; start: number } | undefined {
+  if (bytes.length < MAGIC.length + 4 || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const length = bytes.readUInt32LE(MAGIC.length);
+  const start = MAGIC.length + 4 + length;
+  if (start > bytes.length) return undefined;
+  try {
+    const header = JSON.parse(bytes.subarray(MAGIC.length + 4, start).toString("utf8")) as DeltaHeader;
+    return typeof header?.base === "string" ? { header, start } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What reading a delta found: the changes in log order, the position they reach, and whether a damaged record ended it. */
+export interface DeltaRead {
+  changes: [number, IndexedRow | null][];
+  mark: number;
+  bytes: number;
+  damaged: boolean;
+}
+
+/** The delta file of one database's keyword index, as this process last saw it. */
+export class DeltaFile {
+  readonly file: string;
+  private known: Known | undefined;
+
+  constructor(indexFile: string) {
+    this.file = `${indexFile}.delta`;
+  }
+
+  /**
+   * The changes the file holds after `base` (undefined when it extends another base or version):
+   * records in order while each checks out, follows the last, and stays within the log (`high`).
+   */
+  async read(base: DeltaBase, high: number): Promise<DeltaRead | undefined> {
+    this.known = undefined;
+    const stats = statOrUndefined(this.file);
+    if (!stats?.isFile()) return undefined;
+    const bytes = await readFile(this.file);
+    const parsed = parseHeader(bytes);
+    const header = parsed?.header;
+    if (!parsed || header?.format !== DELTA_FORMAT || header.analyzerVersion !== ANALYZER_VERSION) return undefined;
+    if (header.base !== base.checksum || header.baseHighWater !== base.highWater) return undefined;
+    const changes: [number, IndexedRow | null][] = [];
+    let at = parsed.start;
+    let mark = base.highWater;
+    let damaged = false;
+    while (at + RECORD_HEAD <= bytes.length) {
+      const length = bytes.readUInt32LE(at);
+      const end = at + RECORD_HEAD + length;
+      if (end > bytes.length) break; // written in part when the process stopped: the log has it
+      const payload = bytes.subarray(at + RECORD_HEAD, end);
+      let record: { from: number; to: number; rows: [number, string?, string?][] } | undefined;
+      if (sha256(payload).slice("sha256:".length) === bytes.subarray(at + 8, at + RECORD_HEAD).toString("hex")) {
+        try {
+          record = JSON.parse(payload.toString("utf8"));
+        } catch {
+          record = undefined;
+        }
+      }
+      if (!record || !Array.isArray(record.rows)) {
+        damaged = true;
+        break;
+      }
+      if (record.from !== mark || record.to < record.from || record.to > high) break;
+      for (const [seq, title, body] of record.rows) changes.push([seq, title === undefined ? null : { seq, title, body: body ?? "" }]);
+      mark = record.to;
+      at = end;
+    }
+    this.known = { ino: stats.ino, size: at, base: base.checksum, mark, savedAt: stats.mtime.toISOString() };
+    return { changes, mark, bytes: at, damaged };
+  }
+
+  /**
+   * Records the changes up to log position `to` (in a write transaction, so no other process
+   * writes the file meanwhile): appended when the file is as this process left it and reaches
+   * `from`; otherwise the file is written anew with every change since the base (`all`).
+   */
+  append(base: DeltaBase, from: number, to: number, changes: ChangedRows, all: ChangedRows): void {
+    const stats = statOrUndefined(this.file);
+    const known = this.known;
+    const savedAt = new Date().toISOString();
+    if (known && stats && known.base === base.checksum && known.ino === stats.ino && known.size === stats.size && known.mark === from) {
+      const record = encodeRecord(from, to, changes);
+      const fd = openSync(this.file, "r+");
+      try {
+        let done = 0;
+        while (done < record.length) done += writeSync(fd, record, done, record.length - done, known.size + done);
+      } finally {
+        closeSync(fd);
+      }
+      this.known = { ...known, size: known.size + record.length, mark: to, savedAt };
+      return;
+    }
+    const bytes = Buffer.concat([encodeHeader(base), encodeRecord(base.highWater, to, all)]);
+    // Named as the index file's temporary files are, so a killed process's leftover is removed alike.
+    const tmp = `${this.file.slice(0, -".delta".length)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}-delta`;
+    try {
+      writeFileSync(tmp, bytes);
+      renameSync(tmp, this.file);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    const now = statOrUndefined(this.file);
+    this.known = now ? { ino: now.ino, size: bytes.length, base: base.checksum, mark: to, savedAt } : undefined;
+  }
+
+  /** Bytes and time of the last record this process read or wrote, when the file extends `checksum`. */
+  state(checksum: string): { bytes: number; savedAt: string } | undefined {
+    const known = this.known;
+    if (known) return known.base === checksum ? { bytes: known.size, savedAt: known.savedAt } : undefined;
+    // Not read by this process (`docdb index status`): its header and size.
+    let fd: number | undefined;
+    try {
+      const stats = statOrUndefined(this.file);
+      if (!stats?.isFile()) return undefined;
+      fd = openSync(this.file, "r");
+      const head = Buffer.alloc(Math.min(stats.size, 4096));
+      readSync(fd, head, 0, head.length, 0);
+      const header = parseHeader(head)?.header;
+      return header?.base === checksum ? { bytes: stats.size, savedAt: stats.mtime.toISOString() } : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  /** Removes the file (a new base was installed, or the database is dropped). */
+  remove(): void {
+    this.known = undefined;
+    rmSync(this.file, { force: true });
+  }
+}
