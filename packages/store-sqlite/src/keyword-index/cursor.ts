@@ -2,8 +2,12 @@
 // or a computed list (a phrase's matches). Skips removed rows; gives block bounds for pruning.
 import { BLOCK, BlockBuffer, type Segment, skipVarints } from "./segment.js";
 
-/** Past every slot. */
-export const END = 2 ** 32;
+/**
+ * Past every slot: the largest small integer V8 keeps unboxed (2^30 - 1), so that a row variable
+ * holding it or a slot never changes representation (which threw the ranking loop's optimised code
+ * away on its first questions). An index holds fewer slots (KeywordIndex.add() checks).
+ */
+export const END = 2 ** 30 - 1;
 
 /** Postings held outside the segment, in slot order: positions only for a term's added rows. */
 export interface Tail {

@@ -122,19 +122,47 @@ const phraseCache = new WeakMap<
   { version: number; lists: Map<string, { slots: Int32Array; freqs: Int32Array }>; rows: number }
 >();
 const PHRASE_CACHE_SIZE = 256;
+
+/** Drops what finds over this index kept (phrase matches, list bounds), as if none had run. */
+export function forgetFinds(index: KeywordIndex): void {
+  phraseCache.delete(index);
+  unitBounds.delete(index);
+}
 const PHRASE_CACHE_ROWS = 2_000_000;
 
-/** A bounded heap of the best rows so far, the worst at the root (score, then higher seq is worse). */
+/**
+ * A bounded heap of the best rows so far, the worst at the root (score, then higher seq is worse).
+ * Typed arrays: their shapes never change, so the ranking loop's compiled code is kept.
+ */
 class TopK {
-  scores: number[] = [];
-  seqs: number[] = [];
-  slots: number[] = [];
-  constructor(readonly k: number) {}
+  scores: Float64Array;
+  seqs: Float64Array;
+  slots: Int32Array;
+  size = 0;
+  constructor(readonly k: number) {
+    // Grown as rows come (a filtered find may ask for far more rows than match).
+    const room = Math.min(k, 256);
+    this.scores = new Float64Array(room);
+    this.seqs = new Float64Array(room);
+    this.slots = new Int32Array(room);
+  }
+  private grow(): void {
+    const room = Math.min(this.k, 2 * this.scores.length);
+    const scores = new Float64Array(room);
+    const seqs = new Float64Array(room);
+    const slots = new Int32Array(room);
+    scores.set(this.scores);
+    seqs.set(this.seqs);
+    slots.set(this.slots);
+    this.scores = scores;
+    this.seqs = seqs;
+    this.slots = slots;
+  }
   get full(): boolean {
-    return this.scores.length >= this.k;
+    return this.size >= this.k;
   }
   get threshold(): number {
-    return this.full ? (this.scores[0] as number) : Number.NEGATIVE_INFINITY;
+    return this.size >= this.k ? (this.scores[0] as number) : Number.NEGATIVE_INFINITY;
   }
   private worse(i: number, j: number): boolean {
     const a = this.scores[i] as number;
@@ -142,10 +170,19 @@ class TopK {
     return a < b || (a === b && (this.seqs[i] as number) > (this.seqs[j] as number));
   }
   private swap(i: number, j: number): void {
-    for (const a of [this.scores, this.seqs, this.slots]) [a[i], a[j]] = [a[j] as number, a[i] as number];
+    const score = this.scores[i] as number;
+    this.scores[i] = this.scores[j] as number;
+    this.scores[j] = score;
+    const seq = this.seqs[i] as number;
+    this.seqs[i] = this.seqs[j] as number;
+    this.seqs[j] = seq;
+    const slot = this.slots[i] as number;
+    this.slots[i] = this.slots[j] as number;
+    this.slots[j] = slot;
   }
   offer(score: number, seq: number, slot: number): void {
-    if (this.full) {
+    if (this.k === 0) return;
+    if (this.size >= this.k) {
       const root = this.scores[0] as number;
       if (score < root || (score === root && seq > (this.seqs[0] as number))) return;
       this.scores[0] = score;
@@ -155,18 +192,20 @@ class TopK {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
-        if (l < this.scores.length && this.worse(l, m)) m = l;
-        if (r < this.scores.length && this.worse(r, m)) m = r;
+        if (l < this.size && this.worse(l, m)) m = l;
+        if (r < this.size && this.worse(r, m)) m = r;
         if (m === i) break;
         this.swap(i, m);
         i = m;
       }
       return;
     }
-    this.scores.push(score);
-    this.seqs.push(seq);
-    this.slots.push(slot);
-    for (let i = this.scores.length - 1; i > 0; ) {
+    if (this.size === this.scores.length) this.grow();
+    const at = this.size++;
+    this.scores[at] = score;
+    this.seqs[at] = seq;
+    this.slots[at] = slot;
+    for (let i = at; i > 0; ) {
       const parent = (i - 1) >> 1;
       if (!this.worse(i, parent)) break;
       this.swap(i, parent);
@@ -175,9 +214,10 @@ class TopK {
   }
   /** Best first. */
   sorted(): { seq: number; score: number; slot: number }[] {
-    return this.scores
-      .map((score, i) => ({ score, seq: this.seqs[i] as number, slot: this.slots[i] as number }))
-      .sort((a, b) => b.score - a.score || a.seq - b.seq);
+    const out: { seq: number; score: number; slot: number }[] = [];
+    for (let i = 0; i < this.size; i++)
+      out.push({ score: this.scores[i] as number, seq: this.seqs[i] as number, slot: this.slots[i] as number });
+    return out.sort((a, b) => b.score - a.score || a.seq - b.seq);
   }
 }
 
@@ -204,23 +244,31 @@ function unitBound(index: KeywordIndex, c: Cursor, avgdl: number): number {
   return unit;
 }
 
-/** The best k rows by the sum of the sequences' bm25 (summed in query order, as FTS5 does). */
-function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, options: KeywordSearchOptions) {
-  const all = seqs.map((s) => s.cursor).filter((c): c is Cursor => c !== null);
+/**
+ * The best k rows by the sum of the sequences' bm25 (summed in query order, as FTS5 does). Returns
+ * the heap (its caller sorts it): code after the loop that has not run yet would discard the
+ * loop's compiled code.
+ */
+function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, options: KeywordSearchOptions): TopK {
+  const all: Cursor[] = [];
+  for (const s of seqs) if (s.cursor !== null) all.push(s.cursor);
   const heap = new TopK(k);
-  if (all.length === 0) return heap.sorted();
+  if (all.length === 0) return heap;
+  // Read once: the options' shape differs between callers, and a check of it inside the loop
+  // would throw the loop's compiled code away.
+  const stats = options.stats;
+  const prune = !options.exhaustive;
   const ub = new Map<Cursor, number>();
   for (const c of all) {
     c.avgdl = avgdl;
     c.start();
     ub.set(c, c.idf * unitBound(index, c, avgdl) * SLACK);
-    if (options.stats) options.stats.postings += c.count;
+    if (stats) stats.postings += c.count;
   }
   const order = [...all].sort((a, b) => (ub.get(a) as number) - (ub.get(b) as number));
   const prefix = [0];
   for (const c of order) prefix.push((prefix[prefix.length - 1] as number) + (ub.get(c) as number));
   const n = order.length;
-  const prune = !options.exhaustive;
   let essential = 0;
   let scored = 0;
   let d = END;
@@ -267,11 +315,13 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
     if (!skip) {
       scored++;
       let score = 0.0;
-      for (const c of all)
+      for (let i = 0; i < all.length; i++) {
+        const c = all[i] as Cursor;
         if (c.slot === d) {
           const f = c.freq;
           score += c.idf * ((f * (K1 + 1.0)) / (f + norm));
         }
+      }
       heap.offer(score, index.seqOf(d), d);
       if (prune) while (essential < n && (prefix[essential + 1] as number) < heap.threshold) essential++;
     }
@@ -285,11 +335,11 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
       if (c.slot < d) d = c.slot;
     }
   }
-  if (options.stats) {
-    options.stats.scored += scored;
-    options.stats.visited = (options.stats.visited ?? 0) + visited;
+  if (stats) {
+    stats.scored += scored;
+    stats.visited = (stats.visited ?? 0) + visited;
   }
-  return heap.sorted();
+  return heap;
 }
 
 /** keywordSearch() of keyword.ts, over the index. */
@@ -304,12 +354,12 @@ export function searchIndex(index: KeywordIndex, query: KeywordQuery, limit: num
   };
   const depth = query.phrases.length > 0 ? Math.max(limit, RERANK_DEPTH) : limit;
   let hits: { seq: number; score: number; slot: number }[];
-  if (!options.accept) hits = topK(index, prepare(query.any), depth, avgdl, options);
+  if (!options.accept) hits = topK(index, prepare(query.any), depth, avgdl, options).sorted();
   else {
     hits = [];
     let checked = 0;
     for (let k = depth; ; k *= 4) {
-      const top = topK(index, prepare(query.any), k, avgdl, options);
+      const top = topK(index, prepare(query.any), k, avgdl, options).sorted();
       const batch = top.slice(checked);
       checked = top.length;
       if (batch.length > 0) {

@@ -6,6 +6,7 @@ import type { Filter, KeywordIndexStatus } from "@docdb/store";
 import type { Connection } from "../connection.js";
 import { latestDamage, statOrUndefined } from "../hnsw/verify.js";
 import { KeywordIndex, type KeywordIndexHit, type KeywordSearchOptions } from "../keyword-index/index.js";
+import { warmUpOnce } from "../keyword-index/warm.js";
 import { changeToken } from "../meta.js";
 import { KeywordFile } from "./file.js";
 import { POSITIONS_IN_FILE_FROM } from "./file-read.js";
@@ -243,6 +244,8 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
       live = undefined;
     }
     if (!live) return;
+    // V8 compiles the search loops before the first find, not during it (warm.ts).
+    await warmUpOnce(live.index, yieldToEventLoop);
     this.checkedAt = undefined;
     this.live = live;
     // A new index is written at once (the next open loads it); one caught up, after many changes.

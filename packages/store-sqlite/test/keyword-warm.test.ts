@@ -1,0 +1,51 @@
+// warmUp(): a freshly loaded keyword index searched for its own terms before the first find, with
+// nothing kept from those searches (phrase matches, bounds) and the same answers after.
+import type { KeywordQuery } from "@docdb/analyzer";
+import { describe, expect, it } from "vitest";
+import { type IndexedRow, KeywordIndex } from "../src/keyword-index/index.js";
+import { WARM_SEARCHES, warmUp } from "../src/keyword-index/warm.js";
+
+/** 2,000 rows: words w0…w9 each in about 3% of rows, in changing order, among filler words. */
+function rows(): IndexedRow[] {
+  return Array.from({ length: 2000 }, (_, seq) => {
+    const words = Array.from({ length: 12 }, (_, i) => `filler${(seq * 7 + i) % 50}`);
+    for (let w = 0; w < 10; w++)
+      if ((seq + w * 13) % 33 === 0) words.splice((seq + w) % 12, 0, `w${w}`, `w${(w + 1) % 10}`, `w${(w + 2) % 10}`);
+    return { seq: seq + 1, title: seq % 10 === 0 ? `w${seq % 10} title` : "", body: words.join(" ") };
+  });
+}
+
+function build(list: IndexedRow[]): KeywordIndex {
+  const index = KeywordIndex.empty();
+  for (const r of list) index.add(r);
+  index.compact(); // as loaded from its file
+  return index;
+}
+
+describe("warming a keyword index up", () => {
+  it("runs its searches, keeps none of their phrase matches, and answers as an index never searched", async () => {
+    const index = build(rows());
+    const [a, b, c] = index.termsHeld(Math.ceil(index.rows / 200), Math.ceil(index.rows / 20), 6);
+    expect([a, b, c].every((t) => t !== undefined)).toBe(true);
+    let pauses = 0;
+    const ran = await warmUp(index, async () => {
+      pauses++;
+    });
+    expect(ran).toBe(WARM_SEARCHES);
+    expect(pauses).toBe(WARM_SEARCHES);
+    // A phrase the warm-up searched for is matched again by the next find: nothing was kept.
+    const query: KeywordQuery = { any: [[a as string], [b as string]], phrases: [[a as string, b as string]] };
+    const stats = { postings: 0, scored: 0, phraseRows: 0 };
+    const ln = Math.log;
+    const got = index.search(query, 10, { ln, stats });
+    expect(stats.phraseRows).toBeGreaterThan(0);
+    expect(got).toEqual(build(rows()).search(query, 10, { ln }));
+    expect(got.length).toBe(10);
+  });
+
+  it("skips an index without enough terms", async () => {
+    const index = build([{ seq: 1, title: "", body: "one two" }]);
+    expect(await warmUp(index, async () => {})).toBe(0);
+    expect(await warmUp(KeywordIndex.empty(), async () => {})).toBe(0);
+  });
+});
