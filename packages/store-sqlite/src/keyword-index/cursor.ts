@@ -1,13 +1,8 @@
 // A cursor over one posting list: a term's compacted blocks then its rows added since (the tail),
 // or a computed list (a phrase's matches). Skips removed rows; gives block bounds for pruning.
-import { BLOCK, BlockBuffer, type Segment, skipVarints } from "./segment.js";
+import { BLOCK, BlockBuffer, END, type Segment, skipVarints } from "./segment.js";
 
-/**
- * Past every slot: the largest small integer V8 keeps unboxed (2^30 - 1), so that a row variable
- * holding it or a slot never changes representation (which threw the ranking loop's optimised code
- * away on its first questions). An index holds fewer slots (KeywordIndex.add() checks).
- */
-export const END = 2 ** 30 - 1;
+export { END } from "./segment.js";
 
 /** Postings held outside the segment, in slot order: positions only for a term's added rows. */
 export interface Tail {
@@ -295,7 +290,7 @@ export class Cursor {
         let v = b & 0x7f;
         for (let shift = 7; b >= 0x80; shift += 7) {
           b = bytes[p++] as number;
-          v += (b & 0x7f) * 2 ** shift;
+          v |= (b & 0x7f) << shift;
         }
         at += v;
         this.pos[j] = at;

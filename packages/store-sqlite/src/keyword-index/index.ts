@@ -168,6 +168,9 @@ export class KeywordIndex {
     return this.liveSlot(seq) >= 0;
   }
 
+  get compactedSizes(): Uint32Array {
+    return this.seg.sizes;
+  }
   sizeOf = (slot: number): number => {
     const base = this.seg.seqs.length;
     return slot < base ? (this.seg.sizes[slot] as number) : (this.deltaSizes[slot - base] as number);

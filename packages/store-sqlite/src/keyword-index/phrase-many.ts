@@ -61,7 +61,7 @@ function seedBytes(view: Uint8Array, at: number, count: number, j: number): numb
     let gap = byte & 0x7f;
     for (let shift = 7; byte >= 0x80; shift += 7) {
       byte = view[p++] as number;
-      gap += (byte & 0x7f) * 2 ** shift;
+      gap |= (byte & 0x7f) << shift;
     }
     v += gap;
     starts[k] = v;
@@ -84,7 +84,7 @@ function keepBytes(view: Uint8Array, at: number, count: number, j: number, n: nu
   let v = byte & 0x7f;
   for (let shift = 7; byte >= 0x80; shift += 7) {
     byte = view[p++] as number;
-    v += (byte & 0x7f) * 2 ** shift;
+    v |= (byte & 0x7f) << shift;
   }
   let seen = 1;
   let kept = 0;
@@ -96,7 +96,7 @@ function keepBytes(view: Uint8Array, at: number, count: number, j: number, n: nu
       let gap = byte & 0x7f;
       for (let shift = 7; byte >= 0x80; shift += 7) {
         byte = view[p++] as number;
-        gap += (byte & 0x7f) * 2 ** shift;
+        gap |= (byte & 0x7f) << shift;
       }
       v += gap;
     }

@@ -118,7 +118,7 @@ function followsIn(aView: Uint8Array, aAt: number, aCount: number, bView: Uint8A
   let ov = byte & 0x7f;
   for (let shift = 7; byte >= 0x80; shift += 7) {
     byte = oView[op++] as number;
-    ov += (byte & 0x7f) * 2 ** shift;
+    ov |= (byte & 0x7f) << shift;
   }
   let oi = 0;
   let r = 0;
@@ -127,7 +127,7 @@ function followsIn(aView: Uint8Array, aAt: number, aCount: number, bView: Uint8A
     let gap = byte & 0x7f;
     for (let shift = 7; byte >= 0x80; shift += 7) {
       byte = rView[rp++] as number;
-      gap += (byte & 0x7f) * 2 ** shift;
+      gap |= (byte & 0x7f) << shift;
     }
     r += gap;
     const want = r + offset;
@@ -137,7 +137,7 @@ function followsIn(aView: Uint8Array, aAt: number, aCount: number, bView: Uint8A
       let g = byte & 0x7f;
       for (let shift = 7; byte >= 0x80; shift += 7) {
         byte = oView[op++] as number;
-        g += (byte & 0x7f) * 2 ** shift;
+        g |= (byte & 0x7f) << shift;
       }
       ov += g;
     }

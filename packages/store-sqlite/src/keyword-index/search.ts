@@ -40,6 +40,8 @@ export interface KeywordIndex {
   cursor(term: string): Cursor | null;
   listCursor(tail: Tail): Cursor;
   sizeOf(slot: number): number;
+  /** The compacted rows' sizes (slots 0 … length - 1): read straight by the ranking loop. */
+  readonly compactedSizes: Uint32Array;
   seqOf(slot: number): number;
 }
 
@@ -258,6 +260,8 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   // would throw the loop's compiled code away.
   const stats = options.stats;
   const prune = !options.exhaustive;
+  const sizes = index.compactedSizes;
+  const compacted = sizes.length;
   const ub = new Map<Cursor, number>();
   for (const c of all) {
     c.avgdl = avgdl;
@@ -279,7 +283,7 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   while (d !== END) {
     visited++;
     const theta = heap.threshold;
-    const norm = K1 * (1 - B + (B * index.sizeOf(d)) / avgdl);
+    const norm = K1 * (1 - B + (B * (d < compacted ? (sizes[d] as number) : index.sizeOf(d))) / avgdl);
     let skip = false;
     if (prune && essential > 0) {
       let partial = 0;
