@@ -49,3 +49,18 @@ describe("warming a keyword index up", () => {
     expect(await warmUp(KeywordIndex.empty(), async () => {})).toBe(0);
   });
 });
+
+describe("the terms a warm-up searches for", () => {
+  it("are those with a share of the rows, else the most held ones, largest first", () => {
+    const list = Array.from({ length: 100 }, (_, seq) => ({
+      seq,
+      title: "",
+      body: ["a", seq < 60 ? "b" : "", seq < 30 ? "c" : "", seq < 90 ? "d" : "", seq < 5 ? "e" : ""].join(" "),
+    }));
+    const index = build(list);
+    expect(index.termsHeld(20, 70, 6)).toEqual(["a", "d", "b", "c", "e"]); // two in range: not enough
+    expect(index.termsHeld(1000, 2000, 3)).toEqual(["a", "d", "b"]);
+    expect(index.termsHeld(1000, 2000, 9)).toEqual(["a", "d", "b", "c", "e"]);
+    expect(index.termsHeld(20, 70, 2)).toEqual(["b", "c"]);
+  });
+});
