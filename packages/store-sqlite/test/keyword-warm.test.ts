@@ -3,7 +3,7 @@
 import type { KeywordQuery } from "@docdb/analyzer";
 import { describe, expect, it } from "vitest";
 import { type IndexedRow, KeywordIndex } from "../src/keyword-index/index.js";
-import { WARM_SEARCHES, warmUp } from "../src/keyword-index/warm.js";
+import { WARM_SEARCHES, warmUp, warmUpOnce } from "../src/keyword-index/warm.js";
 
 /** 2,000 rows: words w0…w9 each in about 3% of rows, in changing order, among filler words. */
 function rows(): IndexedRow[] {
@@ -62,5 +62,21 @@ describe("the terms a warm-up searches for", () => {
     expect(index.termsHeld(1000, 2000, 3)).toEqual(["a", "d", "b"]);
     expect(index.termsHeld(1000, 2000, 9)).toEqual(["a", "d", "b", "c", "e"]);
     expect(index.termsHeld(20, 70, 2)).toEqual(["b", "c"]);
+  });
+});
+
+describe("a warm-up that cannot search", () => {
+  it("leaves the load alone: warmUpOnce() returns 0 instead of throwing, and a later index is still warmed", async () => {
+    const index = build(rows());
+    const failing = Object.create(index) as KeywordIndex;
+    // Searching this one fails (as a positions file closed under it would).
+    Object.defineProperty(failing, "cursor", {
+      value: () => {
+        throw new Error("keyword index: its file was closed");
+      },
+    });
+    expect(await warmUpOnce(failing, async () => {})).toBe(0);
+    expect(await warmUpOnce(index, async () => {})).toBe(WARM_SEARCHES);
+    expect(await warmUpOnce(index, async () => {})).toBe(0);
   });
 });

@@ -51,10 +51,20 @@ export async function warmUp(index: KeywordIndex, pause: () => Promise<unknown>)
 
 let warmed = false;
 
-/** warmUp() until one index this process loads or builds could be searched (compiled code serves every index after). */
+/**
+ * warmUp() until one index this process loads or builds could be searched (compiled code serves
+ * every index after). Never fails the load: a search that cannot run here fails the same way on a
+ * find, which reports it.
+ */
 export async function warmUpOnce(index: KeywordIndex, pause: () => Promise<unknown>): Promise<number> {
   if (warmed) return 0;
-  const ran = await warmUp(index, pause);
+  let ran = 0;
+  try {
+    ran = await warmUp(index, pause);
+  } catch {
+    forgetFinds(index);
+    return 0;
+  }
   if (ran > 0) warmed = true;
   return ran;
 }
