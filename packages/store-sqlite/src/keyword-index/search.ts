@@ -196,9 +196,9 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   const normPerToken = (K1 * B) / avgdl;
   const lift = new Float64Array(n);
   for (let i = 0; i < n; i++) lift[i] = (order[i] as Cursor).idf * (K1 + 1.0);
+  let theta = heap.threshold;
   while (d !== END) {
     visited++;
-    const theta = heap.threshold;
     const size = d < compacted ? (sizes[d] as number) : index.sizeOf(d);
     const near = normBase + normPerToken * size;
     let skip = false;
@@ -245,7 +245,9 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
         }
       }
       heap.offer(score, index.seqOf(d), d);
-      if (prune) while (essential < n && (prefix[essential + 1] as number) < heap.threshold) essential++;
+      // The threshold moves only here.
+      theta = heap.threshold;
+      if (prune) while (essential < n && (prefix[essential + 1] as number) < theta) essential++;
     }
     if (essential >= n) break;
     // Past d, and the next row any essential list holds.
