@@ -1,9 +1,8 @@
 // A cursor over one posting list: a term's compacted blocks then its rows added since (the tail),
 // or a computed list (a phrase's matches). Skips removed rows; gives block bounds for pruning.
-import { BLOCK, BlockBuffer, type Segment, skipVarints } from "./segment.js";
+import { BLOCK, BlockBuffer, END, type Segment, skipVarints } from "./segment.js";
 
-/** Past every slot. */
-export const END = 2 ** 32;
+export { END } from "./segment.js";
 
 /** Postings held outside the segment, in slot order: positions only for a term's added rows. */
 export interface Tail {
@@ -291,7 +290,7 @@ export class Cursor {
         let v = b & 0x7f;
         for (let shift = 7; b >= 0x80; shift += 7) {
           b = bytes[p++] as number;
-          v += (b & 0x7f) * 2 ** shift;
+          v |= (b & 0x7f) << shift;
         }
         at += v;
         this.pos[j] = at;

@@ -4,7 +4,7 @@
 import { closeSync } from "node:fs";
 import type { KeywordQuery } from "@docdb/analyzer";
 import { type CompactInput, compact, type DeltaHits } from "./compact.js";
-import { Cursor, type Tail } from "./cursor.js";
+import { Cursor, END, type Tail } from "./cursor.js";
 import { positionsSection, segmentFromBuffer, segmentToBuffer, segmentToHeader } from "./format.js";
 import { PositionFile } from "./positions.js";
 import { type KeywordIndexHit, type KeywordSearchOptions, searchIndex } from "./search.js";
@@ -196,6 +196,9 @@ export class KeywordIndex {
     return this.liveSlot(seq) >= 0;
   }
 
+  get compactedSizes(): Uint32Array {
+    return this.seg.sizes;
+  }
   sizeOf = (slot: number): number => {
     const base = this.seg.seqs.length;
     return slot < base ? (this.seg.sizes[slot] as number) : (this.deltaSizes[slot - base] as number);
@@ -214,6 +217,7 @@ export class KeywordIndex {
     this.remove(seq);
     this.version = ++KeywordIndex.generations;
     const slot = this.seg.seqs.length + this.deltaSeqs.length;
+    if (slot >= END) throw new RangeError(`keyword index: full at ${END} rows (compact it, or rebuild it)`);
     const title = tokenize(row.title);
     const body = tokenize(row.body);
     let postings = 0;
@@ -274,6 +278,33 @@ export class KeywordIndex {
     const hits = this.delta[id];
     if (hits) for (let h = 0; h < hits.length; h += 2) if (hits[h] !== hits[h - 2] && this.dead[hits[h] as number] === 0) n++;
     return n;
+  }
+
+  /**
+   * Up to n compacted terms (none before the first compaction) with `least` to `most` postings, in
+   * term order, else the n with the most postings: what warmUp() searches for.
+   */
+  termsHeld(least: number, most: number, n: number): string[] {
+    const { terms, termCount } = this.seg;
+    const inRange: string[] = [];
+    for (let id = 0; id < terms.length && inRange.length < n; id++) {
+      const count = termCount[id] as number;
+      if (count >= least && count <= most) inRange.push(terms[id] as string);
+    }
+    if (inRange.length >= n) return inRange;
+    // The n largest, in one pass (a sort of every term would cost seconds at millions of terms).
+    const best: number[] = [];
+    for (let id = 0; id < terms.length; id++) {
+      const count = termCount[id] as number;
+      if (best.length === n && count <= (termCount[best[n - 1] as number] as number)) continue;
+      let at = Math.min(best.length, n - 1);
+      best[at] = id;
+      while (at > 0 && (termCount[best[at - 1] as number] as number) < count) {
+        best[at] = best[at - 1] as number;
+        best[--at] = id;
+      }
+    }
+    return best.map((id) => terms[id] as string);
   }
 
   /** How many of a segment term's postings are removed rows. */

@@ -1,6 +1,7 @@
 // A phrase's matches over the index: the rows where its tokens follow each other in one column
 // (led by the rarest token, checked by position), with the phrase's weighted frequency per row.
 import { type Cursor, END } from "./cursor.js";
+import { rowFreq } from "./phrase-many.js";
 import { skipVarints } from "./segment.js";
 
 /** Rows where the tokens follow each other in one column, with the phrase's weighted frequency. */
@@ -15,7 +16,6 @@ export function matchPhrase(cursors: Cursor[], stats?: { phraseRows?: number }):
   for (const c of cursors) c.start();
   const order = new Int32Array(m);
   const counts = new Int32Array(m);
-  let starts = new Int32Array(64);
   let target = lead.slot;
   while (target !== END) {
     let i = 1;
@@ -32,45 +32,7 @@ export function matchPhrase(cursors: Cursor[], stats?: { phraseRows?: number }):
       continue;
     }
     if (stats) stats.phraseRows = (stats.phraseRows ?? 0) + 1;
-    let freq = 0;
-    for (let column = 0; column < 2; column++) {
-      // The phrase's possible starts from its token with the fewest hits in the column, kept while
-      // every other token (fewest hits first) is at the right offset from them.
-      let empty = false;
-      for (let j = 0; j < m; j++) {
-        const count = (cursors[j] as Cursor).columnCount(column);
-        counts[j] = count;
-        if (count === 0) empty = true;
-        let at = j;
-        while (at > 0 && (counts[order[at - 1] as number] as number) > count) {
-          order[at] = order[at - 1] as number;
-          at--;
-        }
-        order[at] = j;
-      }
-      if (empty) continue;
-      const r = order[0] as number;
-      const rare = cursors[r] as Cursor;
-      let n = rare.readColumn(column);
-      if (n > starts.length) starts = new Int32Array(2 * n);
-      for (let k = 0; k < n; k++) starts[k] = (rare.pos[k] as number) - r;
-      for (let o = 1; o < m && n > 0; o++) {
-        const j = order[o] as number;
-        const c = cursors[j] as Cursor;
-        const count = c.readColumn(column);
-        const pos = c.pos;
-        let kept = 0;
-        let at = 0;
-        for (let k = 0; k < n; k++) {
-          const want = (starts[k] as number) + j;
-          while (at < count && (pos[at] as number) < want) at++;
-          if (at >= count) break;
-          if (pos[at] === want) starts[kept++] = starts[k] as number;
-        }
-        n = kept;
-      }
-      freq += column === 0 ? 2 * n : n;
-    }
+    const freq = rowFreq(cursors, order, counts);
     if (freq > 0) out.push(target, freq);
     lead.next();
     target = lead.slot;
@@ -156,7 +118,7 @@ function followsIn(aView: Uint8Array, aAt: number, aCount: number, bView: Uint8A
   let ov = byte & 0x7f;
   for (let shift = 7; byte >= 0x80; shift += 7) {
     byte = oView[op++] as number;
-    ov += (byte & 0x7f) * 2 ** shift;
+    ov |= (byte & 0x7f) << shift;
   }
   let oi = 0;
   let r = 0;
@@ -165,7 +127,7 @@ function followsIn(aView: Uint8Array, aAt: number, aCount: number, bView: Uint8A
     let gap = byte & 0x7f;
     for (let shift = 7; byte >= 0x80; shift += 7) {
       byte = rView[rp++] as number;
-      gap += (byte & 0x7f) * 2 ** shift;
+      gap |= (byte & 0x7f) << shift;
     }
     r += gap;
     const want = r + offset;
@@ -175,7 +137,7 @@ function followsIn(aView: Uint8Array, aAt: number, aCount: number, bView: Uint8A
       let g = byte & 0x7f;
       for (let shift = 7; byte >= 0x80; shift += 7) {
         byte = oView[op++] as number;
-        g += (byte & 0x7f) * 2 ** shift;
+        g |= (byte & 0x7f) << shift;
       }
       ov += g;
     }

@@ -5,6 +5,7 @@ import type { Tail } from "./cursor.js";
 import { type Cursor, END } from "./cursor.js";
 import { matchPhrase } from "./phrase.js";
 import { tokenize } from "./tokenize.js";
+import { TopK } from "./top-k.js";
 
 export interface KeywordIndexHit {
   seq: number;
@@ -40,6 +41,8 @@ export interface KeywordIndex {
   cursor(term: string): Cursor | null;
   listCursor(tail: Tail): Cursor;
   sizeOf(slot: number): number;
+  /** The compacted rows' sizes (slots 0 … length - 1): read straight by the ranking loop. */
+  readonly compactedSizes: Uint32Array;
   seqOf(slot: number): number;
 }
 
@@ -122,64 +125,13 @@ const phraseCache = new WeakMap<
   { version: number; lists: Map<string, { slots: Int32Array; freqs: Int32Array }>; rows: number }
 >();
 const PHRASE_CACHE_SIZE = 256;
-const PHRASE_CACHE_ROWS = 2_000_000;
 
-/** A bounded heap of the best rows so far, the worst at the root (score, then higher seq is worse). */
-class TopK {
-  scores: number[] = [];
-  seqs: number[] = [];
-  slots: number[] = [];
-  constructor(readonly k: number) {}
-  get full(): boolean {
-    return this.scores.length >= this.k;
-  }
-  get threshold(): number {
-    return this.full ? (this.scores[0] as number) : Number.NEGATIVE_INFINITY;
-  }
-  private worse(i: number, j: number): boolean {
-    const a = this.scores[i] as number;
-    const b = this.scores[j] as number;
-    return a < b || (a === b && (this.seqs[i] as number) > (this.seqs[j] as number));
-  }
-  private swap(i: number, j: number): void {
-    for (const a of [this.scores, this.seqs, this.slots]) [a[i], a[j]] = [a[j] as number, a[i] as number];
-  }
-  offer(score: number, seq: number, slot: number): void {
-    if (this.full) {
-      const root = this.scores[0] as number;
-      if (score < root || (score === root && seq > (this.seqs[0] as number))) return;
-      this.scores[0] = score;
-      this.seqs[0] = seq;
-      this.slots[0] = slot;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < this.scores.length && this.worse(l, m)) m = l;
-        if (r < this.scores.length && this.worse(r, m)) m = r;
-        if (m === i) break;
-        this.swap(i, m);
-        i = m;
-      }
-      return;
-    }
-    this.scores.push(score);
-    this.seqs.push(seq);
-    this.slots.push(slot);
-    for (let i = this.scores.length - 1; i > 0; ) {
-      const parent = (i - 1) >> 1;
-      if (!this.worse(i, parent)) break;
-      this.swap(i, parent);
-      i = parent;
-    }
-  }
-  /** Best first. */
-  sorted(): { seq: number; score: number; slot: number }[] {
-    return this.scores
-      .map((score, i) => ({ score, seq: this.seqs[i] as number, slot: this.slots[i] as number }))
-      .sort((a, b) => b.score - a.score || a.seq - b.seq);
-  }
+/** Drops what finds over this index kept (phrase matches, list bounds), as if none had run. */
+export function forgetFinds(index: KeywordIndex): void {
+  phraseCache.delete(index);
+  unitBounds.delete(index);
 }
+const PHRASE_CACHE_ROWS = 2_000_000;
 
 /** Per index and term: the largest bm25 a posting can reach per unit of idf, at one average row size. */
 const unitBounds = new WeakMap<KeywordIndex, Map<string, { avgdl: number; generation: number; unit: number }>>();
@@ -204,23 +156,33 @@ function unitBound(index: KeywordIndex, c: Cursor, avgdl: number): number {
   return unit;
 }
 
-/** The best k rows by the sum of the sequences' bm25 (summed in query order, as FTS5 does). */
-function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, options: KeywordSearchOptions) {
-  const all = seqs.map((s) => s.cursor).filter((c): c is Cursor => c !== null);
+/**
+ * The best k rows by the sum of the sequences' bm25 (summed in query order, as FTS5 does). Returns
+ * the heap (its caller sorts it): code after the loop that has not run yet would discard the
+ * loop's compiled code.
+ */
+function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, options: KeywordSearchOptions): TopK {
+  const all: Cursor[] = [];
+  for (const s of seqs) if (s.cursor !== null) all.push(s.cursor);
   const heap = new TopK(k);
-  if (all.length === 0) return heap.sorted();
+  if (all.length === 0) return heap;
+  // Read once: the options' shape differs between callers, and a check of it inside the loop
+  // would throw the loop's compiled code away.
+  const stats = options.stats;
+  const prune = !options.exhaustive;
+  const sizes = index.compactedSizes;
+  const compacted = sizes.length;
   const ub = new Map<Cursor, number>();
   for (const c of all) {
     c.avgdl = avgdl;
     c.start();
     ub.set(c, c.idf * unitBound(index, c, avgdl) * SLACK);
-    if (options.stats) options.stats.postings += c.count;
+    if (stats) stats.postings += c.count;
   }
   const order = [...all].sort((a, b) => (ub.get(a) as number) - (ub.get(b) as number));
   const prefix = [0];
   for (const c of order) prefix.push((prefix[prefix.length - 1] as number) + (ub.get(c) as number));
   const n = order.length;
-  const prune = !options.exhaustive;
   let essential = 0;
   let scored = 0;
   let d = END;
@@ -228,10 +190,17 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
   let visited = 0;
   /** Per list left out (0 … essential - 1): the sum of the lists before it at their blocks holding d. */
   const blockPrefix = new Float64Array(n + 1);
+  // For the tests that skip a row only (within SLACK's margin, not for its score): the row's norm
+  // without a division, and each list's idf × (K1 + 1).
+  const normBase = K1 * (1 - B);
+  const normPerToken = (K1 * B) / avgdl;
+  const lift = new Float64Array(n);
+  for (let i = 0; i < n; i++) lift[i] = (order[i] as Cursor).idf * (K1 + 1.0);
+  let theta = heap.threshold;
   while (d !== END) {
     visited++;
-    const theta = heap.threshold;
-    const norm = K1 * (1 - B + (B * index.sizeOf(d)) / avgdl);
+    const size = d < compacted ? (sizes[d] as number) : index.sizeOf(d);
+    const near = normBase + normPerToken * size;
     let skip = false;
     if (prune && essential > 0) {
       let partial = 0;
@@ -239,7 +208,7 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
         const c = order[i] as Cursor;
         if (c.slot === d) {
           const f = c.freq;
-          partial += c.idf * ((f * (K1 + 1.0)) / (f + norm));
+          partial += ((lift[i] as number) * f) / (f + near);
         }
       }
       // The lists left out, at their bounds, then at their blocks holding d: when even they cannot
@@ -259,21 +228,26 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
         c.advance(d);
         if (c.slot === d) {
           const f = c.freq;
-          partial += c.idf * ((f * (K1 + 1.0)) / (f + norm));
+          partial += ((lift[i] as number) * f) / (f + near);
         }
         if ((partial + (blockPrefix[i] as number)) * SLACK < theta) skip = true;
       }
     } else for (let i = 0; i < essential; i++) (order[i] as Cursor).advance(d);
     if (!skip) {
       scored++;
+      const norm = K1 * (1 - B + (B * size) / avgdl);
       let score = 0.0;
-      for (const c of all)
+      for (let i = 0; i < all.length; i++) {
+        const c = all[i] as Cursor;
         if (c.slot === d) {
           const f = c.freq;
           score += c.idf * ((f * (K1 + 1.0)) / (f + norm));
         }
+      }
       heap.offer(score, index.seqOf(d), d);
-      if (prune) while (essential < n && (prefix[essential + 1] as number) < heap.threshold) essential++;
+      // The threshold moves only here.
+      theta = heap.threshold;
+      if (prune) while (essential < n && (prefix[essential + 1] as number) < theta) essential++;
     }
     if (essential >= n) break;
     // Past d, and the next row any essential list holds.
@@ -285,11 +259,11 @@ function topK(index: KeywordIndex, seqs: Sequence[], k: number, avgdl: number, o
       if (c.slot < d) d = c.slot;
     }
   }
-  if (options.stats) {
-    options.stats.scored += scored;
-    options.stats.visited = (options.stats.visited ?? 0) + visited;
+  if (stats) {
+    stats.scored += scored;
+    stats.visited = (stats.visited ?? 0) + visited;
   }
-  return heap.sorted();
+  return heap;
 }
 
 /** keywordSearch() of keyword.ts, over the index. */
@@ -304,12 +278,12 @@ export function searchIndex(index: KeywordIndex, query: KeywordQuery, limit: num
   };
   const depth = query.phrases.length > 0 ? Math.max(limit, RERANK_DEPTH) : limit;
   let hits: { seq: number; score: number; slot: number }[];
-  if (!options.accept) hits = topK(index, prepare(query.any), depth, avgdl, options);
+  if (!options.accept) hits = topK(index, prepare(query.any), depth, avgdl, options).sorted();
   else {
     hits = [];
     let checked = 0;
     for (let k = depth; ; k *= 4) {
-      const top = topK(index, prepare(query.any), k, avgdl, options);
+      const top = topK(index, prepare(query.any), k, avgdl, options).sorted();
       const batch = top.slice(checked);
       checked = top.length;
       if (batch.length > 0) {

@@ -115,6 +115,13 @@ export function skipVarints(bytes: Uint8Array, at: number, count: number): numbe
   return p;
 }
 
+/**
+ * Past every slot: the largest small integer V8 keeps unboxed (2^30 - 1), so that a row variable
+ * holding it or a slot never changes representation (which threw the ranking loop's optimised code
+ * away on its first questions). An index holds fewer slots (KeywordIndex.add() checks).
+ */
+export const END = 2 ** 30 - 1;
+
 /** Decoded block of one term's postings (slots, title and body counts, weighted frequencies). */
 export class BlockBuffer {
   slots = new Int32Array(BLOCK);
@@ -128,7 +135,7 @@ export class BlockBuffer {
   /** Decodes a block's n postings: slots now, counts and positions on demand. */
   decode(seg: Segment, block: number, first: boolean, n: number): void {
     this.begin(seg, block, first, n);
-    this.more(Number.POSITIVE_INFINITY);
+    this.more(END);
   }
 
   /** Starts on a block, decoding nothing yet (see more()). */
@@ -196,7 +203,7 @@ export class BlockBuffer {
       let gap = b & 0x7f;
       for (let shift = 7; b >= 0x80; shift += 7) {
         b = bytes[p++] as number;
-        gap += (b & 0x7f) * 2 ** shift;
+        gap |= (b & 0x7f) << shift;
       }
       slot += gap;
       this.slots[i++] = slot;
@@ -214,7 +221,7 @@ export class BlockBuffer {
   counts(): void {
     if (this.countsReady) return;
     this.countsReady = true;
-    if (this.decoded < this.length) this.more(Number.POSITIVE_INFINITY);
+    if (this.decoded < this.length) this.more(END);
     const bytes = this.bytes;
     let p = this.slotAt;
     for (let i = 0; i < this.length; i++) {
@@ -223,7 +230,7 @@ export class BlockBuffer {
         t &= 0x7f;
         for (let shift = 7, c = 0x80; c >= 0x80; shift += 7) {
           c = bytes[p++] as number;
-          t += (c & 0x7f) * 2 ** shift;
+          t |= (c & 0x7f) << shift;
         }
       }
       let c = bytes[p++] as number;
@@ -231,7 +238,7 @@ export class BlockBuffer {
         c &= 0x7f;
         for (let shift = 7, d = 0x80; d >= 0x80; shift += 7) {
           d = bytes[p++] as number;
-          c += (d & 0x7f) * 2 ** shift;
+          c |= (d & 0x7f) << shift;
         }
       }
       this.titleCounts[i] = t;

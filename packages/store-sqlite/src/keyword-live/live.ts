@@ -6,16 +6,16 @@ import type { Filter, KeywordIndexStatus } from "@docdb/store";
 import type { Connection } from "../connection.js";
 import { latestDamage, statOrUndefined } from "../hnsw/verify.js";
 import { KeywordIndex, type KeywordIndexHit, type KeywordSearchOptions } from "../keyword-index/index.js";
+import { warmUpOnce } from "../keyword-index/warm.js";
 import { changeToken } from "../meta.js";
 import { KeywordFile } from "./file.js";
 import { POSITIONS_IN_FILE_FROM } from "./file-read.js";
 import { KeywordLog, type KeywordRowCounts } from "./log.js";
 import type { KeywordIndexOptions } from "./options.js";
 import { apply, KeywordSaver, type Live, newLive } from "./saver.js";
+import { type WrittenRow, WrittenRows, type WrittenRowsSink } from "./written.js";
 
 export type { KeywordIndexOptions } from "./options.js";
-
-import { type WrittenRow, WrittenRows, type WrittenRowsSink } from "./written.js";
 
 /*
  * SQLite (FTS5's chunks_fts) stays the truth and answers whenever the index cannot: below the
@@ -75,6 +75,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
   private readonly warned = new Set<string>();
   /** A build (not a load or catch-up) runs in the background. */
   private building = false;
+  private closing = false;
   /** Keyword rows this process's committed writes gave FTS5, for the next catch-up. */
   private readonly written = new WrittenRows();
   /**
@@ -142,11 +143,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     if (!live) return undefined;
     const accept = this.log.acceptor(filter);
     const totals = this.log.ftsTotals();
-    const options: KeywordSearchOptions = {
-      ln: this.ln,
-      totals,
-      ...(accept ? { accept } : {}),
-    };
+    const options: KeywordSearchOptions = { ln: this.ln, totals, ...(accept ? { accept } : {}) };
     return live.index.search(query, limit, options);
   }
 
@@ -233,6 +230,8 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
       live = undefined;
     }
     if (!live) return;
+    // V8 compiles the search loops before the first find, not during it (warm.ts); not for a store closing.
+    await warmUpOnce(live.index, () => yieldToEventLoop(!this.closing));
     this.checkedAt = undefined;
     this.live = live;
     // A new index is written at once (the next open loads it); one caught up, after many changes.
@@ -338,6 +337,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
 
   /** On close: finishes a background job and writes what was applied since the file was. */
   async flush(): Promise<void> {
+    this.closing = true;
     if (this.building) {
       this.warn(`finishing the keyword index ${this.file} (${this.chunks()} chunks) before closing; done once, later opens load it`);
     }
