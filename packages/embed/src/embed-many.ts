@@ -93,14 +93,25 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
   // Each attempt gets its own child signal, so providers that leave listeners on the signal
   // they are given (the openai SDK does, per request) never pile them up on the caller's.
   const overall = new AbortController();
-  const onCallerAbort = () => overall.abort(options.signal?.reason);
+  // Settles (rejects) when `overall` aborts: a one-batch call races its attempts against it
+  // without a listener per attempt (a query pays for no more than it needs).
+  let rejectStopped: (reason: unknown) => void = () => undefined;
+  const stoppedPromise = new Promise<never>((_, reject) => {
+    rejectStopped = reject;
+  });
+  stoppedPromise.catch(() => undefined);
+  const abortAll = (reason: unknown) => {
+    overall.abort(reason);
+    rejectStopped(overall.signal.reason);
+  };
+  const onCallerAbort = () => abortAll(options.signal?.reason);
   options.signal?.addEventListener("abort", onCallerAbort, { once: true });
   const deadlineMs = options.deadlineMs;
   const timer =
     deadlineMs !== undefined
       ? setTimeout(
           () =>
-            overall.abort(
+            abortAll(
               new EmbeddingError(
                 `${model.provider} did not answer within ${Math.round((options.deadlineTotalMs ?? deadlineMs) / 100) / 10} s`,
                 {
@@ -115,14 +126,15 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
   timer?.unref?.();
   const stopped = () => overall.signal.reason as unknown;
 
-  // One batch (a query): the call's own signal is the attempt's, at most one listener per
-  // attempt on it (a few retries at most), and no second controller for every query.
+  // One batch (a query): the call's own signal is the attempt's, raced against `stoppedPromise`:
+  // no listener and no second controller per query. More batches: a child controller per attempt.
   const oneBatch = batches.length === 1;
   const attemptOnce = async (texts: string[]): Promise<Float32Array[]> => {
-    const attempt = oneBatch ? undefined : new AbortController();
+    if (oneBatch) return Promise.race([model.embed(texts, { kind: options.kind, signal: overall.signal }), stoppedPromise]);
+    const attempt = new AbortController();
     const aborted = whenAborted(overall.signal, attempt);
     try {
-      return await Promise.race([model.embed(texts, { kind: options.kind, signal: attempt?.signal ?? overall.signal }), aborted.promise]);
+      return await Promise.race([model.embed(texts, { kind: options.kind, signal: attempt.signal }), aborted.promise]);
     } finally {
       aborted.dispose();
     }
@@ -173,7 +185,7 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
     else await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
   } catch (error) {
     // A failed batch stops the others' calls and waits too (after a success none is left).
-    if (!overall.signal.aborted) overall.abort(new Error("embedMany finished"));
+    if (!overall.signal.aborted) abortAll(new Error("embedMany finished"));
     throw error;
   } finally {
     if (timer !== undefined) clearTimeout(timer);

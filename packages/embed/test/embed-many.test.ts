@@ -1,0 +1,53 @@
+// embedMany's signals: a one-text call (a query) hands the provider its own signal with no
+// listener added per attempt, and still ends at its deadline when the provider never answers.
+import { getEventListeners } from "node:events";
+import { describe, expect, it } from "vitest";
+import { EmbeddingError, type EmbeddingModel, embedMany } from "../src/index.js";
+
+function model(embed: EmbeddingModel["embed"], maxBatchSize = 8): EmbeddingModel {
+  return { provider: "test", modelId: "t", dimensions: 2, maxBatchSize, supportsParallelCalls: false, embed } as EmbeddingModel;
+}
+
+describe("embedMany signals", () => {
+  it("adds no abort listener for a one-batch call's attempt", async () => {
+    const seen: number[] = [];
+    const m = model(async (texts, options) => {
+      if (options.signal) seen.push(getEventListeners(options.signal, "abort").length);
+      return texts.map(() => new Float32Array([1, 0]));
+    });
+    await embedMany(m, ["q"], { kind: "query", deadlineMs: 60_000 });
+    expect(seen).toEqual([0]);
+  });
+
+  it("ends a one-batch call at its deadline when the provider ignores the signal, and aborts that signal", async () => {
+    let given: AbortSignal | undefined;
+    const m = model(async (_texts, options) => {
+      given = options.signal;
+      return new Promise<Float32Array[]>(() => undefined);
+    });
+    const error = await embedMany(m, ["q"], { kind: "query", deadlineMs: 50, maxRetries: 0 }).catch((e: unknown) => e);
+    expect(EmbeddingError.isInstance(error)).toBe(true);
+    expect((error as EmbeddingError).message).toMatch(/did not answer within/);
+    expect(given?.aborted).toBe(true);
+  });
+
+  it("stops a one-batch call when the caller aborts", async () => {
+    const controller = new AbortController();
+    const m = model(async () => {
+      setImmediate(() => controller.abort(new Error("caller stopped")));
+      return new Promise<Float32Array[]>(() => undefined);
+    });
+    await expect(embedMany(m, ["q"], { kind: "query", signal: controller.signal })).rejects.toThrow("caller stopped");
+  });
+
+  it("still gives each attempt of a many-batch call a signal of its own", async () => {
+    const signals = new Set<AbortSignal>();
+    const m = model(async (texts, options) => {
+      if (options.signal) signals.add(options.signal);
+      return texts.map(() => new Float32Array([1, 0]));
+    }, 2);
+    const vectors = await embedMany(m, ["a", "b", "c", "d", "e"], { kind: "document", deadlineMs: 60_000 });
+    expect(vectors).toHaveLength(5);
+    expect(signals.size).toBe(3);
+  });
+});
