@@ -1,5 +1,6 @@
-// embedMany's signals: a one-text call (a query) hands the provider its own signal with no
-// listener added per attempt, and still ends at its deadline when the provider never answers.
+// embedMany's signals: a one-text call (a query) hands the provider its own signal, made only
+// when the provider reads it, with no listener added per attempt; and it still ends at its
+// deadline when the provider never answers, whether or not it read the signal.
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { EmbeddingError, type EmbeddingModel, embedMany } from "../src/index.js";
@@ -19,6 +20,34 @@ describe("embedMany signals", () => {
     expect(seen).toEqual([0]);
   });
 
+  it("makes the call's controller only when the provider reads its signal", async () => {
+    const Original = globalThis.AbortController;
+    let made = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made++;
+      }
+    };
+    try {
+      const vectors = (texts: string[]) => texts.map(() => new Float32Array([1, 0]));
+      await embedMany(
+        model(async (texts) => vectors(texts)),
+        ["q"],
+        { kind: "query", deadlineMs: 60_000 },
+      );
+      expect(made).toBe(0);
+      await embedMany(
+        model(async (texts, options) => (options.signal?.aborted ? [] : vectors(texts))),
+        ["q"],
+        { kind: "query", deadlineMs: 60_000 },
+      );
+      expect(made).toBe(1);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+  });
+
   it("ends a one-batch call at its deadline when the provider ignores the signal, and aborts that signal", async () => {
     let given: AbortSignal | undefined;
     const m = model(async (_texts, options) => {
@@ -29,6 +58,19 @@ describe("embedMany signals", () => {
     expect(EmbeddingError.isInstance(error)).toBe(true);
     expect((error as EmbeddingError).message).toMatch(/did not answer within/);
     expect(given?.aborted).toBe(true);
+  });
+
+  it("ends a one-batch call at its deadline when the provider never reads the signal, and hands a late reader an aborted one", async () => {
+    let read: (() => AbortSignal | undefined) | undefined;
+    const m = model(async (_texts, options) => {
+      read = () => options.signal;
+      return new Promise<Float32Array[]>(() => undefined);
+    });
+    const error = await embedMany(m, ["q"], { kind: "query", deadlineMs: 50, maxRetries: 0 }).catch((e: unknown) => e);
+    expect((error as EmbeddingError).message).toMatch(/did not answer within/);
+    const late = read?.();
+    expect(late?.aborted).toBe(true);
+    expect(late?.reason).toBe(error);
   });
 
   it("stops a one-batch call when the caller aborts", async () => {
