@@ -1,13 +1,15 @@
 // How many hits a vector find asks the store for: top_k first (unfiltered, merging, no
 // threshold), more only when neighbouring chunks merge into fewer passages; and the answer is
-// the one a find that asks for many at once gives (a real SQLite engine, its vectorSearch calls
-// recorded by a delegating wrapper; a test model).
+// the one a find that asks for many at once gives (the real SQLite engine and PostgreSQL on
+// PGlite, their vectorSearch calls recorded by a delegating wrapper; a test model).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StoreEngine } from "@docdb/store";
+import { createPostgresEngine } from "@docdb/store-postgres";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { startPgliteServer } from "../../store-postgres/test/support/pglite-server.js";
 import { openDocDB, silentLogger } from "../src/index.js";
 
 let dataDir: string;
@@ -33,9 +35,8 @@ const model = {
   },
 };
 
-/** The real SQLite engine, each vectorSearch's limit written to `limits`. */
-function recordingEngine(limits: number[]): StoreEngine {
-  const engine = createSqliteEngine({ dataDir });
+/** A real engine, each vectorSearch's limit written to `limits`. */
+function recordingEngine(engine: StoreEngine, limits: number[]): StoreEngine {
   return new Proxy(engine, {
     get(target, key) {
       if (key !== "openDatabase") return Reflect.get(target, key, target);
@@ -60,9 +61,9 @@ function recordingEngine(limits: number[]): StoreEngine {
 const shown = (found: { results: { chunk_id: string; chunk_ids?: string[]; score: number; text?: string }[] }) =>
   found.results.map((r) => [r.chunk_id, r.chunk_ids, r.score, r.text]);
 
-it("asks for top_k hits when they make top_k passages, and for more when neighbours merge, with the same answer", async () => {
+async function asksTopKFirst(engine: StoreEngine): Promise<void> {
   const limits: number[] = [];
-  const docdb = openDocDB({ store: recordingEngine(limits), embedding: model as never, logger: silentLogger() });
+  const docdb = openDocDB({ store: recordingEngine(engine, limits), embedding: model as never, logger: silentLogger() });
   try {
     const db = await docdb.database("rounds", { create: true });
     for (let i = 0; i < 12; i++) await db.insertDocument({ text: `Note ${i} on the harbour bridge and its ${i} lamps.` });
@@ -91,4 +92,17 @@ it("asks for top_k hits when they make top_k passages, and for more when neighbo
   } finally {
     await docdb.close();
   }
+}
+
+it("asks for top_k hits when they make top_k passages, and for more when neighbours merge, with the same answer (SQLite)", async () => {
+  await asksTopKFirst(createSqliteEngine({ dataDir }));
 });
+
+it("asks for top_k hits first on PostgreSQL too, with the same answer", async () => {
+  const pg = await startPgliteServer();
+  try {
+    await asksTopKFirst(createPostgresEngine({ url: pg.url }));
+  } finally {
+    await pg.stop();
+  }
+}, 120_000);
