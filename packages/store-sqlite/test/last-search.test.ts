@@ -100,3 +100,46 @@ it("walks the graph again after a write, and never reuses past ef_search", async
   expect(after[0]?.distance).toBeLessThan(1e-6);
   expect(plain(after)).toEqual(plain(await (await open(12)).vectorSearch(probe, { limit: 12 })));
 });
+
+it("below the index threshold, takes more hits of the same query from the last exact answer: no second scan, no vectors loaded", async () => {
+  const engine = createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: 100_000 } });
+  const a = await engine.openDatabase("vec", { create: true });
+  opened.push(a);
+  await a.setEmbeddingInfo({ provider: "p", model: "m", dimensions: DIMS });
+  await a.writeDocuments(docs(120, 3));
+  const ann = (a as unknown as { vectors: { ann: { exact?: unknown; exactSearchNow: (...x: unknown[]) => unknown } } }).vectors.ann;
+  const next = random(31);
+  const fresh = async (probe: Float32Array, limit: number) => {
+    const other = await createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: 100_000 } }).openDatabase("vec");
+    opened.push(other);
+    return plain(await other.vectorSearch(probe, { limit }));
+  };
+  // A connection's first query scans with sqlite-vec; asking for more of it loads nothing.
+  const probe = randomUnit(next, DIMS);
+  const ten = await a.vectorSearch(probe, { limit: 10, withChunks: true });
+  const twenty = await a.vectorSearch(probe, { limit: 20, withChunks: 10 });
+  expect(ann.exact).toBeUndefined();
+  expect(plain(twenty.slice(0, 10))).toEqual(plain(ten));
+  expect(plain(twenty)).toEqual(await fresh(probe, 20));
+  // Later queries scan the vectors in memory: once per query, not once per call.
+  let scans = 0;
+  const scan = ann.exactSearchNow.bind(ann);
+  ann.exactSearchNow = (...x: unknown[]) => {
+    scans++;
+    return scan(...x);
+  };
+  const other = randomUnit(next, DIMS);
+  await a.vectorSearch(other, { limit: 10 });
+  const more = await a.vectorSearch(other, { limit: 20 });
+  expect(scans).toBe(1);
+  expect(plain(more)).toEqual(await fresh(other, 20));
+  // More than the answer kept, or a write by another connection: scanned again.
+  await a.vectorSearch(other, { limit: 40 });
+  expect(scans).toBe(2);
+  const b = await createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: 100_000 } }).openDatabase("vec");
+  opened.push(b);
+  await b.writeDocuments([makeDocument(["right here"], {}, () => ({ vector: other }))]);
+  const after = await a.vectorSearch(other, { limit: 10 });
+  expect(scans).toBe(3);
+  expect(after[0]?.distance).toBeLessThan(1e-6);
+});

@@ -92,7 +92,8 @@ export function searchIndex(
   return searchLoaded(usearch, loaded.index, loaded.viewed, query.slice(), k, width, loaded.settings.expansionSearch, memo);
 }
 
-function sameVector(a: Float32Array, b: Float32Array): boolean {
+/** Whether two vectors hold the same values. */
+export function sameVector(a: Float32Array, b: Float32Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
