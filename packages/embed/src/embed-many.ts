@@ -141,16 +141,22 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
   // One batch (a query): the call's own signal is the attempt's, raced against `stoppedPromise`:
   // no listener and no second controller per query. More batches: a child controller per attempt.
   const oneBatch = batches.length === 1;
-  const attemptOnce = async (texts: string[]): Promise<Float32Array[]> => {
-    if (oneBatch) {
-      const embedOptions = {
-        kind: options.kind,
-        get signal() {
-          return callSignal();
-        },
-      };
+  const attemptOnce = (texts: string[]): Promise<Float32Array[]> => {
+    if (!oneBatch) return attemptWithChild(texts);
+    const embedOptions = {
+      kind: options.kind,
+      get signal() {
+        return callSignal();
+      },
+    };
+    try {
       return Promise.race([model.embed(texts, embedOptions), stoppedPromise]);
+    } catch (error) {
+      // A provider that throws at once fails its attempt like one that rejects.
+      return Promise.reject(error);
     }
+  };
+  const attemptWithChild = async (texts: string[]): Promise<Float32Array[]> => {
     const attempt = new AbortController();
     const aborted = whenAborted(callSignal(), attempt);
     try {
@@ -201,8 +207,10 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
     }
   };
   try {
-    if (oneBatch) await worker();
-    else await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+    if (oneBatch) {
+      await runBatch(batches[0] as { offset: number; texts: string[] });
+      options.onProgress?.(texts.length, texts.length);
+    } else await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
   } catch (error) {
     // A failed batch stops the others' calls and waits too (after a success none is left).
     abortAll(new Error("embedMany finished"));

@@ -93,3 +93,19 @@ describe("embedMany signals", () => {
     expect(signals.size).toBe(3);
   });
 });
+
+describe("embedMany, one batch", () => {
+  it("retries a provider that throws at once like one that rejects, and reports progress once", async () => {
+    let calls = 0;
+    const progress: number[][] = [];
+    const m = model(((texts: string[]) => {
+      calls++;
+      if (calls === 1) throw new EmbeddingError("busy", { provider: "test", retryable: true });
+      return Promise.resolve(texts.map(() => new Float32Array([1, 0])));
+    }) as EmbeddingModel["embed"]);
+    const vectors = await embedMany(m, ["q"], { kind: "query", initialDelayMs: 1, onProgress: (d, t) => progress.push([d, t]) });
+    expect(vectors).toHaveLength(1);
+    expect(calls).toBe(2);
+    expect(progress).toEqual([[1, 1]]);
+  });
+});
