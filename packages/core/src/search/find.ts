@@ -40,12 +40,16 @@ async function firstPassagesOf(
 ): Promise<ReturnType<typeof firstPassages>> {
   let read = Math.min(ranked.length, count);
   for (;;) {
-    const hits = await chunkHitsOf(
-      ctx,
-      ranked.slice(0, read).map((r) => r.chunkId),
-      prefetched,
-    );
-    for (const [id, hit] of hits) prefetched.set(id, hit);
+    // Read with the search (a vector find's usual case): no call, no wait.
+    const all = ranked.slice(0, read).every((r) => prefetched.has(r.chunkId));
+    const hits = all
+      ? prefetched
+      : await chunkHitsOf(
+          ctx,
+          ranked.slice(0, read).map((r) => r.chunkId),
+          prefetched,
+        );
+    if (hits !== prefetched) for (const [id, hit] of hits) prefetched.set(id, hit);
     const first = firstPassages(scoredHits(ranked.slice(0, read), hits), count, merge);
     if (first.complete || read >= ranked.length) return first;
     read = Math.min(ranked.length, read + Math.max(count, 10));
@@ -177,14 +181,13 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
     }
   }
   const named = namedSymbol(query);
-  const passages = await markStale(
-    ctx.store,
-    groups.map(({ group }) => {
-      const passage = toPassage(group, contents.get(group.docId), named);
-      const retrieval = retrievalScores?.get(passage.chunk_id);
-      return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
-    }),
-  );
+  const shaped = groups.map(({ group }) => {
+    const passage = toPassage(group, contents.get(group.docId), named);
+    const retrieval = retrievalScores?.get(passage.chunk_id);
+    return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
+  });
+  // Only passages of imported collections can be stale.
+  const passages = shaped.some((p) => p.collection !== undefined) ? await markStale(ctx.store, shaped) : shaped;
   const { results, budget } = fitBudget(passages, maxChars, includeText);
   const note = describeBudget(budget);
   ctx.logger.info(
