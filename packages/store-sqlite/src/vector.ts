@@ -204,15 +204,17 @@ export class Vectors {
 
   /**
    * Below the threshold: the exact nearest chunks (the in-memory scan, or sqlite-vec's). Unfiltered,
-   * twice `limit` are found and kept until the database changes (`keptExact`): a find that asks
-   * for more after merging neighbours takes them from there instead of scanning again (for a
-   * connection's first query, instead of loading every vector for the in-memory scan).
+   * enough for twice `limit` is found and kept until the database changes (sqlite-vec's hits in
+   * `keptExact`, the in-memory scan's candidates in `scanCandidates`): a find that asks for more
+   * after merging neighbours takes them from there instead of scanning again (for a connection's
+   * first query, instead of loading every vector for the in-memory scan).
    */
   private exactBelow(vector: Float32Array, options: VectorSearchOptions): SeqHit[] {
-    if (filterToSql(options.filter).sql !== "1") return this.scanInMemory(vector, options) ?? this.nearest(toVectorBlob(vector), options);
-    // Twice as many, within sqlite-vec's largest k.
+    const inMemory = this.scanInMemory(vector, options);
+    if (inMemory || filterToSql(options.filter).sql !== "1") return inMemory ?? this.nearest(toVectorBlob(vector), options);
+    // sqlite-vec's scan: twice as many, within its largest k (the in-memory scan keeps its candidates itself).
     const asked = { ...options, limit: Math.max(options.limit, Math.min(options.limit * 2, SQLITE_VEC_MAX_K)) };
-    const hits = this.scanInMemory(vector, asked) ?? this.nearest(toVectorBlob(vector), asked);
+    const hits = this.nearest(toVectorBlob(vector), asked);
     this.lastExact().last = { query: vector.slice(), hits, complete: hits.length < asked.limit };
     return hits.slice(0, options.limit);
   }
@@ -247,7 +249,7 @@ export class Vectors {
     // A few more than asked, their distances computed again by sqlite-vec from the same
     // vectors: the same scores and order as its own scan (SIMD sums round differently, enough
     // to swap near ties).
-    const candidates = this.ann.exactSearchNow(vector, limit * 2 + 16);
+    const candidates = this.scanCandidates(vector, limit * 2 + 16, limit * 4 + 16);
     const held = this.ann.exact;
     if (!candidates || !held) return undefined;
     const distance = this.conn.statement("SELECT vec_distance_cosine(?, ?)").pluck();
@@ -262,6 +264,20 @@ export class Vectors {
       if (stored) hits.push({ seq, distance: distance.get(query, toVectorBlob(stored)) as number });
     }
     return hits.sort((a, b) => a.distance - b.distance || a.seq - b.seq).slice(0, limit);
+  }
+
+  /**
+   * The `want` nearest by the in-memory scan: `ask` (the candidates of a search for twice the
+   * limit) are found and kept until the database changes, so a search for more of the same query
+   * takes them from there (exact: any count gives the first of one list).
+   */
+  private scanCandidates(vector: Float32Array, want: number, ask: number): SeqHit[] | undefined {
+    const held = this.conn.kept<{ last?: { query: Float32Array; candidates: SeqHit[]; complete: boolean } }>("vector.lastScan", () => ({}));
+    const last = held.last;
+    if (last && (last.complete || last.candidates.length >= want) && sameVector(last.query, vector)) return last.candidates.slice(0, want);
+    const found = this.ann.exactSearchNow(vector, ask);
+    if (found) held.last = { query: vector.slice(), candidates: found, complete: found.length < ask };
+    return found?.slice(0, want);
   }
 
   /**
