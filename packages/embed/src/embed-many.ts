@@ -91,16 +91,40 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
 
   // One signal for the whole call: the caller's abort or the deadline, whichever comes first.
   // Each attempt gets its own child signal, so providers that leave listeners on the signal
-  // they are given (the openai SDK does, per request) never pile them up on the caller's.
-  const overall = new AbortController();
-  const onCallerAbort = () => overall.abort(options.signal?.reason);
+  // they are given (the openai SDK does, per request) never pile them up on the caller's. The
+  // controller is made when first asked for (`callSignal`): a query whose provider never reads
+  // its signal costs none (~10 µs of a find's CPU-cold path); one made after the call stopped
+  // starts aborted.
+  let overall: AbortController | undefined;
+  let stop: { reason: unknown } | undefined;
+  const callSignal = (): AbortSignal => {
+    if (!overall) {
+      overall = new AbortController();
+      if (stop) overall.abort(stop.reason);
+    }
+    return overall.signal;
+  };
+  // Settles (rejects) when the call stops: a one-batch call races its attempts against it
+  // without a listener per attempt (a query pays for no more than it needs).
+  let rejectStopped: (reason: unknown) => void = () => undefined;
+  const stoppedPromise = new Promise<never>((_, reject) => {
+    rejectStopped = reject;
+  });
+  stoppedPromise.catch(() => undefined);
+  const abortAll = (reason: unknown) => {
+    if (stop) return;
+    stop = { reason };
+    overall?.abort(reason);
+    rejectStopped(reason);
+  };
+  const onCallerAbort = () => abortAll(options.signal?.reason);
   options.signal?.addEventListener("abort", onCallerAbort, { once: true });
   const deadlineMs = options.deadlineMs;
   const timer =
     deadlineMs !== undefined
       ? setTimeout(
           () =>
-            overall.abort(
+            abortAll(
               new EmbeddingError(
                 `${model.provider} did not answer within ${Math.round((options.deadlineTotalMs ?? deadlineMs) / 100) / 10} s`,
                 {
@@ -113,16 +137,30 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
         )
       : undefined;
   timer?.unref?.();
-  const stopped = () => overall.signal.reason as unknown;
 
-  // One batch (a query): the call's own signal is the attempt's, at most one listener per
-  // attempt on it (a few retries at most), and no second controller for every query.
+  // One batch (a query): the call's own signal is the attempt's, raced against `stoppedPromise`:
+  // no listener and no second controller per query. More batches: a child controller per attempt.
   const oneBatch = batches.length === 1;
-  const attemptOnce = async (texts: string[]): Promise<Float32Array[]> => {
-    const attempt = oneBatch ? undefined : new AbortController();
-    const aborted = whenAborted(overall.signal, attempt);
+  const attemptOnce = (texts: string[]): Promise<Float32Array[]> => {
+    if (!oneBatch) return attemptWithChild(texts);
+    const embedOptions = {
+      kind: options.kind,
+      get signal() {
+        return callSignal();
+      },
+    };
     try {
-      return await Promise.race([model.embed(texts, { kind: options.kind, signal: attempt?.signal ?? overall.signal }), aborted.promise]);
+      return Promise.race([model.embed(texts, embedOptions), stoppedPromise]);
+    } catch (error) {
+      // A provider that throws at once fails its attempt like one that rejects.
+      return Promise.reject(error);
+    }
+  };
+  const attemptWithChild = async (texts: string[]): Promise<Float32Array[]> => {
+    const attempt = new AbortController();
+    const aborted = whenAborted(callSignal(), attempt);
+    try {
+      return await Promise.race([model.embed(texts, { kind: options.kind, signal: attempt.signal }), aborted.promise]);
     } finally {
       aborted.dispose();
     }
@@ -132,7 +170,7 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
       try {
-        overall.signal.throwIfAborted();
+        if (stop) throw stop.reason;
         const vectors = await attemptOnce(batch.texts);
         if (!Array.isArray(vectors) || vectors.length !== batch.texts.length) {
           // A malformed answer is a provider fault, retried like a 5xx.
@@ -148,14 +186,14 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
         return;
       } catch (raw) {
         if (options.signal?.aborted) throw options.signal.reason;
-        if (overall.signal.aborted) throw stopped();
+        if (stop) throw stop.reason;
         const error = asEmbeddingError(raw, model.provider);
         if (!error.retryable || attempt >= maxRetries) throw error;
         const backoff = initialDelay * 2 ** attempt;
         const jittered = backoff / 2 + Math.random() * (backoff / 2);
         const delayMs = Math.min(maxDelay, Math.max(jittered, error.retryAfterMs ?? 0));
         options.onRetry?.({ attempt: attempt + 1, delayMs, error });
-        await sleep(delayMs, overall.signal);
+        await sleep(delayMs, callSignal());
       }
     }
   };
@@ -169,11 +207,13 @@ export async function embedMany(model: EmbeddingModel, texts: string[], options:
     }
   };
   try {
-    if (oneBatch) await worker();
-    else await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+    if (oneBatch) {
+      await runBatch(batches[0] as { offset: number; texts: string[] });
+      options.onProgress?.(texts.length, texts.length);
+    } else await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
   } catch (error) {
     // A failed batch stops the others' calls and waits too (after a success none is left).
-    if (!overall.signal.aborted) overall.abort(new Error("embedMany finished"));
+    abortAll(new Error("embedMany finished"));
     throw error;
   } finally {
     if (timer !== undefined) clearTimeout(timer);

@@ -92,6 +92,32 @@ interface Known {
   rows: Map<number, unknown[]>;
 }
 
+/**
+ * A search's few hits go into a statement as parameters, `IN (?, ?, …)` (one statement text per
+ * count, prepared once); more than this as one JSON array (json_each), which costs a little more.
+ */
+const MAX_LISTED_SEQS = 32;
+const listedSql = new Map<string, string[]>();
+/** The rows of hits, and the ids of hits, whose chunk is there with its vector (the list of seqs follows). */
+const HIT_ROWS = `SELECT ${HIT_COLUMNS} FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.embedded = 1 AND c.seq IN `;
+const HIT_IDS = "SELECT seq, id FROM chunks WHERE embedded = 1 AND seq IN ";
+
+/** `head` followed by the list of `count` seqs (the same string object per head and count, so the statement cache finds it at once). */
+function bySeqs(count: number, head: string): string {
+  if (count > MAX_LISTED_SEQS) return `${head}(SELECT value FROM json_each(?))`;
+  let texts = listedSql.get(head);
+  if (!texts) {
+    texts = [];
+    listedSql.set(head, texts);
+  }
+  texts[count] ??= `${head}(${Array(count).fill("?").join(", ")})`;
+  return texts[count];
+}
+
+function seqParams(seqs: number[]): unknown[] {
+  return seqs.length > MAX_LISTED_SEQS ? [JSON.stringify(seqs)] : seqs;
+}
+
 /** Known chunks kept at most: past this the memory starts again. */
 const MAX_KNOWN_IDS = 65_536;
 const MAX_KNOWN_ROWS = 4096;
@@ -123,13 +149,11 @@ function readRows(conn: Connection, hits: { seq: number }[]): Known {
     missing = hits;
   }
   if (ids.size + missing.length > MAX_KNOWN_IDS) ids.clear();
+  const seqs = missing.map((h) => h.seq);
   const read = conn
-    .statement(
-      `SELECT ${HIT_COLUMNS} FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
-       WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1`,
-    )
+    .statement(bySeqs(seqs.length, HIT_ROWS))
     .raw()
-    .all(JSON.stringify(missing.map((h) => h.seq))) as unknown[][];
+    .all(...seqParams(seqs)) as unknown[][];
   for (const values of read) {
     rows.set(values[HIT_SEQ] as number, values);
     ids.set(values[HIT_SEQ] as number, values[HIT_ID] as string);
@@ -157,10 +181,11 @@ function idsOfMissing(conn: Connection, ids: Map<number, string>, hits: { seq: n
     ids.clear();
     missing = hits;
   }
+  const seqs = missing.map((h) => h.seq);
   const read = conn
-    .statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?)) AND embedded = 1")
+    .statement(bySeqs(seqs.length, HIT_IDS))
     .raw()
-    .all(JSON.stringify(missing.map((h) => h.seq))) as [number, string][];
+    .all(...seqParams(seqs)) as [number, string][];
   for (const [seq, id] of read) ids.set(seq, id);
 }
 

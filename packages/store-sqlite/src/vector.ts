@@ -3,6 +3,7 @@
 import { type PendingChunk, type SearchOptions, StoreError, type VectorIndexSettings, type VectorSearchOptions } from "@docdb/store";
 import type { Connection } from "./connection.js";
 import { filterToScanSql, filterToSql } from "./filter.js";
+import { sameVector } from "./hnsw/delta.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
@@ -18,6 +19,8 @@ const EXACT_FILTER_LIMIT = 5000;
 const MIN_FILTER_SHARE = 0.02;
 /** The most candidates a filtered approximate search asks the graph for before scanning exactly. */
 const MAX_OVERFETCH = 8192;
+/** The largest `k` sqlite-vec's KNN takes. */
+const SQLITE_VEC_MAX_K = 4096;
 /** Distinct filters whose match counts are kept between writes. */
 const MATCHING_CACHE_SIZE = 64;
 /**
@@ -114,9 +117,8 @@ export class Vectors {
     const info = embeddingInfo(this.conn);
     if (!info || !hasVectorTable(this.conn)) return undefined;
     checkVector(vector, info.dimensions, "the query");
-    // Below the threshold, once usearch is imported: the in-memory scan, or sqlite-vec's (see scanInMemory).
-    if (!this.ann.active())
-      return this.ann.ready ? (this.scanInMemory(vector, options) ?? this.nearest(toVectorBlob(vector), options)) : undefined;
+    // Below the threshold, once usearch is imported: the in-memory scan, or sqlite-vec's (see exactBelow).
+    if (!this.ann.active()) return this.keptExact(vector, limit) ?? (this.ann.ready ? this.exactBelow(vector, options) : undefined);
     const total = this.ann.vectorCount();
     // The rows the caller reads are read by the same check (kept for store.vectorSearch).
     const reads = options.withChunks === true ? limit : Math.min(limit, Number(options.withChunks ?? 0));
@@ -147,9 +149,12 @@ export class Vectors {
     const blob = toVectorBlob(vector);
     if (limit < 1) return [];
     if (!this.ann.active()) {
+      const unfiltered = filterToSql(options.filter).sql === "1";
+      const kept = unfiltered ? this.keptExact(vector, limit) : undefined;
+      if (kept) return kept;
       // usearch imported first (a connection's second query below the threshold), unless sqlite-vec scans anyway.
-      if (this.scansBelow > 0 && filterToSql(options.filter).sql === "1") await this.ann.prepare();
-      return this.scanInMemory(vector, options) ?? this.nearest(blob, options);
+      if (this.scansBelow > 0 && unfiltered) await this.ann.prepare();
+      return this.exactBelow(vector, options);
     }
     const { sql, params } = filterToSql(options.filter);
     if (sql === "1") {
@@ -198,6 +203,35 @@ export class Vectors {
   }
 
   /**
+   * Below the threshold: the exact nearest chunks (the in-memory scan, or sqlite-vec's). Unfiltered,
+   * enough for twice `limit` is found and kept until the database changes (sqlite-vec's hits in
+   * `keptExact`, the in-memory scan's candidates in `scanCandidates`): a find that asks for more
+   * after merging neighbours takes them from there instead of scanning again (for a connection's
+   * first query, instead of loading every vector for the in-memory scan).
+   */
+  private exactBelow(vector: Float32Array, options: VectorSearchOptions): SeqHit[] {
+    const inMemory = this.scanInMemory(vector, options);
+    if (inMemory || filterToSql(options.filter).sql !== "1") return inMemory ?? this.nearest(toVectorBlob(vector), options);
+    // sqlite-vec's scan: twice as many, within its largest k (the in-memory scan keeps its candidates itself).
+    const asked = { ...options, limit: Math.max(options.limit, Math.min(options.limit * 2, SQLITE_VEC_MAX_K)) };
+    const hits = this.nearest(toVectorBlob(vector), asked);
+    this.lastExact().last = { query: vector.slice(), hits, complete: hits.length < asked.limit };
+    return hits.slice(0, options.limit);
+  }
+
+  /** The last unfiltered exact answer below the threshold, while the database has not changed since. */
+  private lastExact(): { last?: { query: Float32Array; hits: SeqHit[]; complete: boolean } } {
+    return this.conn.kept("vector.lastExact", () => ({}));
+  }
+
+  /** The first `limit` of the kept exact answer when it was for the same query and holds them. */
+  private keptExact(vector: Float32Array, limit: number): SeqHit[] | undefined {
+    const last = this.lastExact().last;
+    if (!last || (!last.complete && last.hits.length < limit) || !sameVector(last.query, vector)) return undefined;
+    return last.hits.slice(0, limit);
+  }
+
+  /**
    * Below the threshold, an unfiltered query after the first: the exact nearest chunks from the
    * in-memory copy of the vectors (usearch's SIMD scan, the copy kept in step with the vector
    * log). The first query of a connection — a one-shot CLI find — scans with sqlite-vec instead
@@ -215,7 +249,7 @@ export class Vectors {
     // A few more than asked, their distances computed again by sqlite-vec from the same
     // vectors: the same scores and order as its own scan (SIMD sums round differently, enough
     // to swap near ties).
-    const candidates = this.ann.exactSearchNow(vector, limit * 2 + 16);
+    const candidates = this.scanCandidates(vector, limit * 2 + 16, limit * 4 + 16);
     const held = this.ann.exact;
     if (!candidates || !held) return undefined;
     const distance = this.conn.statement("SELECT vec_distance_cosine(?, ?)").pluck();
@@ -230,6 +264,20 @@ export class Vectors {
       if (stored) hits.push({ seq, distance: distance.get(query, toVectorBlob(stored)) as number });
     }
     return hits.sort((a, b) => a.distance - b.distance || a.seq - b.seq).slice(0, limit);
+  }
+
+  /**
+   * The `want` nearest by the in-memory scan: `ask` (the candidates of a search for twice the
+   * limit) are found and kept until the database changes, so a search for more of the same query
+   * takes them from there (exact: any count gives the first of one list).
+   */
+  private scanCandidates(vector: Float32Array, want: number, ask: number): SeqHit[] | undefined {
+    const held = this.conn.kept<{ last?: { query: Float32Array; candidates: SeqHit[]; complete: boolean } }>("vector.lastScan", () => ({}));
+    const last = held.last;
+    if (last && (last.complete || last.candidates.length >= want) && sameVector(last.query, vector)) return last.candidates.slice(0, want);
+    const found = this.ann.exactSearchNow(vector, ask);
+    if (found) held.last = { query: vector.slice(), candidates: found, complete: found.length < ask };
+    return found?.slice(0, want);
   }
 
   /**

@@ -145,3 +145,19 @@ it("gives a hit's chunk, read as values by the vector path, every field chunkHit
     expect(Object.keys(hit?.chunk ?? {})).toEqual(Object.keys(expected ?? {}));
   }
 });
+
+it("reads the same hits and rows whether their seqs go into the statement as parameters (up to 32) or as one JSON array", async () => {
+  const a = await open(true);
+  await a.setEmbeddingInfo({ provider: "p", model: "m", dimensions: DIMS });
+  await a.writeDocuments(docs(40, 23));
+  const probe = randomUnit(random(29), DIMS);
+  for (const limit of [1, 32, 33, 80]) {
+    // A connection of its own each time: nothing known yet, every hit checked and read by one
+    // statement. Exact, so that all 80 chunks are found (a graph this small may miss a node).
+    const hits = await (await open(true)).vectorSearch(probe, { limit, withChunks: true, exact: true });
+    expect(hits).toHaveLength(limit);
+    expect(hits.map((h) => h.chunk)).toEqual(await a.chunkHits(hits.map((h) => h.chunkId)));
+    const ids = await (await open(true)).vectorSearch(probe, { limit, exact: true });
+    expect(ids.map((h) => h.chunkId)).toEqual(hits.map((h) => h.chunkId));
+  }
+});

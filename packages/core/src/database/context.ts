@@ -66,15 +66,20 @@ function translateErrors<T extends object>(target: T, onNotFound?: () => void): 
       if (typeof value !== "function" && !(property === "vectorIndex" && typeof value === "object" && value !== null)) return value;
       const known = wrapped.get(property);
       if (known?.of === value) return known.as;
+      const translate = (error: unknown) => {
+        const translated = fromStoreError(error);
+        if (DocDBError.isInstance(translated) && translated.code === "NOT_FOUND") onNotFound?.();
+        throw translated;
+      };
+      // No async frame of its own: the store's promise with a rejection handler (a find calls
+      // the store a few times; each frame is a few µs on a CPU-cold path).
       const as =
         typeof value === "function"
-          ? async (...args: unknown[]) => {
+          ? (...args: unknown[]) => {
               try {
-                return await value.apply(object, args);
+                return Promise.resolve(value.apply(object, args)).catch(translate);
               } catch (error) {
-                const translated = fromStoreError(error);
-                if (DocDBError.isInstance(translated) && translated.code === "NOT_FOUND") onNotFound?.();
-                throw translated;
+                return Promise.reject(error).catch(translate);
               }
             }
           : translateErrors(value as object, onNotFound);

@@ -24,7 +24,7 @@ function scoredHits(kept: Candidate[], hits: Map<string, ChunkHit>): RankedHit[]
   });
 }
 
-/** Retrievals of one find at most (each asks for 4 times as many candidates as the last). */
+/** Retrievals of one find at most (each asks for 4 times as many candidates as the last), besides a first narrow one. */
 const MAX_RETRIEVE_ROUNDS = 3;
 
 /**
@@ -40,12 +40,16 @@ async function firstPassagesOf(
 ): Promise<ReturnType<typeof firstPassages>> {
   let read = Math.min(ranked.length, count);
   for (;;) {
-    const hits = await chunkHitsOf(
-      ctx,
-      ranked.slice(0, read).map((r) => r.chunkId),
-      prefetched,
-    );
-    for (const [id, hit] of hits) prefetched.set(id, hit);
+    // Read with the search (a vector find's usual case): no call, no wait.
+    const all = ranked.slice(0, read).every((r) => prefetched.has(r.chunkId));
+    const hits = all
+      ? prefetched
+      : await chunkHitsOf(
+          ctx,
+          ranked.slice(0, read).map((r) => r.chunkId),
+          prefetched,
+        );
+    if (hits !== prefetched) for (const [id, hit] of hits) prefetched.set(id, hit);
     const first = firstPassages(scoredHits(ranked.slice(0, read), hits), count, merge);
     if (first.complete || read >= ranked.length) return first;
     read = Math.min(ranked.length, read + Math.max(count, 10));
@@ -89,6 +93,14 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
   const candidates = Math.max(topK, RERANK_CANDIDATES);
   let fetch = mode === "hybrid" || input.threshold !== undefined ? Math.max(topK * 4, 50) : merge ? topK * 2 : topK;
   if (reranker) fetch = Math.max(fetch, candidates);
+  // An unfiltered vector find asks for top_k first: unless neighbours merge, those are the
+  // answer, and the store checks and reads top_k hits, not twice as many. Otherwise it asks for
+  // top_k × 2 next (an engine may keep the graph's answer to the same query: see LastSearch in
+  // store-sqlite), then 4 times more each round. A filtered approximate search is left as it was:
+  // an engine may over-fetch by `limit`, so its first hits could depend on it.
+  const narrowFirst = mode === "vector" && merge && !reranker && input.threshold === undefined && filter === undefined;
+  if (narrowFirst) fetch = topK;
+  const rounds = MAX_RETRIEVE_ROUNDS + (narrowFirst ? 1 : 0);
 
   const prefetched = new Map<string, ChunkHit>();
   const memo: RetrieveMemo = {};
@@ -154,8 +166,8 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
       const first = await firstPassagesOf(ctx, passing, topK, merge, prefetched);
       scored = first.hits;
       groups = first.groups;
-      if (first.complete || !more || round === MAX_RETRIEVE_ROUNDS - 1) break;
-      fetch *= 4;
+      if (first.complete || !more || round === rounds - 1) break;
+      fetch = narrowFirst && round === 0 ? topK * 2 : fetch * 4;
       ranked = await retrieveAll();
     }
   }
@@ -169,14 +181,13 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
     }
   }
   const named = namedSymbol(query);
-  const passages = await markStale(
-    ctx.store,
-    groups.map(({ group }) => {
-      const passage = toPassage(group, contents.get(group.docId), named);
-      const retrieval = retrievalScores?.get(passage.chunk_id);
-      return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
-    }),
-  );
+  const shaped = groups.map(({ group }) => {
+    const passage = toPassage(group, contents.get(group.docId), named);
+    const retrieval = retrievalScores?.get(passage.chunk_id);
+    return retrieval !== undefined ? { ...passage, retrieval_score: retrieval } : passage;
+  });
+  // Only passages of imported collections can be stale.
+  const passages = shaped.some((p) => p.collection !== undefined) ? await markStale(ctx.store, shaped) : shaped;
   const { results, budget } = fitBudget(passages, maxChars, includeText);
   const note = describeBudget(budget);
   ctx.logger.info(

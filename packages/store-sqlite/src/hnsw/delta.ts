@@ -62,8 +62,48 @@ export function catchUpLoaded(
 }
 
 /**
+ * A search's whole answer, kept while the database does not change (held through `kept`). The
+ * graph explores max(ef_search, count asked) candidates and returns the best of them in order,
+ * so any count up to ef_search gives the first hits of one list: a search asks for 2 × `k` when
+ * that stays within ef_search, and a later search for the same query that explores the same
+ * candidates takes its first `k` from this one instead of walking the graph again (a find that
+ * asks for more hits after merging neighbours).
+ */
+export interface LastSearch {
+  query: Float32Array;
+  index: USearchModule.Index;
+  /** Candidates the graph explored. */
+  explored: number;
+  /** The most hits that are the same as a new search's (Infinity: any number). */
+  valid: number;
+  hits: SeqHit[];
+}
+
+/** searchLoaded on a held index (a copy of the query), with the memo kept until the database changes (Connection.kept). */
+export function searchIndex(
+  usearch: USearch,
+  loaded: { index: USearchModule.Index; viewed?: Viewed; settings: { expansionSearch: number } },
+  log: IndexLog,
+  query: Float32Array,
+  k: number,
+  width: (size: number) => number,
+): SeqHit[] {
+  const memo = log.kept<{ last?: LastSearch }>("search.last", () => ({}));
+  return searchLoaded(usearch, loaded.index, loaded.viewed, query.slice(), k, width, loaded.settings.expansionSearch, memo);
+}
+
+/** Whether two vectors hold the same values. */
+export function sameVector(a: Float32Array, b: Float32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
  * The `k` nearest from the graph (and, for a mapped file, the delta beside it; its outdated
- * entries skipped), best first, exploring `width(size)` candidates when that is more than `k`.
+ * entries skipped), best first, exploring `width(size)` candidates when that is more than `k`
+ * (the graph's own `ef` otherwise). With `memo`, the last search's answer for the same query is
+ * reused where it is the same (see LastSearch).
  */
 export function searchLoaded(
   usearch: USearch,
@@ -72,27 +112,49 @@ export function searchLoaded(
   query: Float32Array,
   k: number,
   width: (size: number) => number,
+  ef: number,
+  memo?: { last?: LastSearch },
 ): SeqHit[] {
   const stale = viewed?.stale.size ?? 0;
-  const size = index.size() - stale + (viewed?.delta.seqs.length ?? 0);
+  const deltaSize = viewed?.delta.seqs.length ?? 0;
+  const size = index.size() - stale + deltaSize;
   if (size <= 0) return [];
   const wanted = Math.min(Math.max(k, width(size)), size);
-  const hits: SeqHit[] = [];
+  // Twice `k` when the graph explores no more for it (its first `k` are the same).
+  const first = Math.min(index.size(), Math.max(wanted, Math.min(2 * k, ef)));
+  const last = memo?.last;
+  if (last && last.index === index && last.explored === Math.max(ef, first) && k <= last.valid && sameVector(last.query, query)) {
+    return last.hits.slice(0, k);
+  }
+  let hits: SeqHit[] = [];
+  let ask = first;
+  let skipped = false;
   // Outdated entries are skipped: when they crowd the top `k` out, the graph is asked again, wider.
-  for (let ask = Math.min(index.size(), wanted); ask > 0; ask = Math.min(index.size(), ask * 4)) {
+  for (; ask > 0; ask = Math.min(index.size(), ask * 4)) {
     hits.length = 0;
     const matches = index.search(query, ask, 1);
     for (let i = 0; i < matches.keys.length; i++) {
       const seq = Number(matches.keys[i]);
       if (!viewed?.stale.has(seq)) hits.push({ seq, distance: Math.max(0, matches.distances[i] as number) });
+      else skipped = true;
     }
     if (hits.length >= Math.min(k, index.size() - stale) || ask >= index.size()) break;
   }
-  if (!viewed || viewed.delta.seqs.length === 0) return hits.slice(0, k);
-  for (const hit of viewed.delta.search(usearch, query, Math.min(wanted, viewed.delta.seqs.length))) {
-    hits.push({ seq: hit.seq, distance: Math.max(0, hit.distance) });
+  const fromDelta = Math.min(Math.max(wanted, ask), deltaSize);
+  if (fromDelta > 0) {
+    for (const hit of viewed?.delta.search(usearch, query, fromDelta) ?? [])
+      hits.push({ seq: hit.seq, distance: Math.max(0, hit.distance) });
+    hits = hits.sort((a, b) => a.distance - b.distance || a.seq - b.seq);
   }
-  return hits.sort((a, b) => a.distance - b.distance || a.seq - b.seq).slice(0, k);
+  // Kept when no outdated entry was skipped: a new search's first hits are then these.
+  if (memo) {
+    const valid = Math.min(
+      ask >= index.size() ? Number.POSITIVE_INFINITY : ask,
+      fromDelta >= deltaSize ? Number.POSITIVE_INFINITY : fromDelta,
+    );
+    memo.last = skipped ? undefined : { query, index, explored: Math.max(ef, ask), valid, hits };
+  }
+  return hits.slice(0, k);
 }
 
 /** Changes held beside the file. */

@@ -5,7 +5,7 @@ import { dirname } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { VectorIndexProgress, VectorIndexSettings, VectorIndexStatus } from "@docdb/store";
 import { buildIndex } from "./build.js";
-import { catchUpLoaded, mergeViewed, searchLoaded, viewedChanges } from "./delta.js";
+import { catchUpLoaded, mergeViewed, searchIndex, viewedChanges } from "./delta.js";
 import { currentExact, type ExactMatrix, rescoreWidth } from "./exact.js";
 import { IndexFile, type LoadedIndex, newIndex } from "./file.js";
 import { IndexLog, type SeqHit, type VectorIndexHost } from "./log.js";
@@ -297,7 +297,7 @@ export class VectorIndex {
     await this.prepare();
     if (!this.usearch) return undefined;
     // usearch explores max(ef_search, wanted) candidates: asking for more widens the search.
-    return searchLoaded(this.usearch, loaded.index, loaded.viewed, query.slice(), k, (size) => this.searchWidth(size));
+    return searchIndex(this.usearch, loaded, this.log, query, k, (size) => this.searchWidth(size));
   }
 
   /** `candidates` without a pause, when the index is ready: held, current, not far behind, no merge due. */
@@ -306,7 +306,7 @@ export class VectorIndex {
     if (!loaded || !this.usearch || this.log.backlog(loaded) > Math.max(REBUILD_BACKLOG, loaded.index.size())) return undefined;
     catchUpLoaded(this.log, loaded);
     if (loaded.viewed && viewedChanges(loaded.viewed) > MERGE_AFTER_CHANGES) return undefined;
-    return searchLoaded(this.usearch, loaded.index, loaded.viewed, query.slice(), k, (size) => this.searchWidth(size));
+    return searchIndex(this.usearch, loaded, this.log, query, k, (size) => this.searchWidth(size));
   }
 
   /** Approximate nearest chunks, checked against SQLite. */
