@@ -1,34 +1,17 @@
 // The keyword index's delta file (<name>.db.keywords.delta): saves append the changed rows instead
 // of writing the whole index, the next open loads file + delta, a grown delta is compacted into a
 // new file, and a torn, damaged or foreign delta still gives FTS5's answers (the log replays it).
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSqliteEngine, type KeywordIndexOptions, type SqliteStore } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import type { SqliteStore } from "../src/index.js";
 import { compactSteps, type IndexedRow, KeywordIndex } from "../src/keyword-index/index.js";
-import { answers, documents, write } from "./helpers/keyword-docs.js";
+import { answers, documents, keywordStores, write } from "./helpers/keyword-docs.js";
 
 const FTS_ONLY = Number.MAX_SAFE_INTEGER;
-let dir: string;
-const engines: { close(): Promise<void> }[] = [];
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "docdb-kwdelta-"));
-});
-afterEach(async () => {
-  for (const e of engines.splice(0)) await e.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function open(threshold: number, extra: KeywordIndexOptions = {}): Promise<SqliteStore> {
-  const engine = createSqliteEngine({ dataDir: dir, keywordIndex: { threshold, ...extra } });
-  engines.push(engine);
-  return (await engine.openDatabase("k", { create: true })) as SqliteStore;
-}
-async function closeAll(): Promise<void> {
-  for (const e of engines.splice(0)) await e.close();
-}
+const stores = keywordStores("docdb-kwdelta-");
+const { open, closeAll } = stores;
 const Q = buildKeywordQuery("apple river") as NonNullable<ReturnType<typeof buildKeywordQuery>>;
 
 async function ready(store: SqliteStore): Promise<void> {
@@ -85,8 +68,7 @@ describe("the keyword index's delta file", () => {
     expect(await answers(reopened)).toEqual(await answers(await open(FTS_ONLY)));
     // Dropping the database removes its delta too.
     await closeAll();
-    const engine = createSqliteEngine({ dataDir: dir });
-    engines.push(engine);
+    const engine = stores.engine();
     expect(await engine.dropDatabase("k")).toBe(true);
     expect(existsSync(delta)).toBe(false);
   });
@@ -118,7 +100,7 @@ describe("the keyword index's delta file", () => {
     await ready(store);
     await trickle(store, 30);
     await closeAll();
-    const delta = join(dir, "k.db.keywords.delta");
+    const delta = join(stores.dir, "k.db.keywords.delta");
     const original = readFileSync(delta);
     const truth = await answers(await open(FTS_ONLY));
     await closeAll();

@@ -1,32 +1,18 @@
 // The keyword index beside a SQLite database (<name>.db.keywords): the same answers as FTS5 (with
 // filters, and writes by another connection), its lifecycle, damage, and kill -9 during saves and builds.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSqliteEngine, type KeywordIndexOptions, type SqliteStore } from "../src/index.js";
-import { answers, documents, write } from "./helpers/keyword-docs.js";
+import { describe, expect, it } from "vitest";
+import type { KeywordIndexOptions, SqliteStore } from "../src/index.js";
+import { answers, documents, keywordStores, write } from "./helpers/keyword-docs.js";
 import { builtEngine, exitOf, runScript } from "./helpers/processes.js";
 
 /** A threshold no test database reaches: FTS5 answers alone (today's path). */
 const FTS_ONLY = Number.MAX_SAFE_INTEGER;
-let dir: string;
-const engines: { close(): Promise<void> }[] = [];
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "docdb-kwlive-"));
-});
-afterEach(async () => {
-  for (const e of engines.splice(0)) await e.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function open(threshold: number, extra: KeywordIndexOptions = {}): Promise<SqliteStore> {
-  const engine = createSqliteEngine({ dataDir: dir, keywordIndex: { threshold, ...extra } });
-  engines.push(engine);
-  return (await engine.openDatabase("k", { create: true })) as SqliteStore;
-}
+const stores = keywordStores("docdb-kwlive-");
+const { open, closeAll } = stores;
 
 /** Starts the index with a find, waits for it in the background, and checks that the index answers now. */
 async function ready(store: SqliteStore): Promise<void> {
@@ -82,7 +68,7 @@ describe("the keyword index beside the database", () => {
     const saved = await keywordStatus(store);
     expect(saved).toMatchObject({ state: "ready", rows: (await store.counts()).chunks });
     expect(saved.bytes).toBeGreaterThan(0);
-    for (const e of engines.splice(0)) await e.close();
+    await closeAll();
 
     const again = await open(20);
     await ready(again);
@@ -94,9 +80,9 @@ describe("the keyword index beside the database", () => {
       const store = await open(20);
       await write(store, documents(1 + round, 100 + round));
       await ready(store);
-      for (const e of engines.splice(0)) await e.close();
+      await closeAll();
     }
-    expect(readdirSync(dir).filter((f) => f.includes(".corrupt-"))).toEqual([]);
+    expect(readdirSync(stores.dir).filter((f) => f.includes(".corrupt-"))).toEqual([]);
   });
 
   it("builds a deleted file again, and sets a damaged one aside with a warning, answering correctly throughout", async () => {
@@ -104,8 +90,8 @@ describe("the keyword index beside the database", () => {
     const store = await open(1, { warn: (m) => warnings.push(m) });
     await write(store, documents(200, 5));
     await ready(store);
-    for (const e of engines.splice(0)) await e.close();
-    const file = join(dir, "k.db.keywords");
+    await closeAll();
+    const file = join(stores.dir, "k.db.keywords");
 
     rmSync(file);
     let reopened = await open(1);
@@ -114,7 +100,7 @@ describe("the keyword index beside the database", () => {
     await ready(reopened);
     expect(existsSync(file)).toBe(true);
     expect(await answers(reopened)).toEqual(truth);
-    for (const e of engines.splice(0)) await e.close();
+    await closeAll();
 
     const bytes = readFileSync(file);
     bytes[bytes.length - 10] = (bytes[bytes.length - 10] as number) ^ 0xff;
@@ -125,7 +111,7 @@ describe("the keyword index beside the database", () => {
     expect(warnings.join("\n")).toMatch(
       /keyword index .*k\.db\.keywords does not match the checksum in its header.*set aside as .*corrupt-/,
     );
-    expect(readdirSync(dir).some((f) => f.startsWith("k.db.keywords.corrupt-"))).toBe(true);
+    expect(readdirSync(stores.dir).some((f) => f.startsWith("k.db.keywords.corrupt-"))).toBe(true);
     expect(await answers(reopened)).toEqual(truth);
     const status = await keywordStatus(reopened);
     expect(status.damaged?.rebuilt).toBe(true);
@@ -162,20 +148,20 @@ describe("the keyword index beside the database", () => {
       await write(small, documents(60, 9));
       await small.vectorIndex.rebuild();
       expect(openOn(small.keywords.file), "small: positions in memory").toBe(0);
-      for (const e of engines.splice(0)) await e.close();
+      await closeAll();
       const store = await open(20, { positionsInFileFrom: 0 });
       await store.vectorIndex.rebuild();
       const file = store.keywords.file;
       expect(openOn(file), "built and saved: positions read from the file").toBe(1);
       const fts = await answers(await open(FTS_ONLY));
       expect(await answers(store)).toEqual(fts);
-      for (const e of engines.splice(0)) await e.close();
+      await closeAll();
       expect(openOn(file), "closed with the store").toBe(0);
       const reopened = await open(20, { positionsInFileFrom: 0 });
       await ready(reopened);
       expect(openOn(file), "loaded: positions read from the file").toBe(1);
       expect(await answers(reopened)).toEqual(fts);
-      for (const e of engines.splice(0)) await e.close();
+      await closeAll();
       expect(openOn(file)).toBe(0);
     },
   );
@@ -185,9 +171,9 @@ describe("the keyword index beside the database", () => {
     await write(store, documents(150, 9));
     await ready(store);
     const before = await keywordStatus(store);
-    for (const e of engines.splice(0)) await e.close();
+    await closeAll();
     // As a database last opened by a docdb with another analyser: its keyword rows are refilled.
-    const db = new Database(join(dir, "k.db"));
+    const db = new Database(join(stores.dir, "k.db"));
     db.prepare("UPDATE meta SET value = '0' WHERE key = 'analyzer_version'").run();
     db.close();
     const reopened = await open(1);
@@ -207,7 +193,7 @@ describe("kill -9 and the keyword index", () => {
     const script = `
       import { createSqliteEngine } from ${JSON.stringify(builtEngine())};
       const Q = ${JSON.stringify(buildKeywordQuery("apple river"))};
-      const store = await createSqliteEngine({ dataDir: ${JSON.stringify(dir)}, keywordIndex: { threshold: 1, ...${JSON.stringify(options)} } }).openDatabase("k");
+      const store = await createSqliteEngine({ dataDir: ${JSON.stringify(stores.dir)}, keywordIndex: { threshold: 1, ...${JSON.stringify(options)} } }).openDatabase("k");
       ${body}`;
     let seen = 0;
     let enough: () => void = () => {};
@@ -232,7 +218,7 @@ describe("kill -9 and the keyword index", () => {
     const store = await open(1);
     await write(store, documents(200, 13));
     await ready(store);
-    for (const e of engines.splice(0)) await e.close();
+    await closeAll();
     // Writes one document at a time and finds after each (catching up, saving every 3 changes).
     await killAfter(
       `
@@ -251,13 +237,13 @@ describe("kill -9 and the keyword index", () => {
     await ready(reopened);
     expect(await answers(reopened)).toEqual(await answers(await open(FTS_ONLY)));
     // A temporary file the killed process was writing is removed.
-    expect(readdirSync(dir).filter((f) => f.includes(".keywords.tmp-"))).toEqual([]);
+    expect(readdirSync(stores.dir).filter((f) => f.includes(".keywords.tmp-"))).toEqual([]);
   });
 
   it("during a build: the next open answers as FTS5 does, and builds it", { timeout: 120_000 }, async () => {
     const store = await open(FTS_ONLY);
     await write(store, documents(1500, 17));
-    for (const e of engines.splice(0)) await e.close();
+    await closeAll();
     await killAfter(
       `
       await store.keywordSearch(Q, { limit: 5 });
