@@ -14,8 +14,12 @@
  * of that trickle, the slowest find, and the longest stall of the event loop meanwhile (perf_hooks
  * monitorEventLoopDelay). `--dims` gives the
  * inserted chunks vectors (a database made with a `clustered-<dims>` model, as bench.mjs makes).
+ * With `--compact-after`, a run also reports resident memory before the trickle and its peak during
+ * it (`--vector-finds N` asks N vector finds first), and `--more 0` only times opening: until the
+ * keyword index itself answers (`load s`, with a delta file, after a compaction, or the log replayed).
  */
 import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -36,6 +40,7 @@ const { values } = parseArgs({
     child: { type: "string" },
     seed: { type: "string", default: "1" },
     "compact-after": { type: "string" },
+    "vector-finds": { type: "string", default: "0" },
   },
 });
 const SELF = fileURLToPath(import.meta.url);
@@ -45,12 +50,30 @@ const cpu = () => {
   return (u.user + u.system) / 1e6;
 };
 
+/** Resident memory now and its peak (MB), from /proc (Linux); resetPeak() starts the peak afresh. */
+function memory() {
+  try {
+    const status = readFileSync("/proc/self/status", "utf8");
+    const mb = (key) => Math.round(Number(status.match(new RegExp(`^${key}:\\s+(\\d+) kB`, "m"))?.[1] ?? Number.NaN) / 1024);
+    return { rss: mb("VmRSS"), anon: mb("RssAnon"), file: mb("RssFile"), peak: mb("VmHWM") };
+  } catch {
+    return { rss: Math.round(process.memoryUsage.rss() / 1e6) };
+  }
+}
+function resetPeak() {
+  try {
+    writeFileSync("/proc/self/clear_refs", "5");
+  } catch {
+    // Not Linux, or not allowed: the peak then counts from the start.
+  }
+}
+
 /**
  * `--compact-after N`: the store opened on its own (no core), its keyword index told to write a
  * compacted file once N rows changed (1: at every save), so a run times compaction rather than the
  * delta; builds without the option ignore it (and write the whole file at every save, as before).
  */
-async function storeChild({ root, dataDir, name, more, seed, compactAfter }) {
+async function storeChild({ root, dataDir, name, more, seed, compactAfter, dims, vectorFinds }) {
   const { createSqliteEngine } = await import(pathToFileURL(join(root, "packages/store-sqlite/dist/index.js")).href);
   const { buildKeywordQuery } = await import(pathToFileURL(join(root, "packages/analyzer/dist/index.js")).href);
   const texts = queries(60, { seed: 40 + seed });
@@ -59,13 +82,28 @@ async function storeChild({ root, dataDir, name, more, seed, compactAfter }) {
   const find = (q) => store.keywordSearch(buildKeywordQuery(q), { limit: 10 });
   const c0 = cpu();
   const t0 = performance.now();
+  // Until the keyword index itself answers (not FTS5 while it loads or catches up with the log): one
+  // find starts the load, then the index is asked directly (no FTS5 find, whose CPU would be counted too).
+  const own = buildKeywordQuery(texts[0]);
+  await find(texts[0]);
   for (;;) {
-    await find(texts[0]);
-    if (store.keywords.status().state === "ready") break;
-    await new Promise((r) => setTimeout(r, 250));
+    if (store.keywords.search(own, 10, undefined) !== undefined) break;
+    await new Promise((r) => setTimeout(r, 50));
   }
   const load = { s: (performance.now() - t0) / 1000, cpu: cpu() - c0 };
   for (const q of texts.slice(0, 20)) await find(q);
+  // `--vector-finds N` (with --dims): vector finds first, so the HNSW index's pages are resident as in a server.
+  if (vectorFinds > 0 && dims) {
+    const vs = clusteredVectors(vectorFinds, dims, { seed: 3 });
+    for (let i = 0; i < vectorFinds; i++) await store.vectorSearch(vs.at(i), { limit: 10 });
+  }
+  const settled = memory();
+  resetPeak();
+  // RSS sampled every 10 ms as well (the peak from /proc counts what sampling misses).
+  let sampled = 0;
+  const sampler = setInterval(() => {
+    sampled = Math.max(sampled, process.memoryUsage.rss());
+  }, 10);
   const writes = [];
   for (const d of documents({ seed: 1000 + seed })) {
     if (writes.length >= more) break;
@@ -101,7 +139,7 @@ async function storeChild({ root, dataDir, name, more, seed, compactAfter }) {
     await timed(at / 10);
   }
   // Then a find every 20 ms until the save is recorded (a save in steps runs between them).
-  for (let i = 0; performance.now() - t1 < 20 * 60_000; i++) {
+  for (let i = 0; more > 0 && performance.now() - t1 < 20 * 60_000; i++) {
     if (after.savedAt !== before.savedAt && after.backlog === 0) break;
     await new Promise((r) => setTimeout(r, 20));
     await timed(i);
@@ -109,11 +147,18 @@ async function storeChild({ root, dataDir, name, more, seed, compactAfter }) {
   const wall = (performance.now() - t1) / 1000;
   const spent = cpu() - c1;
   delay.disable();
+  clearInterval(sampler);
+  const end = memory();
   await engine.close();
   return {
     chunks: after.chunks,
     added,
     "load s": load.s.toFixed(1),
+    "rss before MB": settled.rss,
+    "anon/file before MB": `${settled.anon}/${settled.file}`,
+    "rss peak MB": end.peak,
+    "rss sampled max MB": Math.round(sampled / 2 ** 20),
+    "rss after MB": end.rss,
     "load cpu-s": load.cpu.toFixed(1),
     "trickle cpu-s": spent.toFixed(2),
     "trickle wall-s": wall.toFixed(2),
@@ -216,6 +261,7 @@ for (let round = 0; round < Number(values.repeat); round++) {
       dims: values.dims ? Number(values.dims) : undefined,
       seed: seed++,
       compactAfter: values["compact-after"] === undefined ? undefined : Number(values["compact-after"]),
+      vectorFinds: Number(values["vector-finds"]),
     };
     const out = execFileSync(process.execPath, ["--max-old-space-size=8192", SELF, "--child", JSON.stringify(args)], {
       encoding: "utf8",

@@ -1,7 +1,7 @@
 // The keyword index's delta file (<name>.db.keywords.delta): saves append the changed rows instead
 // of writing the whole index, the next open loads file + delta, a grown delta is compacted into a
 // new file, and a torn, damaged or foreign delta still gives FTS5's answers (the log replays it).
-import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { describe, expect, it } from "vitest";
@@ -34,6 +34,20 @@ async function trickle(store: SqliteStore, count: number, from = 0): Promise<voi
     await store.keywordSearch(Q, { limit: 5 });
     await store.keywords.settled();
   }
+}
+
+/** Spill files (a compaction's positions, removed from the folder at once) this process still holds open. */
+function spillsOpen(): string[] {
+  if (process.platform !== "linux") return [];
+  return readdirSync("/proc/self/fd")
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return "";
+      }
+    })
+    .filter((target) => target.startsWith(stores.dir) && target.includes("-positions"));
 }
 
 /** The index file's header (format, log position, checksum). */
@@ -140,38 +154,51 @@ describe("the keyword index's delta file", () => {
 });
 
 describe("saves while finds and writes go on", () => {
-  it("a compaction in steps takes the rows written while it ran, and answers as FTS5 does", { timeout: 120_000 }, async () => {
-    // Every save compacts, a step of 50 postings at a time, yielding after each.
-    const store = await open(1, { saveAfterChanges: 3, compactAfterChanges: 1, compactStep: 50 });
-    await write(store, documents(200, 21));
-    await ready(store);
-    const file = store.keywords.file;
-    const first = header(file);
-    // Writes and finds without waiting for the saves the finds start in the background.
-    for (let i = 0; i < 40; i++) {
-      const text = `apple river stone ${i}`;
-      await store.writeDocuments([
-        {
-          document: { id: `t${i}`, content: text, contentHash: `t${i}`, metadata: {} },
-          chunks: [{ id: `t${i}-0`, idx: 0, text, start: 0, end: text.length }],
-        },
-      ]);
-      if (i % 5 === 2) await store.deleteDocuments([`d21-${i}`]);
-      await store.keywordSearch(Q, { limit: 5 });
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    await store.keywords.settled();
-    expect(header(file).highWater).toBeGreaterThan(first.highWater);
-    // The index in memory (no catch-up left to do) holds every row: the compaction's and those after.
-    await store.keywordSearch(Q, { limit: 1 });
-    expect(store.keywords.status().backlog).toBe(0);
-    const truth = await answers(await open(FTS_ONLY));
-    expect(await answers(store)).toEqual(truth);
-    await closeAll();
-    const reopened = await open(1);
-    await ready(reopened);
-    expect(await answers(reopened)).toEqual(truth);
-  });
+  it.each([
+    ["in memory", {}],
+    // Positions left in the file: read from there a term at a time, the new ones spilled to a temporary file.
+    ["in the file", { positionsInFileFrom: 0 }],
+  ])(
+    "a compaction in steps (positions %s) takes the rows written while it ran, and answers as FTS5 does",
+    {
+      timeout: 120_000,
+    },
+    async (_, positions: KeywordIndexOptions) => {
+      // Every save compacts, a step of 50 postings at a time, yielding after each.
+      const store = await open(1, { saveAfterChanges: 3, compactAfterChanges: 1, compactStep: 50, ...positions });
+      await write(store, documents(200, 21));
+      await ready(store);
+      const file = store.keywords.file;
+      const first = header(file);
+      // Writes and finds without waiting for the saves the finds start in the background.
+      for (let i = 0; i < 40; i++) {
+        const text = `apple river stone ${i}`;
+        await store.writeDocuments([
+          {
+            document: { id: `t${i}`, content: text, contentHash: `t${i}`, metadata: {} },
+            chunks: [{ id: `t${i}-0`, idx: 0, text, start: 0, end: text.length }],
+          },
+        ]);
+        if (i % 5 === 2) await store.deleteDocuments([`d21-${i}`]);
+        await store.keywordSearch(Q, { limit: 5 });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await store.keywords.settled();
+      expect(header(file).highWater).toBeGreaterThan(first.highWater);
+      // The index in memory (no catch-up left to do) holds every row: the compaction's and those after.
+      await store.keywordSearch(Q, { limit: 1 });
+      expect(store.keywords.status().backlog).toBe(0);
+      const truth = await answers(await open(FTS_ONLY));
+      expect(await answers(store)).toEqual(truth);
+      // No spill file is left open once its positions are in the new index file.
+      await store.keywords.settled();
+      expect(spillsOpen(), "spill files still open").toEqual([]);
+      await closeAll();
+      const reopened = await open(1, positions);
+      await ready(reopened);
+      expect(await answers(reopened)).toEqual(truth);
+    },
+  );
 
   it("two processes' stores writing and saving in turn: each answers as FTS5 does, and so does the next open", {
     timeout: 120_000,

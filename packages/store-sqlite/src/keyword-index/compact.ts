@@ -1,5 +1,6 @@
 // Compaction: the segment's live rows and the rows added since, merged into a new segment in seq
 // order (removed rows and terms left without rows dropped).
+import { PositionSpill } from "./positions.js";
 import { BLOCK, BlockBuffer, ByteWriter, type Segment, skipVarints, U32Writer } from "./segment.js";
 
 /**
@@ -23,8 +24,8 @@ export interface CompactInput {
 
 /** Postings merged between two yields of compactSteps() (a few milliseconds of work). */
 const STEP_POSTINGS = 20_000;
-/** Bytes of positions read from a file between two yields. */
-const STEP_BYTES = 4 * 1024 * 1024;
+/** Postings' worth of work counted for a byte of positions read from a file. */
+const WORK_PER_BYTE = 1 / 64;
 
 /** Compacts at once (see compactSteps). */
 export function compact(input: CompactInput): Segment {
@@ -35,28 +36,24 @@ export function compact(input: CompactInput): Segment {
   }
 }
 
-/** The segment's positions in memory, read from its file a piece at a time (yielding between pieces). */
-function* positionsRead(seg: Segment): Generator<void, Segment> {
-  const file = seg.posFile;
-  if (!file) return seg;
-  const all = new Uint8Array(file.length);
-  for (let at = 0; at < all.length; at += STEP_BYTES) {
-    file.read(all.subarray(at, Math.min(all.length, at + STEP_BYTES)), at, Math.min(all.length, at + STEP_BYTES));
-    yield;
-  }
-  return { ...seg, posBytes: all, posFile: null };
-}
-
 /**
  * Compaction in steps: yields after every few thousand postings merged, so a caller can let other
  * work run between steps. The input must not change meanwhile, but rows added from `slots` on.
+ * Positions the segment keeps in its file are read from there one term at a time. With `spill` (an
+ * open file descriptor of an empty file, owned from then on), the new positions are written to that
+ * file as they are merged rather than kept in memory, and the result reads them from there.
  */
-export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS): Generator<void, Segment> {
+export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS, spill?: number): Generator<void, Segment> {
   const { delta, dead } = input;
   const limit = input.slots ?? input.seg.seqs.length + input.deltaSeqs.length;
   const deltaSeqs = input.deltaSeqs.slice(0, limit - input.seg.seqs.length);
   const deltaSizes = input.deltaSizes.slice(0, deltaSeqs.length);
-  const seg = yield* positionsRead(input.seg);
+  const seg = input.seg;
+  const file = seg.posFile;
+  // The current term's positions: a window read from the file (at termBase), or all of them in memory.
+  let window: Uint8Array = new Uint8Array(0);
+  let termPos: Uint8Array = seg.posBytes;
+  let termBase = 0;
   let work = 0;
   const baseRows = seg.seqs.length;
   // Live rows in seq order: the segment's are already sorted, the added ones are sorted then merged.
@@ -98,7 +95,7 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS)
   let deltaHits = 0;
   for (const hits of delta) if (hits) deltaHits += hits.length / 2;
   const doc = new ByteWriter(seg.docBytes.length + 15 * deltaHits);
-  const pos = new ByteWriter(seg.posBytes.length + 5 * deltaHits);
+  const pos = spill === undefined ? new ByteWriter(seg.posBytes.length + 5 * deltaHits) : new PositionSpill(spill);
   const buf = new BlockBuffer();
   // One term's postings gathered (new slot, counts, where its positions are), then merged by slot.
   let g = new Gathered();
@@ -113,16 +110,26 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS)
     if (term < seg.terms.length) {
       const first = seg.termBlock[term] as number;
       const count = seg.termCount[term] as number;
+      if (file) {
+        const start = seg.blockPos[first] as number;
+        const end = seg.blockPos[seg.termBlock[term + 1] as number] as number;
+        window = file.read(window, start, end).bytes;
+        termPos = window;
+        termBase = start;
+        work += (end - start) * WORK_PER_BYTE;
+      }
       for (let k = 0; k * BLOCK < count; k++) {
         const n = Math.min(BLOCK, count - k * BLOCK);
         buf.decode(seg, first + k, k === 0, n);
-        buf.positions(n - 1);
+        buf.counts();
+        let at = (seg.blockPos[first + k] as number) - termBase;
         for (let i = 0; i < n; i++) {
-          const slot = newSlot[buf.slots[i] as number] as number;
-          if (slot < 0) continue;
           const t = buf.titleCounts[i] as number;
           const c = buf.bodyCounts[i] as number;
-          g.push(slot, t, c, buf.posAt[i] as number, skipVarints(seg.posBytes, buf.posAt[i] as number, t + c), 0);
+          const end = skipVarints(termPos, at, t + c);
+          const slot = newSlot[buf.slots[i] as number] as number;
+          if (slot >= 0) g.push(slot, t, c, at, end, 0);
+          at = end;
         }
       }
     }
@@ -175,7 +182,7 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS)
         doc.varint(c);
         maxFreq = Math.max(maxFreq, 2 * t + c);
         minSize = Math.min(minSize, newSizes[slot] as number);
-        if (g.fromDelta[j] === 0) pos.raw(seg.posBytes, g.from[j] as number, g.to[j] as number);
+        if (g.fromDelta[j] === 0) pos.raw(termPos, g.from[j] as number, g.to[j] as number);
         else writeHits(pos, hits as DeltaHits, g.from[j] as number, g.to[j] as number);
       }
       blockLast.push(prev);
@@ -198,8 +205,7 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS)
     blockDoc: blockDoc.done(),
     blockPos: blockPos.done(),
     docBytes: doc.done(),
-    posBytes: pos.done(),
-    posFile: null,
+    ...(pos instanceof PositionSpill ? { posBytes: new Uint8Array(0), posFile: pos.done() } : { posBytes: pos.done(), posFile: null }),
   };
 }
 
@@ -249,7 +255,7 @@ class Gathered {
 }
 
 /** A row's delta hits (from..to) as the segment's positions: title then body, each delta-coded. */
-function writeHits(w: ByteWriter, hits: DeltaHits, from: number, to: number): void {
+function writeHits(w: ByteWriter | PositionSpill, hits: DeltaHits, from: number, to: number): void {
   for (let column = 0; column < 2; column++) {
     let prev = 0;
     for (let h = from; h < to; h += 2) {

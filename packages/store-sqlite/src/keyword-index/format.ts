@@ -23,7 +23,7 @@ export function segmentToHeader(seg: Segment): Uint8Array {
 }
 
 export function segmentToBuffer(saved: Segment, headerOnly = false): Uint8Array {
-  const parts = segmentParts(headerOnly ? saved : positionsInMemory(saved), headerOnly);
+  const parts = segmentParts(headerOnly ? saved : positionsInMemory(saved), headerOnly) as Uint8Array[];
   if (headerOnly) return parts[0] as Uint8Array;
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -39,9 +39,9 @@ const PADDING = new Uint8Array(4);
 /**
  * The bytes segmentToBuffer() gives, as a list of pieces (the header, each section and its
  * padding) viewing the segment's own arrays: written one after another without one big copy.
- * The segment's positions must be in memory.
+ * Positions kept in a file are the PositionFile itself (to be read a piece at a time).
  */
-export function segmentParts(seg: Segment, headerOnly = false): Uint8Array[] {
+export function segmentParts(seg: Segment, headerOnly = false): (Uint8Array | PositionFile)[] {
   const termText = new TextEncoder().encode(seg.terms.join("\n"));
   const sections: Uint8Array[] = [
     seg.seqs,
@@ -72,10 +72,11 @@ export function segmentParts(seg: Segment, headerOnly = false): Uint8Array[] {
   for (const [i, v] of header.entries()) view.setUint32(8 + 4 * i, v, true);
   view.setFloat64(40, total, true);
   if (headerOnly) return [out];
-  const parts: Uint8Array[] = [out];
+  const parts: (Uint8Array | PositionFile)[] = [out];
   for (const s of sections) {
-    parts.push(s);
-    if (pad4(s.length) > s.length) parts.push(PADDING.subarray(0, pad4(s.length) - s.length));
+    const part = s === seg.posBytes && seg.posFile ? seg.posFile : s;
+    parts.push(part);
+    if (pad4(part.length) > part.length) parts.push(PADDING.subarray(0, pad4(part.length) - part.length));
   }
   return parts;
 }

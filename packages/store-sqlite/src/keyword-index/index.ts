@@ -148,18 +148,20 @@ export class KeywordIndex {
 
   /**
    * After the last toBuffer()'s bytes were written to a file (open as `fd`, the bytes at `offset`):
-   * the positions are read from there from now on, instead of memory, while no compaction came
-   * between. Takes `fd` (closed at once when it cannot be used); true when it was.
+   * the positions are read from there from now on (not memory, nor a compaction's spill file, closed)
+   * while no compaction came between. Takes `fd` (closed at once when unusable); true when it was.
    */
   positionsWritten(fd: number, offset: number): boolean {
     const seg = this.seg;
     const section = positionsSection(segmentToHeader(seg));
-    if (seg !== this.serialized || seg.posFile || !section || section.length === 0) {
+    if (seg !== this.serialized || !section || section.length === 0) {
       closeSync(fd);
       return false;
     }
+    const spill = seg.posFile;
     seg.posFile = new PositionFile(fd, offset + section.start, section.length);
     seg.posBytes = new Uint8Array(0);
+    spill?.close();
     return true;
   }
 

@@ -1,6 +1,7 @@
 // A segment's positions left in its file (a range of `<name>.db.keywords`), read a window at a
-// time with readSync: the page cache holds them, not the process, so they cost no resident memory.
-import { closeSync, readSync } from "node:fs";
+// time with readSync: the page cache holds them, not the process, so they cost no resident memory;
+// and a compaction's new positions spilled to a temporary file as they are merged (PositionSpill).
+import { closeSync, readSync, writeSync } from "node:fs";
 
 const closer = new FinalizationRegistry<number>((fd) => {
   try {
@@ -36,8 +37,12 @@ export class PositionFile {
       if (n === 0) throw new Error(`keyword index: its file ended at ${this.offset + start + got} bytes (changed on disk?)`);
       got += n;
     }
+    if (got > this.largestRead) this.largestRead = got;
     return { bytes, length: got };
   }
+
+  /** The largest number of bytes one read() has read (what reading cost in memory at a time). */
+  largestRead = 0;
 
   /** All the positions, in memory (for compaction and saving). */
   all(): Uint8Array {
@@ -49,5 +54,57 @@ export class PositionFile {
     this.open = false;
     closer.unregister(this);
     closeSync(this.fd);
+  }
+}
+
+/** Bytes buffered before they are written to a spill file. */
+const SPILL_PIECE = 4 * 1024 * 1024;
+
+/**
+ * Positions written to a file as a compaction merges them (a temporary file, already unlinked, so
+ * nothing is left behind), a piece at a time, rather than grown in memory; done() gives them as a PositionFile.
+ */
+export class PositionSpill {
+  length = 0;
+  private buffer = new Uint8Array(SPILL_PIECE);
+  private used = 0;
+  private written = 0;
+
+  /** `fd`: an empty file open for reading and writing, owned from now on. */
+  constructor(private readonly fd: number) {}
+
+  varint(value: number): void {
+    if (this.used + 5 > this.buffer.length) this.flush();
+    let v = value;
+    while (v >= 0x80) {
+      this.buffer[this.used++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buffer[this.used++] = v;
+    this.length = this.written + this.used;
+  }
+
+  raw(source: Uint8Array, start: number, end: number): void {
+    for (let from = start; from < end; ) {
+      if (this.used === this.buffer.length) this.flush();
+      const n = Math.min(end - from, this.buffer.length - this.used);
+      this.buffer.set(source.subarray(from, from + n), this.used);
+      this.used += n;
+      from += n;
+    }
+    this.length = this.written + this.used;
+  }
+
+  private flush(): void {
+    for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buffer, at, this.used - at, this.written + at);
+    this.written += this.used;
+    this.used = 0;
+  }
+
+  /** The positions written, read from the file from now on. */
+  done(): PositionFile {
+    this.flush();
+    this.buffer = new Uint8Array(0);
+    return new PositionFile(this.fd, 0, this.length);
   }
 }

@@ -228,7 +228,7 @@ export class KeywordFile {
   }
 
   /**
-   * Writes a compacted segment (positions in memory) with its log position: beside the final file,
+   * Writes a compacted segment (positions in memory or in a spill file) with its log position: beside the final file,
    * a piece at a time (hashed as written, the event loop running between pieces), flushed to disk,
    * then renamed over it under the write lock (unless another process wrote a newer one) and the
    * log pruned up to it; `installed` runs there too, with the new file open (its body at
@@ -269,9 +269,13 @@ export class KeywordFile {
       try {
         const hash = sha256Hasher();
         let at = bodyAt;
+        let window: Uint8Array = new Uint8Array(0);
         for (const part of parts) {
           for (let from = 0; from < part.length; from += WRITE_PIECE) {
-            const piece = part.subarray(from, Math.min(part.length, from + WRITE_PIECE));
+            const to = Math.min(part.length, from + WRITE_PIECE);
+            // Positions left in a file (a compaction's spill) are copied a piece at a time.
+            if (!(part instanceof Uint8Array)) window = part.read(window, from, to).bytes;
+            const piece = part instanceof Uint8Array ? part.subarray(from, to) : window.subarray(0, to - from);
             hash.update(piece);
             await handle.write(piece, 0, piece.length, at);
             at += piece.length;

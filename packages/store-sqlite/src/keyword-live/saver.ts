@@ -1,12 +1,13 @@
 // Saving the live keyword index: the changes since its file was written are appended to the delta
 // file (a cost in proportion to the changes); now and then the index is compacted and the whole
 // file written again, in steps (the event loop runs between them), off the finds' path.
-import { closeSync } from "node:fs";
+import { closeSync, openSync, rmSync } from "node:fs";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Connection } from "../connection.js";
 import { compactSteps, type IndexedRow, type KeywordIndex, positionsLength, type Segment } from "../keyword-index/index.js";
 import { type ChangedRows, type DeltaBase, DeltaFile } from "./delta.js";
 import type { KeywordFile } from "./file.js";
+import { POSITIONS_IN_FILE } from "./file-read.js";
 import type { KeywordLog } from "./log.js";
 
 /** An index in memory with the log position it reflects, and what of it the files hold. */
@@ -105,6 +106,24 @@ export class KeywordSaver {
     return this.compactAndWrite(live, options.wait);
   }
 
+  /**
+   * Where a compaction writes its positions when they will stay in the file (the index's are at
+   * least that large already): a temporary file beside the index, removed at once (it is read
+   * through its descriptor, and nothing is left behind if the process dies), so a compaction does
+   * not hold a second copy of them in memory. Undefined: in memory.
+   */
+  private spill(positions: number): number | undefined {
+    if (!POSITIONS_IN_FILE || positions < this.positionsInFileFrom) return undefined;
+    const path = `${this.files.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}-positions`;
+    try {
+      const fd = openSync(path, "w+");
+      rmSync(path, { force: true });
+      return fd;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Appends the pending changes to the delta file under the write lock. */
   private async append(live: Live, wait: boolean): Promise<"saved" | "busy" | "other base"> {
     const base = live.base as DeltaBase;
@@ -132,7 +151,8 @@ export class KeywordSaver {
    */
   private async compactAndWrite(live: Live, wait: boolean): Promise<boolean> {
     const mark = live.highWater;
-    const steps = compactSteps(live.index.snapshot(), this.step);
+    const snapshot = live.index.snapshot();
+    const steps = compactSteps(snapshot, this.step, this.spill(positionsLength(snapshot.seg)));
     live.afterSnapshot = new Map();
     const slice = this.step === undefined ? SLICE_MS : 0;
     let seg: Segment;
@@ -179,6 +199,7 @@ export class KeywordSaver {
       // Not written (another process holds the lock or wrote a newer file): the compacted rows are
       // still taken, but for positions that belong in a file, which stay where they are.
       if (!adopted && positionsLength(seg) < this.positionsInFileFrom) adopt();
+      if (!adopted) seg.posFile?.close();
       return installed;
     } finally {
       live.afterSnapshot = undefined;
