@@ -8,6 +8,7 @@ import type { StoreEngine } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { openDocDB, silentLogger } from "../src/index.js";
+import { withStoreMethods } from "./helpers/store-methods.js";
 
 let dataDir: string;
 beforeEach(() => {
@@ -39,35 +40,23 @@ function recordingModel(log: string[]) {
  * turns of the event loop), as a query on another connection of a pool would.
  */
 function recordingEngine(log: string[], slowKeywords = false): StoreEngine {
-  const engine = createSqliteEngine({ dataDir });
-  return new Proxy(engine, {
-    get(target, key) {
-      if (key !== "openDatabase") return Reflect.get(target, key, target);
-      return async (...args: Parameters<StoreEngine["openDatabase"]>) => {
-        const store = await target.openDatabase(...args);
-        return new Proxy(store, {
-          get(s, k) {
-            const value = Reflect.get(s, k, s);
-            if (k === "vectorSearch" && typeof value === "function") {
-              return (...a: unknown[]) => {
-                log.push("vector search");
-                return value.apply(s, a);
-              };
-            }
-            if (k !== "keywordSearch" || typeof value !== "function") return typeof value === "function" ? value.bind(s) : value;
-            return async (...a: unknown[]) => {
-              log.push("keyword search");
-              const hits = await value.apply(s, a);
-              for (let turn = 0; slowKeywords && turn < 500 && !log.includes("vector search"); turn++) {
-                await new Promise((resolve) => setImmediate(resolve));
-              }
-              log.push("keyword search done");
-              return hits;
-            };
-          },
-        });
+  return withStoreMethods(createSqliteEngine({ dataDir }), (name, own) => {
+    if (name === "vectorSearch") {
+      return (...a: unknown[]) => {
+        log.push("vector search");
+        return own(...a);
       };
-    },
+    }
+    if (name !== "keywordSearch") return undefined;
+    return async (...a: unknown[]) => {
+      log.push("keyword search");
+      const hits = await own(...a);
+      for (let turn = 0; slowKeywords && turn < 500 && !log.includes("vector search"); turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      log.push("keyword search done");
+      return hits;
+    };
   });
 }
 

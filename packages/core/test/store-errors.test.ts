@@ -8,6 +8,7 @@ import { type StoreEngine, StoreError } from "@docdb/store";
 import { createSqliteEngine } from "@docdb/store-sqlite";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { DocDBError, openDocDB, silentLogger } from "../src/index.js";
+import { withStoreMethods } from "./helpers/store-methods.js";
 
 let dataDir: string;
 beforeEach(() => {
@@ -16,25 +17,13 @@ beforeEach(() => {
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function failingEngine(): StoreEngine {
-  const engine = createSqliteEngine({ dataDir });
-  return new Proxy(engine, {
-    get(target, key) {
-      if (key !== "openDatabase") return Reflect.get(target, key, target);
-      return async (...args: Parameters<StoreEngine["openDatabase"]>) => {
-        const store = await target.openDatabase(...args);
-        return new Proxy(store, {
-          get(s, k) {
-            if (k === "getDocument")
-              return () => {
-                throw new StoreError("CONFLICT", "thrown at once");
-              };
-            if (k === "listDocuments") return async () => Promise.reject(new StoreError("UNAVAILABLE", "rejected later"));
-            const value = Reflect.get(s, k, s);
-            return typeof value === "function" ? value.bind(s) : value;
-          },
-        });
+  return withStoreMethods(createSqliteEngine({ dataDir }), (name) => {
+    if (name === "getDocument")
+      return () => {
+        throw new StoreError("CONFLICT", "thrown at once");
       };
-    },
+    if (name === "listDocuments") return async () => Promise.reject(new StoreError("UNAVAILABLE", "rejected later"));
+    return undefined;
   });
 }
 

@@ -11,6 +11,7 @@ import { createSqliteEngine } from "@docdb/store-sqlite";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { startPgliteServer } from "../../store-postgres/test/support/pglite-server.js";
 import { openDocDB, silentLogger } from "../src/index.js";
+import { withStoreMethods } from "./helpers/store-methods.js";
 
 let dataDir: string;
 beforeEach(() => {
@@ -37,25 +38,14 @@ const model = {
 
 /** A real engine, each vectorSearch's limit written to `limits`. */
 function recordingEngine(engine: StoreEngine, limits: number[]): StoreEngine {
-  return new Proxy(engine, {
-    get(target, key) {
-      if (key !== "openDatabase") return Reflect.get(target, key, target);
-      return async (...args: Parameters<StoreEngine["openDatabase"]>) => {
-        const store = await target.openDatabase(...args);
-        return new Proxy(store, {
-          get(s, k) {
-            const value = Reflect.get(s, k, s);
-            if (typeof value !== "function") return value;
-            if (k !== "vectorSearch") return value.bind(s);
-            return (vector: Float32Array, options: { limit: number }) => {
-              limits.push(options.limit);
-              return value.call(s, vector, options);
-            };
-          },
-        });
-      };
-    },
-  });
+  return withStoreMethods(engine, (name, own) =>
+    name === "vectorSearch"
+      ? (vector: Float32Array, options: { limit: number }) => {
+          limits.push(options.limit);
+          return own(vector, options);
+        }
+      : undefined,
+  );
 }
 
 const shown = (found: { results: { chunk_id: string; chunk_ids?: string[]; score: number; text?: string }[] }) =>
