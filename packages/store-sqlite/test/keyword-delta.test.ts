@@ -20,8 +20,12 @@ async function ready(store: SqliteStore): Promise<void> {
   expect(store.keywords.search(Q, 1, undefined), "the keyword index answers").toBeDefined();
 }
 
-/** Writes `count` one-chunk documents one at a time, a find after each (catching up, saving). */
-async function trickle(store: SqliteStore, count: number, from = 0): Promise<void> {
+/**
+ * Writes `count` one-chunk documents one at a time (deleting one of the d21 documents every
+ * fifth), a find after each (catching up, saving); with `wait: false` the saves those finds
+ * start run in the background meanwhile (only a turn of the event loop between writes).
+ */
+async function trickle(store: SqliteStore, count: number, from = 0, wait = true): Promise<void> {
   for (let i = from; i < from + count; i++) {
     const text = `apple river stone ${i}`;
     await store.writeDocuments([
@@ -32,7 +36,8 @@ async function trickle(store: SqliteStore, count: number, from = 0): Promise<voi
     ]);
     if (i % 5 === 2) await store.deleteDocuments([`d21-${i}`]);
     await store.keywordSearch(Q, { limit: 5 });
-    await store.keywords.settled();
+    if (wait) await store.keywords.settled();
+    else await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
@@ -171,18 +176,7 @@ describe("saves while finds and writes go on", () => {
       const file = store.keywords.file;
       const first = header(file);
       // Writes and finds without waiting for the saves the finds start in the background.
-      for (let i = 0; i < 40; i++) {
-        const text = `apple river stone ${i}`;
-        await store.writeDocuments([
-          {
-            document: { id: `t${i}`, content: text, contentHash: `t${i}`, metadata: {} },
-            chunks: [{ id: `t${i}-0`, idx: 0, text, start: 0, end: text.length }],
-          },
-        ]);
-        if (i % 5 === 2) await store.deleteDocuments([`d21-${i}`]);
-        await store.keywordSearch(Q, { limit: 5 });
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await trickle(store, 40, 0, false);
       await store.keywords.settled();
       expect(header(file).highWater).toBeGreaterThan(first.highWater);
       // The index in memory (no catch-up left to do) holds every row: the compaction's and those after.
