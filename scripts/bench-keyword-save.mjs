@@ -73,6 +73,20 @@ function resetPeak() {
  * compacted file once N rows changed (1: at every save), so a run times compaction rather than the
  * delta; builds without the option ignore it (and write the whole file at every save, as before).
  */
+/** What both kinds of child report of the trickle: CPU and wall, the finds, the longest stall, the file. */
+function trickleFigures({ spent, wall, finds, delay, after }) {
+  return {
+    "trickle cpu-s": spent.toFixed(2),
+    "trickle wall-s": wall.toFixed(2),
+    finds: finds.length,
+    "first find ms": Math.round(finds[0]),
+    "finds ms": Math.round(finds.reduce((a, b) => a + b, 0)),
+    "slowest find ms": Math.round(Math.max(...finds)),
+    "max stall ms": Math.round(delay.max / 1e6),
+    "file MB": (after.bytes / 1e6).toFixed(1),
+  };
+}
+
 async function storeChild({ root, dataDir, name, more, seed, compactAfter, dims, vectorFinds }) {
   const { createSqliteEngine } = await import(pathToFileURL(join(root, "packages/store-sqlite/dist/index.js")).href);
   const { buildKeywordQuery } = await import(pathToFileURL(join(root, "packages/analyzer/dist/index.js")).href);
@@ -160,14 +174,7 @@ async function storeChild({ root, dataDir, name, more, seed, compactAfter, dims,
     "rss sampled max MB": Math.round(sampled / 2 ** 20),
     "rss after MB": end.rss,
     "load cpu-s": load.cpu.toFixed(1),
-    "trickle cpu-s": spent.toFixed(2),
-    "trickle wall-s": wall.toFixed(2),
-    finds: finds.length,
-    "first find ms": Math.round(finds[0]),
-    "finds ms": Math.round(finds.reduce((a, b) => a + b, 0)),
-    "slowest find ms": Math.round(Math.max(...finds)),
-    "max stall ms": Math.round(delay.max / 1e6),
-    "file MB": (after.bytes / 1e6).toFixed(1),
+    ...trickleFigures({ spent, wall, finds, delay, after }),
   };
 }
 
@@ -228,14 +235,7 @@ async function child({ root, dataDir, name, more, dims, seed, compactAfter }) {
     added,
     "load s": ready.seconds.toFixed(1),
     "load cpu-s": loadCpu.toFixed(1),
-    "trickle cpu-s": spent.toFixed(2),
-    "trickle wall-s": wall.toFixed(2),
-    finds: finds.length,
-    "first find ms": Math.round(finds[0]),
-    "finds ms": Math.round(finds.reduce((a, b) => a + b, 0)),
-    "slowest find ms": Math.round(Math.max(...finds)),
-    "max stall ms": Math.round(delay.max / 1e6),
-    "file MB": (after.bytes / 1e6).toFixed(1),
+    ...trickleFigures({ spent, wall, finds, delay, after }),
     ...(after.deltaBytes !== undefined ? { "delta MB": (after.deltaBytes / 1e6).toFixed(2) } : {}),
   };
 }
