@@ -1,20 +1,16 @@
 // Compaction: the segment's live rows and the rows added since, merged into a new segment in seq
 // order (removed rows and terms left without rows dropped).
+import { AddedList, type AddedView, readAdded } from "./added.js";
 import { PositionSpill } from "./positions.js";
 import { BLOCK, BlockBuffer, ByteWriter, type Segment, skipVarints, U32Writer } from "./segment.js";
-
-/**
- * A term's hits among the rows added since the last compaction, two numbers each: the slot, then
- * position × 2 + column (0 title, 1 body); in slot order, a row's title hits before its body hits.
- */
-export type DeltaHits = number[];
 
 /** What compaction reads of the index. */
 export interface CompactInput {
   seg: Segment;
   /** Every term: the segment's first, in order, then the added ones. */
   terms: string[];
-  delta: (DeltaHits | undefined)[];
+  /** The postings of the rows added since (read as they were when the input was taken). */
+  delta: AddedView;
   deltaSeqs: number[];
   deltaSizes: number[];
   dead: Uint8Array;
@@ -92,10 +88,9 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS,
   const blockPos = new U32Writer();
   // Sized from the start at most a little past what they will hold (an added posting takes at
   // most three varints, a position one), so no large buffer is copied in one step as it grows.
-  let deltaHits = 0;
-  for (const hits of delta) if (hits) deltaHits += hits.length / 2;
-  const doc = new ByteWriter(seg.docBytes.length + 15 * deltaHits);
-  const pos = spill === undefined ? new ByteWriter(seg.posBytes.length + 5 * deltaHits) : new PositionSpill(spill);
+  const doc = new ByteWriter(seg.docBytes.length + 15 * delta.postings);
+  const pos = spill === undefined ? new ByteWriter(seg.posBytes.length + delta.used) : new PositionSpill(spill);
+  const addedList = new AddedList(1024);
   const buf = new BlockBuffer();
   // One term's postings gathered (new slot, counts, where its positions are), then merged by slot.
   let g = new Gathered();
@@ -133,21 +128,16 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS,
         }
       }
     }
-    const hits = delta[term];
-    if (hits) {
+    const added = readAdded(delta, term, limit, addedList);
+    if (added.length > 0) {
       merged.length = 0;
       fresh.length = 0;
-      for (let h = 0; h < hits.length && (hits[h] as number) < limit; ) {
-        const old = hits[h] as number;
-        let end = h;
-        let t = 0;
-        while (end < hits.length && hits[end] === old) {
-          if (((hits[end + 1] as number) & 1) === 0) t++;
-          end += 2;
-        }
-        const slot = newSlot[old] as number;
-        if (slot >= 0) fresh.push(slot, t, (end - h) / 2 - t, h, end, 1);
-        h = end;
+      for (let i = 0; i < added.length; i++) {
+        const slot = newSlot[added.slots[i] as number] as number;
+        const t = added.titles[i] as number;
+        const c = added.bodies[i] as number;
+        const at = added.at[i] as number;
+        if (slot >= 0) fresh.push(slot, t, c, at, skipVarints(delta.bytes, at, t + c), 1);
       }
       const order = Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
       let i = 0;
@@ -182,8 +172,7 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS,
         doc.varint(c);
         maxFreq = Math.max(maxFreq, 2 * t + c);
         minSize = Math.min(minSize, newSizes[slot] as number);
-        if (g.fromDelta[j] === 0) pos.raw(termPos, g.from[j] as number, g.to[j] as number);
-        else writeHits(pos, hits as DeltaHits, g.from[j] as number, g.to[j] as number);
+        pos.raw(g.fromDelta[j] === 0 ? termPos : delta.bytes, g.from[j] as number, g.to[j] as number);
       }
       blockLast.push(prev);
       blockMaxFreq.push(maxFreq);
@@ -251,18 +240,5 @@ class Gathered {
     this.from = more(this.from);
     this.to = more(this.to);
     this.fromDelta = more(this.fromDelta);
-  }
-}
-
-/** A row's delta hits (from..to) as the segment's positions: title then body, each delta-coded. */
-function writeHits(w: ByteWriter | PositionSpill, hits: DeltaHits, from: number, to: number): void {
-  for (let column = 0; column < 2; column++) {
-    let prev = 0;
-    for (let h = from; h < to; h += 2) {
-      const code = hits[h + 1] as number;
-      if ((code & 1) !== column) continue;
-      w.varint((code >>> 1) - prev);
-      prev = code >>> 1;
-    }
   }
 }

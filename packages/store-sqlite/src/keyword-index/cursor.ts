@@ -8,9 +8,13 @@ export { END } from "./segment.js";
 export interface Tail {
   slots: Int32Array;
   freqs: Int32Array;
-  /** A term's added rows: its hits (see DeltaHits) and where each posting's hits start and end. */
-  hits?: number[];
-  starts?: Int32Array;
+  /**
+   * A term's added rows: per posting its title hits, and where its positions start in `bytes` (as
+   * the segment keeps them: varint gaps from 0, title hits then body hits; see AddedPostings).
+   */
+  titles?: Int32Array;
+  at?: Int32Array;
+  bytes?: Uint8Array;
 }
 
 export class Cursor {
@@ -244,11 +248,8 @@ export class Cursor {
       return (column === 0 ? buf.titleCounts[this.i] : buf.bodyCounts[this.i]) as number;
     }
     const tail = this.tail as Tail;
-    const hits = tail.hits as number[];
-    const starts = tail.starts as Int32Array;
-    let n = 0;
-    for (let h = starts[this.i] as number; h < (starts[this.i + 1] as number); h += 2) if (((hits[h + 1] as number) & 1) === column) n++;
-    return n;
+    const titles = (tail.titles as Int32Array)[this.i] as number;
+    return column === 0 ? titles : (tail.freqs[this.i] as number) - 2 * titles;
   }
 
   /** The current posting's positions bytes (see raw()): the view, and its title and body counts. */
@@ -258,60 +259,23 @@ export class Cursor {
 
   /**
    * Where the current posting's positions start in `rawView` (varint gaps: its title hits, then its
-   * body hits, each from 0), with rawTitles and rawBodies set; -1 for an added row's (use readColumn()).
+   * body hits, each from 0), with rawTitles and rawBodies set; -1 for computed postings (no positions).
    */
   raw(): number {
-    if (this.b >= this.baseBlocks) return -1;
+    if (this.b >= this.baseBlocks) {
+      const tail = this.tail as Tail;
+      if (!tail.bytes) return -1;
+      const titles = (tail.titles as Int32Array)[this.i] as number;
+      this.rawView = tail.bytes;
+      this.rawTitles = titles;
+      this.rawBodies = (tail.freqs[this.i] as number) - 2 * titles;
+      return (tail.at as Int32Array)[this.i] as number;
+    }
     const buf = this.buf as BlockBuffer;
     buf.positions(this.i);
     this.rawView = buf.posView;
     this.rawTitles = buf.titleCounts[this.i] as number;
     this.rawBodies = buf.bodyCounts[this.i] as number;
     return (buf.posAt[this.i] as number) - buf.posBase;
-  }
-
-  /** Positions read by readColumn(). */
-  pos = new Int32Array(16);
-
-  /** Reads the current posting's positions in one column (0 title, 1 body) into `pos`; returns how many. */
-  readColumn(column: number): number {
-    if (this.b < this.baseBlocks) {
-      const buf = this.buf as BlockBuffer;
-      buf.positions(this.i);
-      const bytes = buf.posView;
-      let p = (buf.posAt[this.i] as number) - buf.posBase;
-      const titles = buf.titleCounts[this.i] as number;
-      if (column === 1) p = skipVarints(bytes, p, titles);
-      const n = column === 0 ? titles : (buf.bodyCounts[this.i] as number);
-      if (n > this.pos.length) this.pos = new Int32Array(2 * n);
-      let at = 0;
-      for (let j = 0; j < n; j++) {
-        let b = bytes[p++] as number;
-        let v = b & 0x7f;
-        for (let shift = 7; b >= 0x80; shift += 7) {
-          b = bytes[p++] as number;
-          v |= (b & 0x7f) << shift;
-        }
-        at += v;
-        this.pos[j] = at;
-      }
-      return n;
-    }
-    const tail = this.tail as Tail;
-    const hits = tail.hits as number[];
-    const starts = tail.starts as Int32Array;
-    const end = starts[this.i + 1] as number;
-    let n = 0;
-    for (let h = starts[this.i] as number; h < end; h += 2) {
-      const code = hits[h + 1] as number;
-      if ((code & 1) !== column) continue;
-      if (n === this.pos.length) {
-        const more = new Int32Array(2 * n);
-        more.set(this.pos);
-        this.pos = more;
-      }
-      this.pos[n++] = code >>> 1;
-    }
-    return n;
   }
 }

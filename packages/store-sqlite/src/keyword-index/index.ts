@@ -3,7 +3,8 @@
 
 import { closeSync } from "node:fs";
 import type { KeywordQuery } from "@docdb/analyzer";
-import { type CompactInput, compact, type DeltaHits } from "./compact.js";
+import { AddedPostings } from "./added.js";
+import { type CompactInput, compact } from "./compact.js";
 import { Cursor, END, type Tail } from "./cursor.js";
 import { positionsSection, segmentFromBuffer, segmentToBuffer, segmentToHeader } from "./format.js";
 import { PositionFile } from "./positions.js";
@@ -32,11 +33,13 @@ export class KeywordIndex {
   private termIds = new Map<string, number>();
   /** Terms first seen since the last compaction (ids from seg.terms.length on). */
   private addedTerms: string[] = [];
-  private delta: (DeltaHits | undefined)[] = [];
+  /** The added rows' postings (the in-memory delta). */
+  private added = new AddedPostings();
   private deltaSeqs: number[] = [];
   private deltaSizes: number[] = [];
   private deltaSlot = new Map<number, number>();
-  private deltaPostings = 0;
+  /** A row's term ids, token by token (scratch for add()). */
+  private rowIds = new Int32Array(256);
   /** Per slot (segment rows, then added rows): 1 when removed. */
   private dead = new Uint8Array(64);
   private removedInSegment = 0;
@@ -78,11 +81,10 @@ export class KeywordIndex {
     this.termIds = new Map();
     for (let i = 0; i < seg.terms.length; i++) this.termIds.set(seg.terms[i] as string, i);
     this.addedTerms = [];
-    this.delta = [];
+    this.added = new AddedPostings();
     this.deltaSeqs = [];
     this.deltaSizes = [];
     this.deltaSlot = new Map();
-    this.deltaPostings = 0;
     this.dead = new Uint8Array(seg.seqs.length + 1024);
     this.removedInSegment = 0;
     this.removedRows = 0;
@@ -104,7 +106,7 @@ export class KeywordIndex {
       compact({
         seg: this.seg,
         terms: [...this.seg.terms, ...this.addedTerms],
-        delta: this.delta,
+        delta: this.added.view(),
         deltaSeqs: this.deltaSeqs,
         deltaSizes: this.deltaSizes,
         dead: this.dead,
@@ -121,7 +123,7 @@ export class KeywordIndex {
     return {
       seg: this.seg,
       terms: [...this.seg.terms, ...this.addedTerms],
-      delta: this.delta,
+      delta: this.added.view(),
       deltaSeqs: this.deltaSeqs,
       deltaSizes: this.deltaSizes,
       dead: this.dead.slice(0, slots),
@@ -222,27 +224,19 @@ export class KeywordIndex {
     if (slot >= END) throw new RangeError(`keyword index: full at ${END} rows (compact it, or rebuild it)`);
     const title = tokenize(row.title);
     const body = tokenize(row.body);
-    let postings = 0;
-    for (let column = 0; column < 2; column++) {
-      const tokens = column === 0 ? title : body;
-      for (let p = 0; p < tokens.length; p++) {
-        const term = tokens[p] as string;
-        let id = this.termIds.get(term);
-        if (id === undefined) {
-          id = this.seg.terms.length + this.addedTerms.length;
-          this.termIds.set(term, id);
-          this.addedTerms.push(term);
-        }
-        let hits = this.delta[id];
-        if (!hits) {
-          hits = [];
-          this.delta[id] = hits;
-        }
-        if (hits.length === 0 || hits[hits.length - 2] !== slot) postings++;
-        hits.push(slot, p * 2 + column);
+    const tokens = title.length + body.length;
+    if (tokens > this.rowIds.length) this.rowIds = new Int32Array(2 * tokens);
+    for (let i = 0; i < tokens; i++) {
+      const term = (i < title.length ? title[i] : body[i - title.length]) as string;
+      let id = this.termIds.get(term);
+      if (id === undefined) {
+        id = this.seg.terms.length + this.addedTerms.length;
+        this.termIds.set(term, id);
+        this.addedTerms.push(term);
       }
+      this.rowIds[i] = id;
     }
-    this.deltaPostings += postings;
+    this.added.addRow(slot, this.rowIds, title.length, tokens);
     this.deltaSeqs.push(seq);
     this.deltaSizes.push(title.length + body.length);
     this.deltaSlot.set(seq, slot);
@@ -253,7 +247,7 @@ export class KeywordIndex {
     }
     this.liveRows++;
     this.liveTokens += title.length + body.length;
-    if (this.deltaPostings > Math.max(1_000_000, this.segmentPostings)) this.compact();
+    if (this.added.postings > Math.max(1_000_000, this.segmentPostings)) this.compact();
   }
 
   /** Removes a row; false when it was not there. */
@@ -277,9 +271,7 @@ export class KeywordIndex {
     if (id === undefined) return 0;
     let n = 0;
     if (id < this.seg.terms.length) n += (this.seg.termCount[id] as number) - this.removedIn(id);
-    const hits = this.delta[id];
-    if (hits) for (let h = 0; h < hits.length; h += 2) if (hits[h] !== hits[h - 2] && this.dead[hits[h] as number] === 0) n++;
-    return n;
+    return n + this.added.live(id, this.removedRows === 0 ? null : this.dead);
   }
 
   /**
@@ -336,22 +328,13 @@ export class KeywordIndex {
     const id = this.termIds.get(term);
     if (id === undefined) return null;
     const inSegment = id < this.seg.terms.length;
-    const hits = this.delta[id];
     let tail: Tail | null = null;
-    if (hits) {
-      const slots: number[] = [];
-      const freqs: number[] = [];
-      const starts: number[] = [];
-      for (let h = 0; h < hits.length; h += 2) {
-        if (hits[h] !== hits[h - 2]) {
-          slots.push(hits[h] as number);
-          freqs.push(0);
-          starts.push(h);
-        }
-        freqs[freqs.length - 1] = (freqs[freqs.length - 1] as number) + ((hits[h + 1] as number) & 1 ? 1 : 2);
-      }
-      starts.push(hits.length);
-      tail = { slots: Int32Array.from(slots), freqs: Int32Array.from(freqs), hits, starts: Int32Array.from(starts) };
+    if (this.added.countOf(id) > 0) {
+      const bytes = this.added.arena;
+      const list = this.added.list(id, END);
+      const freqs = new Int32Array(list.length);
+      for (let i = 0; i < list.length; i++) freqs[i] = 2 * (list.titles[i] as number) + (list.bodies[i] as number);
+      tail = { slots: list.slots, freqs, titles: list.titles, at: list.at, bytes };
     }
     const cursor = new Cursor(
       this.seg,
@@ -394,6 +377,10 @@ export class KeywordIndex {
     return this.seg.posFile !== null;
   }
   get postings(): number {
-    return this.segmentPostings + this.deltaPostings;
+    return this.segmentPostings + this.added.postings;
+  }
+  /** Bytes held for the added rows' postings (the in-memory delta; see AddedPostings). */
+  get addedBytes(): number {
+    return this.added.heldBytes;
   }
 }

@@ -1,5 +1,5 @@
 // The weighted frequency of a phrase of three or more tokens in the current row, for matchPhrase():
-// positions read straight from the stored bytes (readColumn() for a row added since compaction).
+// positions read straight from the stored bytes (the segment's, or the added rows' arena).
 import type { Cursor } from "./cursor.js";
 import { skipVarints } from "./segment.js";
 
@@ -37,14 +37,9 @@ export function rowFreq(cursors: Cursor[], order: Int32Array, counts: Int32Array
       const c = cursors[j] as Cursor;
       const count = counts[j] as number;
       let p = c.raw();
-      if (p >= 0) {
-        const view = c.rawView;
-        if (column === 1) p = skipVarints(view, p, c.rawTitles);
-        n = o === 0 ? seedBytes(view, p, count, j) : keepBytes(view, p, count, j, n);
-      } else {
-        c.readColumn(column);
-        n = o === 0 ? seedPos(c.pos, count, j) : keepPos(c.pos, count, j, n);
-      }
+      const view = c.rawView;
+      if (column === 1) p = skipVarints(view, p, c.rawTitles);
+      n = o === 0 ? seedBytes(view, p, count, j) : keepBytes(view, p, count, j, n);
     }
     freq += column === 0 ? 2 * n : n;
   }
@@ -66,13 +61,6 @@ function seedBytes(view: Uint8Array, at: number, count: number, j: number): numb
     v += gap;
     starts[k] = v;
   }
-  return count;
-}
-
-/** Starts from token j's `count` positions in `pos`; returns how many. */
-function seedPos(pos: Int32Array, count: number, j: number): number {
-  if (count > starts.length) starts = new Int32Array(2 * count);
-  for (let k = 0; k < count; k++) starts[k] = (pos[k] as number) - j;
   return count;
 }
 
@@ -102,19 +90,6 @@ function keepBytes(view: Uint8Array, at: number, count: number, j: number, n: nu
     }
     if (v < want) break;
     if (v === want) starts[kept++] = starts[k] as number;
-  }
-  return kept;
-}
-
-/** Keeps the first n starts s with token j at s + j (its positions in `pos`); returns how many. */
-function keepPos(pos: Int32Array, count: number, j: number, n: number): number {
-  let kept = 0;
-  let at = 0;
-  for (let k = 0; k < n; k++) {
-    const want = (starts[k] as number) + j;
-    while (at < count && (pos[at] as number) < want) at++;
-    if (at >= count) break;
-    if (pos[at] === want) starts[kept++] = starts[k] as number;
   }
   return kept;
 }

@@ -62,19 +62,17 @@ function matchPair(a: Cursor, b: Cursor, stats?: { phraseRows?: number }): { slo
       continue;
     }
     rows++;
+    // Merged straight from their position bytes (the segment's, or the added rows' arena).
     let freq = 0;
     const pa = a.raw();
-    const pb = pa < 0 ? -1 : b.raw();
-    if (pb >= 0) {
-      // Both compacted: merged straight from their position bytes.
-      const aView = a.rawView;
-      const bView = b.rawView;
-      const aTitles = a.rawTitles;
-      const bTitles = b.rawTitles;
-      if (aTitles > 0 && bTitles > 0) freq += 2 * followsIn(aView, pa, aTitles, bView, pb, bTitles);
-      if (a.rawBodies > 0 && b.rawBodies > 0)
-        freq += followsIn(aView, skipVarints(aView, pa, aTitles), a.rawBodies, bView, skipVarints(bView, pb, bTitles), b.rawBodies);
-    } else freq = pairFreq(a, b);
+    const aView = a.rawView;
+    const aTitles = a.rawTitles;
+    const pb = b.raw();
+    const bView = b.rawView;
+    const bTitles = b.rawTitles;
+    if (aTitles > 0 && bTitles > 0) freq += 2 * followsIn(aView, pa, aTitles, bView, pb, bTitles);
+    if (a.rawBodies > 0 && b.rawBodies > 0)
+      freq += followsIn(aView, skipVarints(aView, pa, aTitles), a.rawBodies, bView, skipVarints(bView, pb, bTitles), b.rawBodies);
     if (freq > 0) out.push(target, freq);
     lead.next();
     target = lead.slot;
@@ -83,24 +81,8 @@ function matchPair(a: Cursor, b: Cursor, stats?: { phraseRows?: number }): { slo
   return out.done();
 }
 
-/** The pair's weighted frequency in the current row, from readColumn() (an added row's hits). */
-function pairFreq(a: Cursor, b: Cursor): number {
-  let freq = 0;
-  const aTitle = a.columnCount(0);
-  if (aTitle > 0) {
-    const bTitle = b.columnCount(0);
-    if (bTitle > 0) freq += 2 * follows(a, b, 0, aTitle, bTitle);
-  }
-  const aBody = a.columnCount(1);
-  if (aBody > 0) {
-    const bBody = b.columnCount(1);
-    if (bBody > 0) freq += follows(a, b, 1, aBody, bBody);
-  }
-  return freq;
-}
-
 /**
- * follows() over two varint position lists (gaps from 0): how many of the rarer list's positions
+ * In one column, over two varint position lists (gaps from 0): how many of the rarer list's positions
  * (a's on a tie) have b's position right after (a's right before) them.
  */
 function followsIn(aView: Uint8Array, aAt: number, aCount: number, bView: Uint8Array, bAt: number, bCount: number): number {
@@ -142,32 +124,6 @@ function followsIn(aView: Uint8Array, aAt: number, aCount: number, bView: Uint8A
       ov += g;
     }
     if (ov === want) n++;
-  }
-  return n;
-}
-
-/** In one column: how many of the rarer token's positions have the other token right after (b) or before (a) them. */
-function follows(a: Cursor, b: Cursor, column: number, aCount: number, bCount: number): number {
-  a.readColumn(column);
-  b.readColumn(column);
-  const aPos = a.pos;
-  const bPos = b.pos;
-  let n = 0;
-  let at = 0;
-  if (aCount <= bCount) {
-    for (let k = 0; k < aCount; k++) {
-      const want = (aPos[k] as number) + 1;
-      while (at < bCount && (bPos[at] as number) < want) at++;
-      if (at >= bCount) break;
-      if (bPos[at] === want) n++;
-    }
-  } else {
-    for (let k = 0; k < bCount; k++) {
-      const want = (bPos[k] as number) - 1;
-      while (at < aCount && (aPos[at] as number) < want) at++;
-      if (at >= aCount) break;
-      if (aPos[at] === want) n++;
-    }
   }
   return n;
 }
