@@ -194,6 +194,58 @@ describe("saves while finds and writes go on", () => {
     },
   );
 
+  it("two stores saving in turn append to one delta file after each other's records (neither rewrites it)", {
+    timeout: 120_000,
+  }, async () => {
+    const a = await open(1, { saveAfterChanges: 2, compactAfterChanges: 1_000_000 });
+    await write(a, documents(150, 21));
+    await ready(a);
+    const b = await open(1, { saveAfterChanges: 2, compactAfterChanges: 1_000_000 });
+    await ready(b);
+    const file = a.keywords.file;
+    const base = header(file).checksum;
+    await trickle(a, 3, 0);
+    const first = readFileSync(`${file}.delta`);
+    const { ino } = statSync(`${file}.delta`);
+    for (let round = 0; round < 4; round++) {
+      await trickle(b, 3, 100 + 10 * round);
+      await trickle(a, 3, 200 + 10 * round);
+    }
+    // Appended in place (a rewrite is a new file, renamed over it), the first records as they were.
+    const after = readFileSync(`${file}.delta`);
+    expect(statSync(`${file}.delta`).ino).toBe(ino);
+    expect(after.length).toBeGreaterThan(first.length);
+    expect(after.subarray(0, first.length).equals(first)).toBe(true);
+    expect(header(file).checksum, "no compacted file was written").toBe(base);
+    const truth = await answers(await open(FTS_ONLY));
+    expect(await answers(a)).toEqual(truth);
+    expect(await answers(b)).toEqual(truth);
+    await closeAll();
+    const reopened = await open(1);
+    await ready(reopened);
+    expect(await answers(reopened)).toEqual(truth);
+  });
+
+  it("a delta file removed under a store that saved to it: the next save writes a compacted file", async () => {
+    const store = await open(1, { saveAfterChanges: 2, compactAfterChanges: 1_000_000 });
+    await write(store, documents(150, 21));
+    await ready(store);
+    const file = store.keywords.file;
+    const base = header(file).checksum;
+    await trickle(store, 4);
+    expect(existsSync(`${file}.delta`)).toBe(true);
+    writeFileSync(`${file}.delta`, "");
+    await trickle(store, 4, 50);
+    // The rows saved before are held by no delta any more: the index is written whole instead.
+    expect(header(file).checksum).not.toBe(base);
+    const truth = await answers(await open(FTS_ONLY));
+    expect(await answers(store)).toEqual(truth);
+    await closeAll();
+    const reopened = await open(1);
+    await ready(reopened);
+    expect(await answers(reopened)).toEqual(truth);
+  });
+
   it("two processes' stores writing and saving in turn: each answers as FTS5 does, and so does the next open", {
     timeout: 120_000,
   }, async () => {

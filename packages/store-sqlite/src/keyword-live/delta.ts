@@ -1,7 +1,7 @@
 // `<name>.db.keywords.delta`: the keyword rows changed since the index file (its base) was written,
 // appended a record at a time (each with its log range and SHA-256), so a save costs the changes,
 // not the whole index. A record that does not check out ends the file: the log replays the rest.
-import { closeSync, openSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { ANALYZER_VERSION } from "@docdb/analyzer";
 import { sha256, statOrUndefined } from "../hnsw/verify.js";
@@ -47,6 +47,12 @@ function encodeRecord(from: number, to: number, rows: ChangedRows): Buffer {
   head.writeUInt32LE(payload.length, 0);
   Buffer.from(sha256(payload).slice("sha256:".length), "hex").copy(head, 8);
   return Buffer.concat([head, payload]);
+}
+
+/** A record's range from the start of its payload (`{"from":N,"to":M,"rows":…`), its rows left unread. */
+function rangeOf(payload: Buffer): { from: number; to: number; rows: [] } | undefined {
+  const head = /^\{"from":(\d+),"to":(\d+),"rows":\[/.exec(payload.subarray(0, 64).toString("latin1"));
+  return head ? { from: Number(head[1]), to: Number(head[2]), rows: [] } : undefined;
 }
 
 function encodeHeader(base: DeltaBase): Buffer {
@@ -101,7 +107,11 @@ export class DeltaFile {
     this.known = undefined;
     const stats = statOrUndefined(this.file);
     if (!stats?.isFile()) return undefined;
-    const bytes = await readFile(this.file);
+    return this.walk(await readFile(this.file), stats, base, high, true);
+  }
+
+  /** The records of a delta file's bytes after `base` (their rows only with `rows`); sets what is known of the file. */
+  private walk(bytes: Buffer, stats: { ino: number; mtime: Date }, base: DeltaBase, high: number, rows: boolean): DeltaRead | undefined {
     const parsed = parseHeader(bytes);
     const header = parsed?.header;
     if (!parsed || header?.format !== DELTA_FORMAT || header.analyzerVersion !== ANALYZER_VERSION) return undefined;
@@ -118,7 +128,8 @@ export class DeltaFile {
       let record: { from: number; to: number; rows: [number, string?, string?][] } | undefined;
       if (sha256(payload).slice("sha256:".length) === bytes.subarray(at + 8, at + RECORD_HEAD).toString("hex")) {
         try {
-          record = JSON.parse(payload.toString("utf8"));
+          // Without `rows`, only the range at the payload's start is parsed (as encodeRecord writes it).
+          record = rows ? JSON.parse(payload.toString("utf8")) : rangeOf(payload);
         } catch {
           record = undefined;
         }
@@ -137,27 +148,51 @@ export class DeltaFile {
   }
 
   /**
-   * Records the changes up to log position `to` (in a write transaction, so no other process
-   * writes the file meanwhile): appended when the file is as this process left it and reaches
-   * `from`; otherwise the file is written anew with every change since the base (`all`).
+   * Records the changes from log position `from` up to `to` (in a write transaction, so no other
+   * process writes the file meanwhile). Appended when the file is as this process left it. Another
+   * process may have appended since: the file's records are walked again, and the changes are
+   * appended from where they end, or not at all when they reach `to` (rows given at their state at
+   * `to` may be given again: applying them in order gives the same index). False when the file
+   * lacks changes before `from` that this process no longer holds (no file, another base, a
+   * damaged record): a compacted file must then be written instead.
    */
-  append(base: DeltaBase, from: number, to: number, changes: ChangedRows, all: ChangedRows): void {
+  append(base: DeltaBase, from: number, to: number, changes: ChangedRows): boolean {
     const stats = statOrUndefined(this.file);
     const known = this.known;
     const savedAt = new Date().toISOString();
-    if (known && stats && known.base === base.checksum && known.ino === stats.ino && known.size === stats.size && known.mark === from) {
-      const record = encodeRecord(from, to, changes);
-      const fd = openSync(this.file, "r+");
-      try {
-        let done = 0;
-        while (done < record.length) done += writeSync(fd, record, done, record.length - done, known.size + done);
-      } finally {
-        closeSync(fd);
+    let end = known?.size ?? 0;
+    let recordFrom = from;
+    if (!known || !stats || known.base !== base.checksum || known.ino !== stats.ino || known.size !== stats.size || known.mark !== from) {
+      const read = stats?.isFile() ? this.walk(readFileSync(this.file), stats, base, Number.MAX_SAFE_INTEGER, false) : undefined;
+      if (!read) {
+        // No file of this base: a new one, when the changes held reach back to the base.
+        if (from !== base.highWater) return false;
+        this.create(base, from, to, changes, savedAt);
+        return true;
       }
-      this.known = { ...known, size: known.size + record.length, mark: to, savedAt };
-      return;
+      if (read.mark < from) return false;
+      if (read.mark >= to) return true;
+      end = read.bytes;
+      recordFrom = read.mark;
     }
-    const bytes = Buffer.concat([encodeHeader(base), encodeRecord(base.highWater, to, all)]);
+    const current = this.known as Known;
+    const record = encodeRecord(recordFrom, to, changes);
+    const fd = openSync(this.file, "r+");
+    try {
+      // A record torn by a killed process, or not checking out, is cut off first.
+      if (stats && stats.size !== end) ftruncateSync(fd, end);
+      let done = 0;
+      while (done < record.length) done += writeSync(fd, record, done, record.length - done, end + done);
+    } finally {
+      closeSync(fd);
+    }
+    this.known = { ...current, size: end + record.length, mark: to, savedAt };
+    return true;
+  }
+
+  /** Writes the file anew: its header and one record of the changes from the base. */
+  private create(base: DeltaBase, from: number, to: number, changes: ChangedRows, savedAt: string): void {
+    const bytes = Buffer.concat([encodeHeader(base), encodeRecord(from, to, changes)]);
     // Named as the index file's temporary files are, so a killed process's leftover is removed alike.
     const tmp = `${this.file.slice(0, -".delta".length)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}-delta`;
     try {

@@ -20,8 +20,11 @@ export interface Live {
   base?: DeltaBase;
   /** The log position the delta file reaches for this index. */
   deltaMark: number;
-  /** Changes since the base: what the delta file holds, or will. */
-  sinceBase: ChangedRows;
+  /**
+   * Chunks changed since the base (what the delta file holds, or will): their seqs only, the rows
+   * being in the delta file, the log and the index already.
+   */
+  sinceBase: Set<number>;
   /** Changes not yet in the delta file. */
   pending: ChangedRows;
   /** Changes after the snapshot of a compaction under way (applied again to its result). */
@@ -29,7 +32,7 @@ export interface Live {
 }
 
 export function newLive(index: KeywordIndex, highWater: number, unsaved: number, base?: DeltaBase): Live {
-  return { index, highWater, unsaved, ...(base ? { base } : {}), deltaMark: highWater, sinceBase: new Map(), pending: new Map() };
+  return { index, highWater, unsaved, ...(base ? { base } : {}), deltaMark: highWater, sinceBase: new Set(), pending: new Map() };
 }
 
 /** Applies a chunk's new row (null: gone) and records it where the files and a compaction under way need it. */
@@ -37,7 +40,7 @@ export function apply(live: Live, seq: number, row: IndexedRow | null): void {
   if (row) live.index.add(row);
   else live.index.remove(seq);
   if (live.base) {
-    live.sinceBase.set(seq, row);
+    live.sinceBase.add(seq);
     live.pending.set(seq, row);
   }
   live.afterSnapshot?.set(seq, row);
@@ -87,7 +90,7 @@ export class KeywordSaver {
     for (const [seq, row] of read.changes) {
       live.index.remove(seq);
       if (row) live.index.add(row);
-      live.sinceBase.set(seq, row);
+      live.sinceBase.add(seq);
       if (++n % 500 === 0) await yieldToEventLoop();
     }
     live.highWater = read.mark;
@@ -101,7 +104,7 @@ export class KeywordSaver {
   async save(live: Live, options: { wait: boolean; compact: boolean }): Promise<boolean> {
     if (live.base && !options.compact) {
       const appended = await this.append(live, options.wait);
-      if (appended !== "other base") return appended === "saved";
+      if (appended !== "compact instead") return appended === "saved";
     }
     return this.compactAndWrite(live, options.wait);
   }
@@ -125,17 +128,21 @@ export class KeywordSaver {
   }
 
   /** Appends the pending changes to the delta file under the write lock. */
-  private async append(live: Live, wait: boolean): Promise<"saved" | "busy" | "other base"> {
+  private async append(live: Live, wait: boolean): Promise<"saved" | "busy" | "compact instead"> {
     const base = live.base as DeltaBase;
-    let outcome: "saved" | "busy" | "other base" = "busy";
+    let outcome: "saved" | "busy" | "compact instead" = "busy";
     const work = () => {
       // Another process wrote a newer index file: a delta of the old one would not be read.
       if (this.files.readHeader()?.checksum !== base.checksum) {
-        outcome = "other base";
+        outcome = "compact instead";
         return;
       }
       const to = live.highWater;
-      this.delta.append(base, live.deltaMark, to, live.pending, live.sinceBase);
+      // The file lacks changes this process no longer holds: a compacted file is written instead.
+      if (!this.delta.append(base, live.deltaMark, to, live.pending)) {
+        outcome = "compact instead";
+        return;
+      }
       live.pending = new Map();
       live.deltaMark = to;
       outcome = "saved";
@@ -193,7 +200,7 @@ export class KeywordSaver {
         const since = live.afterSnapshot ?? new Map();
         live.base = { checksum, highWater: mark };
         live.deltaMark = mark;
-        live.sinceBase = new Map(since);
+        live.sinceBase = new Set(since.keys());
         live.pending = new Map(since);
       });
       // Not written (another process holds the lock or wrote a newer file): the compacted rows are
