@@ -255,8 +255,9 @@ export class AddedPostings {
   /** Room for a new slice of `size` bytes (zeros); returns its offset. */
   private slice(size: number): number {
     if (this.used + size > this.bytes.length) {
-      // A new arena: readers holding the old one (a compaction's view) keep reading it unchanged.
-      const next = new Uint8Array(Math.max(2 * this.bytes.length, this.used + size));
+      // A new arena, half as large again (a doubling would leave up to half of it unused): readers
+      // holding the old one (a compaction's view, a cursor) keep reading it unchanged.
+      const next = new Uint8Array(Math.max(Math.ceil(1.5 * this.bytes.length), this.used + size));
       next.set(this.bytes.subarray(0, this.used));
       this.bytes = next;
     }

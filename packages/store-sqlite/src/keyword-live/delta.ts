@@ -50,9 +50,20 @@ function encodeRecord(from: number, to: number, rows: ChangedRows): Buffer {
 }
 
 /** A record's range from the start of its payload (`{"from":N,"to":M,"rows":…`), its rows left unread. */
-function rangeOf(payload: Buffer): { from: number; to: number; rows: [] } | undefined {
+function rangeOf(payload: Buffer): { from: number; to: number } | undefined {
   const head = /^\{"from":(\d+),"to":(\d+),"rows":\[/.exec(payload.subarray(0, 64).toString("latin1"));
-  return head ? { from: Number(head[1]), to: Number(head[2]), rows: [] } : undefined;
+  return head ? { from: Number(head[1]), to: Number(head[2]) } : undefined;
+}
+
+/** A record's rows (a row, or null when the chunk is gone); undefined when its payload does not parse. */
+export function rowsOf(payload: Buffer): [number, IndexedRow | null][] | undefined {
+  try {
+    const record = JSON.parse(payload.toString("utf8")) as { rows?: [number, string?, string?][] };
+    if (!Array.isArray(record.rows)) return undefined;
+    return record.rows.map(([seq, title, body]) => [seq, title === undefined ? null : { seq, title, body: body ?? "" }]);
+  } catch {
+    return undefined;
+  }
 }
 
 function encodeHeader(base: DeltaBase): Buffer {
@@ -82,9 +93,12 @@ function parseHeader(bytes: Buffer): { header: DeltaHeader; start: number } | un
   }
 }
 
-/** What reading a delta found: the changes in log order, the position they reach, and whether a damaged record ended it. */
+/**
+ * What reading a delta found: its records in log order (their rows parsed when asked for, so they
+ * are not all held at once: rowsOf), the position they reach, and whether a damaged record ended it.
+ */
 export interface DeltaRead {
-  changes: [number, IndexedRow | null][];
+  records: { to: number; payload: Buffer }[];
   mark: number;
   bytes: number;
   damaged: boolean;
@@ -107,16 +121,16 @@ export class DeltaFile {
     this.known = undefined;
     const stats = statOrUndefined(this.file);
     if (!stats?.isFile()) return undefined;
-    return this.walk(await readFile(this.file), stats, base, high, true);
+    return this.walk(await readFile(this.file), stats, base, high);
   }
 
-  /** The records of a delta file's bytes after `base` (their rows only with `rows`); sets what is known of the file. */
-  private walk(bytes: Buffer, stats: { ino: number; mtime: Date }, base: DeltaBase, high: number, rows: boolean): DeltaRead | undefined {
+  /** The records of a delta file's bytes after `base` (their rows left unparsed); sets what is known of the file. */
+  private walk(bytes: Buffer, stats: { ino: number; mtime: Date }, base: DeltaBase, high: number): DeltaRead | undefined {
     const parsed = parseHeader(bytes);
     const header = parsed?.header;
     if (!parsed || header?.format !== DELTA_FORMAT || header.analyzerVersion !== ANALYZER_VERSION) return undefined;
     if (header.base !== base.checksum || header.baseHighWater !== base.highWater) return undefined;
-    const changes: [number, IndexedRow | null][] = [];
+    const records: DeltaRead["records"] = [];
     let at = parsed.start;
     let mark = base.highWater;
     let damaged = false;
@@ -125,26 +139,20 @@ export class DeltaFile {
       const end = at + RECORD_HEAD + length;
       if (end > bytes.length) break; // written in part when the process stopped: the log has it
       const payload = bytes.subarray(at + RECORD_HEAD, end);
-      let record: { from: number; to: number; rows: [number, string?, string?][] } | undefined;
-      if (sha256(payload).slice("sha256:".length) === bytes.subarray(at + 8, at + RECORD_HEAD).toString("hex")) {
-        try {
-          // Without `rows`, only the range at the payload's start is parsed (as encodeRecord writes it).
-          record = rows ? JSON.parse(payload.toString("utf8")) : rangeOf(payload);
-        } catch {
-          record = undefined;
-        }
-      }
-      if (!record || !Array.isArray(record.rows)) {
+      const checked = sha256(payload).slice("sha256:".length) === bytes.subarray(at + 8, at + RECORD_HEAD).toString("hex");
+      // Only the range at the payload's start is read here (as encodeRecord writes it).
+      const record = checked ? rangeOf(payload) : undefined;
+      if (!record) {
         damaged = true;
         break;
       }
       if (record.from !== mark || record.to < record.from || record.to > high) break;
-      for (const [seq, title, body] of record.rows) changes.push([seq, title === undefined ? null : { seq, title, body: body ?? "" }]);
+      records.push({ to: record.to, payload });
       mark = record.to;
       at = end;
     }
     this.known = { ino: stats.ino, size: at, base: base.checksum, mark, savedAt: stats.mtime.toISOString() };
-    return { changes, mark, bytes: at, damaged };
+    return { records, mark, bytes: at, damaged };
   }
 
   /**
@@ -163,7 +171,7 @@ export class DeltaFile {
     let end = known?.size ?? 0;
     let recordFrom = from;
     if (!known || !stats || known.base !== base.checksum || known.ino !== stats.ino || known.size !== stats.size || known.mark !== from) {
-      const read = stats?.isFile() ? this.walk(readFileSync(this.file), stats, base, Number.MAX_SAFE_INTEGER, false) : undefined;
+      const read = stats?.isFile() ? this.walk(readFileSync(this.file), stats, base, Number.MAX_SAFE_INTEGER) : undefined;
       if (!read) {
         // No file of this base: a new one, when the changes held reach back to the base.
         if (from !== base.highWater) return false;

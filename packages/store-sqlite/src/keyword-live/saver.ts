@@ -5,7 +5,7 @@ import { closeSync, openSync, rmSync } from "node:fs";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Connection } from "../connection.js";
 import { compactSteps, type IndexedRow, type KeywordIndex, positionsLength, type Segment } from "../keyword-index/index.js";
-import { type ChangedRows, type DeltaBase, DeltaFile } from "./delta.js";
+import { type ChangedRows, type DeltaBase, DeltaFile, rowsOf } from "./delta.js";
 import type { KeywordFile } from "./file.js";
 import { POSITIONS_IN_FILE } from "./file-read.js";
 import type { KeywordLog } from "./log.js";
@@ -83,18 +83,29 @@ export class KeywordSaver {
     if (!live.base) return;
     const read = await this.delta.read(live.base, this.log.high());
     if (!read) return;
-    if (read.damaged) {
+    let mark = live.base.highWater;
+    let damaged = read.damaged;
+    let n = 0;
+    // A record at a time: its rows are dropped once applied (the index and the file hold them).
+    for (const record of read.records) {
+      const rows = rowsOf(record.payload);
+      if (!rows) {
+        damaged = true;
+        break;
+      }
+      for (const [seq, row] of rows) {
+        live.index.remove(seq);
+        if (row) live.index.add(row);
+        live.sinceBase.add(seq);
+        if (++n % 500 === 0) await yieldToEventLoop();
+      }
+      mark = record.to;
+    }
+    if (damaged) {
       this.warn(`the keyword index delta ${this.delta.file} has a damaged record: the changes from there are read from the database`);
     }
-    let n = 0;
-    for (const [seq, row] of read.changes) {
-      live.index.remove(seq);
-      if (row) live.index.add(row);
-      live.sinceBase.add(seq);
-      if (++n % 500 === 0) await yieldToEventLoop();
-    }
-    live.highWater = read.mark;
-    live.deltaMark = read.mark;
+    live.highWater = mark;
+    live.deltaMark = mark;
   }
 
   /**
