@@ -6,6 +6,8 @@ import { skipVarints } from "./segment.js";
 /** Bytes of a term's first slice (its next slices double, up to MAX_SLICE). */
 const FIRST_SLICE = 16;
 const MAX_SLICE = 1 << 15;
+/** Tokens a row may hold (a token's index is kept below a term id in one number). */
+const TOKEN_BITS = 2 ** 24;
 /** A slice starts with the offset of the term's next slice (4 bytes, 0: none yet). */
 const LINK = 4;
 
@@ -124,10 +126,8 @@ export class AddedPostings {
   /** Postings held. */
   postings = 0;
 
-  /** A row's tokens grouped by term: the first token of each term, and per token the next of its term. */
-  private firstOf = new Map<number, number>();
-  private nextTok = new Int32Array(256);
-  private lastTok = new Int32Array(256);
+  /** A row's tokens as term id × 2^20 + token index, sorted: grouped by term, in token order within. */
+  private keys = new Float64Array(256);
   private rowPos = new Int32Array(256);
 
   /**
@@ -135,37 +135,30 @@ export class AddedPostings {
    * tokens, the first `titles` its title's, then its body's. Returns how many postings it made.
    */
   addRow(slot: number, ids: Int32Array, titles: number, tokens: number): number {
-    if (tokens > this.nextTok.length) {
-      this.nextTok = new Int32Array(2 * tokens);
-      this.lastTok = new Int32Array(2 * tokens);
+    if (tokens > TOKEN_BITS) throw new RangeError(`keyword index: a row of ${tokens} tokens (at most ${TOKEN_BITS})`);
+    if (tokens > this.keys.length) {
+      this.keys = new Float64Array(2 * tokens);
       this.rowPos = new Int32Array(2 * tokens);
     }
-    const { firstOf, nextTok, lastTok, rowPos } = this;
-    for (let i = 0; i < tokens; i++) {
-      const id = ids[i] as number;
-      nextTok[i] = -1;
-      const first = firstOf.get(id);
-      if (first === undefined) {
-        firstOf.set(id, i);
-        lastTok[i] = i;
-      } else {
-        nextTok[lastTok[first] as number] = i;
-        lastTok[first] = i;
-      }
-    }
-    for (const [id, first] of firstOf) {
+    const keys = this.keys.subarray(0, tokens);
+    for (let i = 0; i < tokens; i++) keys[i] = (ids[i] as number) * TOKEN_BITS + i;
+    keys.sort();
+    const rowPos = this.rowPos;
+    let postings = 0;
+    for (let g = 0; g < tokens; ) {
+      const id = Math.floor((keys[g] as number) / TOKEN_BITS);
       let n = 0;
       let inTitle = 0;
-      for (let i = first; i >= 0; i = nextTok[i] as number) {
+      for (; g < tokens && Math.floor((keys[g] as number) / TOKEN_BITS) === id; g++) {
+        const i = (keys[g] as number) % TOKEN_BITS;
         if (i < titles) {
           rowPos[n++] = i;
           inTitle++;
         } else rowPos[n++] = i - titles;
       }
       this.add(id, slot, rowPos, 0, inTitle, n - inTitle);
+      postings++;
     }
-    const postings = firstOf.size;
-    firstOf.clear();
     return postings;
   }
 
