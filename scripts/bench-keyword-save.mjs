@@ -178,8 +178,8 @@ async function storeChild({ root, dataDir, name, more, seed, compactAfter, dims,
   };
 }
 
-async function child({ root, dataDir, name, more, dims, seed, compactAfter }) {
-  if (compactAfter !== undefined) return storeChild({ root, dataDir, name, more, seed, compactAfter });
+async function child({ root, dataDir, name, more, dims, seed, compactAfter, vectorFinds }) {
+  if (compactAfter !== undefined) return storeChild({ root, dataDir, name, more, seed, compactAfter, dims, vectorFinds });
   const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js")).href);
   const texts = queries(60, { seed: 40 + seed });
   let embedding = null;
