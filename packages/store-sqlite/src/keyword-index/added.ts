@@ -239,7 +239,10 @@ export class AddedPostings {
       this.end[k] = at + size;
     }
     const at = this.next[k] as number;
-    this.bytes.set(this.scratch.subarray(0, length), at);
+    // A few bytes: copied in a loop (a subarray() and set() per posting cost more).
+    const bytes = this.bytes;
+    const scratch = this.scratch;
+    for (let i = 0; i < length; i++) bytes[at + i] = scratch[i] as number;
     this.next[k] = at + length;
     this.count[k] = (this.count[k] as number) + 1;
     this.postings++;
