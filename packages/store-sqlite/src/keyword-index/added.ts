@@ -8,6 +8,8 @@ const FIRST_SLICE = 16;
 const MAX_SLICE = 1 << 15;
 /** Tokens a row may hold (a token's index is kept below a term id in one number). */
 const TOKEN_BITS = 2 ** 24;
+/** The arena's largest size (its offsets are 32-bit signed integers). */
+const MAX_ARENA = 2 ** 31 - 1;
 /** A slice starts with the offset of the term's next slice (4 bytes, 0: none yet). */
 const LINK = 4;
 
@@ -126,7 +128,7 @@ export class AddedPostings {
   /** Postings held. */
   postings = 0;
 
-  /** A row's tokens as term id × 2^20 + token index, sorted: grouped by term, in token order within. */
+  /** A row's tokens as term id × TOKEN_BITS + token index, sorted: grouped by term, in token order within. */
   private keys = new Float64Array(256);
   private rowPos = new Int32Array(256);
 
@@ -250,10 +252,11 @@ export class AddedPostings {
 
   /** Room for a new slice of `size` bytes (zeros); returns its offset. */
   private slice(size: number): number {
+    if (this.used + size > MAX_ARENA) throw new RangeError("keyword index: the added rows' postings fill 2 GiB (compact it)");
     if (this.used + size > this.bytes.length) {
       // A new arena, half as large again (a doubling would leave up to half of it unused): readers
       // holding the old one (a compaction's view, a cursor) keep reading it unchanged.
-      const next = new Uint8Array(Math.max(Math.ceil(1.5 * this.bytes.length), this.used + size));
+      const next = new Uint8Array(Math.min(MAX_ARENA, Math.max(Math.ceil(1.5 * this.bytes.length), this.used + size)));
       next.set(this.bytes.subarray(0, this.used));
       this.bytes = next;
     }
