@@ -41,6 +41,16 @@ async function trickle(store: SqliteStore, count: number, from = 0, wait = true)
   }
 }
 
+/** FTS5's answers, given by each store and, after all are closed, by the next open's keyword index. */
+async function answerAsFts5(...live: SqliteStore[]): Promise<void> {
+  const truth = await answers(await open(FTS_ONLY));
+  for (const store of live) expect(await answers(store)).toEqual(truth);
+  await closeAll();
+  const reopened = await open(1);
+  await ready(reopened);
+  expect(await answers(reopened)).toEqual(truth);
+}
+
 /** Spill files (a compaction's positions, removed from the folder at once) this process still holds open. */
 function spillsOpen(): string[] {
   if (process.platform !== "linux") return [];
@@ -105,12 +115,7 @@ describe("the keyword index's delta file", () => {
     expect(second.highWater).toBeGreaterThan(first.highWater);
     expect(second.checksum).not.toBe(first.checksum);
     // The answers are FTS5's before and after another open (file and delta alike).
-    const truth = await answers(await open(FTS_ONLY));
-    expect(await answers(store)).toEqual(truth);
-    await closeAll();
-    const reopened = await open(1);
-    await ready(reopened);
-    expect(await answers(reopened)).toEqual(truth);
+    await answerAsFts5(store);
   });
 
   it("torn, damaged or of another file: the next open answers as FTS5 does, replaying the log", async () => {
@@ -217,13 +222,7 @@ describe("saves while finds and writes go on", () => {
     expect(after.length).toBeGreaterThan(first.length);
     expect(after.subarray(0, first.length).equals(first)).toBe(true);
     expect(header(file).checksum, "no compacted file was written").toBe(base);
-    const truth = await answers(await open(FTS_ONLY));
-    expect(await answers(a)).toEqual(truth);
-    expect(await answers(b)).toEqual(truth);
-    await closeAll();
-    const reopened = await open(1);
-    await ready(reopened);
-    expect(await answers(reopened)).toEqual(truth);
+    await answerAsFts5(a, b);
   });
 
   it("a delta file removed under a store that saved to it: the next save writes a compacted file", async () => {
@@ -238,12 +237,7 @@ describe("saves while finds and writes go on", () => {
     await trickle(store, 4, 50);
     // The rows saved before are held by no delta any more: the index is written whole instead.
     expect(header(file).checksum).not.toBe(base);
-    const truth = await answers(await open(FTS_ONLY));
-    expect(await answers(store)).toEqual(truth);
-    await closeAll();
-    const reopened = await open(1);
-    await ready(reopened);
-    expect(await answers(reopened)).toEqual(truth);
+    await answerAsFts5(store);
   });
 
   it("two processes' stores writing and saving in turn: each answers as FTS5 does, and so does the next open", {
@@ -271,15 +265,9 @@ describe("saves while finds and writes go on", () => {
         await store.keywords.settled();
       }
     }
-    const truth = await answers(await open(FTS_ONLY));
     await ready(a);
     await ready(b);
-    expect(await answers(a)).toEqual(truth);
-    expect(await answers(b)).toEqual(truth);
-    await closeAll();
-    const reopened = await open(1);
-    await ready(reopened);
-    expect(await answers(reopened)).toEqual(truth);
+    await answerAsFts5(a, b);
   });
 });
 

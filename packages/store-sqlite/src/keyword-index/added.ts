@@ -1,7 +1,7 @@
 // The postings of rows added since the last compaction, in one growable byte arena: per term a chain
 // of slices holding, per posting, its slot + 1, title and body counts, then its positions as the
 // segment keeps them (varint gaps from 0, title hits then body hits), in slot order.
-import { skipVarints } from "./segment.js";
+import { grown, skipVarints } from "./segment.js";
 
 /** Bytes of a term's first slice (its next slices double, up to MAX_SLICE). */
 const FIRST_SLICE = 16;
@@ -29,15 +29,11 @@ export class AddedList {
   }
   push(slot: number, titles: number, bodies: number, at: number): void {
     if (this.length === this.slots.length) {
-      const grow = (a: Int32Array): Int32Array => {
-        const b = new Int32Array(Math.max(16, 2 * a.length));
-        b.set(a);
-        return b;
-      };
-      this.slots = grow(this.slots);
-      this.titles = grow(this.titles);
-      this.bodies = grow(this.bodies);
-      this.at = grow(this.at);
+      const n = Math.max(16, 2 * this.length);
+      this.slots = grown(this.slots, n);
+      this.titles = grown(this.titles, n);
+      this.bodies = grown(this.bodies, n);
+      this.at = grown(this.at, n);
     }
     const i = this.length++;
     this.slots[i] = slot;
@@ -266,16 +262,12 @@ export class AddedPostings {
   }
 
   private growTerms(): void {
-    const grow = (a: Int32Array): Int32Array => {
-      const b = new Int32Array(2 * a.length);
-      b.set(a);
-      return b;
-    };
-    this.head = grow(this.head);
-    this.last = grow(this.last);
-    this.next = grow(this.next);
-    this.end = grow(this.end);
-    this.count = grow(this.count);
+    const n = 2 * this.head.length;
+    this.head = grown(this.head, n);
+    this.last = grown(this.last, n);
+    this.next = grown(this.next, n);
+    this.end = grown(this.end, n);
+    this.count = grown(this.count, n);
   }
 
   private varint(value: number): void {

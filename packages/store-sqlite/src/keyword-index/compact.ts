@@ -2,7 +2,7 @@
 // order (removed rows and terms left without rows dropped).
 import { AddedList, type AddedView, readAdded } from "./added.js";
 import { PositionSpill } from "./positions.js";
-import { BLOCK, BlockBuffer, ByteWriter, type Segment, skipVarints, U32Writer } from "./segment.js";
+import { BLOCK, BlockBuffer, ByteWriter, grown, type Segment, skipVarints, U32Writer } from "./segment.js";
 
 /** What compaction reads of the index. */
 export interface CompactInput {
@@ -229,16 +229,11 @@ class Gathered {
   }
   private grow(): void {
     const n = this.slot.length * 2;
-    const more = <T extends Int32Array | Uint8Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(n);
-      b.set(a);
-      return b;
-    };
-    this.slot = more(this.slot);
-    this.title = more(this.title);
-    this.body = more(this.body);
-    this.from = more(this.from);
-    this.to = more(this.to);
-    this.fromDelta = more(this.fromDelta);
+    this.slot = grown(this.slot, n);
+    this.title = grown(this.title, n);
+    this.body = grown(this.body, n);
+    this.from = grown(this.from, n);
+    this.to = grown(this.to, n);
+    this.fromDelta = grown(this.fromDelta, n);
   }
 }

@@ -266,3 +266,10 @@ export class BlockBuffer {
     }
   }
 }
+
+/** A copy of `array` in a new one of `length` elements (the rest zero), for arrays that grow. */
+export function grown<T extends Int32Array | Uint8Array>(array: T, length: number): T {
+  const copy = new (array.constructor as new (n: number) => T)(length);
+  copy.set(array);
+  return copy;
+}
