@@ -1,7 +1,7 @@
 // Candidates for a query: keyword search (definitions of a named symbol first) and vector
 // search over what the filter allows, fused by mode; and reading the chunks of candidates.
 import { buildKeywordQuery } from "@docdb/analyzer";
-import { allOf, type ChunkHit, type Filter, type VectorHit } from "@docdb/store";
+import { allOf, type ChunkHit, type EmbeddingInfo, type Filter, type VectorHit } from "@docdb/store";
 import { type DatabaseContext, describeEmbeddingFailure } from "../database/context.js";
 import { assertSameModel } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
@@ -12,6 +12,20 @@ import { type Candidate, rank } from "./fusion.js";
 /** What a find's retrievals share. */
 export interface RetrieveMemo {
   queryVector?: Float32Array;
+  /** The database's model record, read once per find (see modelRecord). */
+  model?: { info: EmbeddingInfo | undefined };
+}
+
+/**
+ * The database's model record, read once per find into `memo`. A find asks for it in the same
+ * synchronous stretch as its memory check reads the change token (see find.ts): an engine that
+ * keeps values while that token holds (SQLite) then reads the token once for both.
+ */
+export async function modelRecord(ctx: DatabaseContext, memo: RetrieveMemo | undefined): Promise<EmbeddingInfo | undefined> {
+  if (memo?.model) return memo.model.info;
+  const info = await ctx.store.getEmbeddingInfo();
+  if (memo) memo.model = { info };
+  return info;
 }
 
 /** What to retrieve: the mode, how many candidates, over what, and whether approximation is allowed. */
@@ -100,7 +114,7 @@ export async function retrieve(
   let embedding: Promise<Float32Array | undefined> | undefined;
   if (mode !== "keyword") {
     const model = ctx.embedding;
-    const info = await store.getEmbeddingInfo();
+    const info = await modelRecord(ctx, options.memo);
     if (!model) {
       const why = ctx.services.embeddingProblem ?? "no embedding provider is configured";
       if (mode === "vector") {
