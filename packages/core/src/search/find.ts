@@ -29,18 +29,38 @@ function scoredHits(kept: Candidate[], hits: Map<string, ChunkHit>): RankedHit[]
 /** Retrievals of one find at most (each asks for 4 times as many candidates as the last), besides a first narrow one. */
 const MAX_RETRIEVE_ROUNDS = 3;
 
+type FirstPassages = ReturnType<typeof firstPassages>;
+
 /**
  * The hits of the first `count` passages among ranked candidates (see firstPassages), reading
- * the chunks as far down the ranking as needed (a batch at a time, into `prefetched`).
+ * the chunks as far down the ranking as needed (a batch at a time, into `prefetched`). When the
+ * search read them all (a vector find's usual case), the answer comes without a pause.
  */
-async function firstPassagesOf(
+function firstPassagesOf(
   ctx: DatabaseContext,
   ranked: Candidate[],
   count: number,
   merge: boolean,
   prefetched: Map<string, ChunkHit>,
-): Promise<ReturnType<typeof firstPassages>> {
-  let read = Math.min(ranked.length, count);
+): FirstPassages | Promise<FirstPassages> {
+  const read = Math.min(ranked.length, count);
+  const head = read === ranked.length ? ranked : ranked.slice(0, read);
+  if (!head.every((r) => prefetched.has(r.chunkId))) return readPassages(ctx, ranked, count, merge, prefetched, read);
+  const first = firstPassages(scoredHits(head, prefetched), count, merge);
+  if (first.complete || read >= ranked.length) return first;
+  return readPassages(ctx, ranked, count, merge, prefetched, Math.min(ranked.length, read + Math.max(count, 10)));
+}
+
+/** firstPassagesOf from the first `read` candidates on, reading chunks the search did not. */
+async function readPassages(
+  ctx: DatabaseContext,
+  ranked: Candidate[],
+  count: number,
+  merge: boolean,
+  prefetched: Map<string, ChunkHit>,
+  from: number,
+): Promise<FirstPassages> {
+  let read = from;
   for (;;) {
     const head = read === ranked.length ? ranked : ranked.slice(0, read);
     // Read with the search (a vector find's usual case): no call, no wait.
@@ -167,7 +187,8 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
     for (let round = 0; ; round++) {
       const { threshold } = input;
       const passing = threshold === undefined ? ranked : ranked.filter((r) => r.score >= threshold);
-      const first = await firstPassagesOf(ctx, passing, topK, merge, prefetched);
+      const found = firstPassagesOf(ctx, passing, topK, merge, prefetched);
+      const first = found instanceof Promise ? await found : found;
       scored = first.hits;
       groups = first.groups;
       if (first.complete || !more || round === rounds - 1) break;

@@ -114,7 +114,8 @@ export async function retrieve(
   let embedding: Promise<Float32Array | undefined> | undefined;
   if (mode !== "keyword") {
     const model = ctx.embedding;
-    const info = await modelRecord(ctx, options.memo);
+    // Read once per find (see modelRecord); a later round takes it without a pause.
+    const info = options.memo?.model ? options.memo.model.info : await modelRecord(ctx, options.memo);
     if (!model) {
       const why = ctx.services.embeddingProblem ?? "no embedding provider is configured";
       if (mode === "vector") {
@@ -139,7 +140,7 @@ export async function retrieve(
   // The vector leg starts as soon as the query's vector is there, while the keyword leg may still
   // be under way: an engine with a pool of connections runs both at once (SQLite's legs are
   // synchronous calls, so there they run one after the other on this thread).
-  const keywordDone = mode !== "vector" ? keywordLeg(ctx, query, options) : Promise.resolve<{ chunkId: string; score: number }[]>([]);
+  const keywordDone = mode !== "vector" ? keywordLeg(ctx, query, options) : undefined;
   const vectorDone = embedding?.then(async (queryVector) => {
     if (!queryVector) return undefined;
     const withChunks = mode === "vector" && prefetched !== undefined ? (options.reads ?? true) : false;
@@ -148,8 +149,8 @@ export async function retrieve(
     return hits;
   });
   // Settled below; a keyword leg that throws first must not leave its rejection unhandled.
-  vectorDone?.catch(() => {});
-  const keyword = await keywordDone;
+  if (keywordDone) vectorDone?.catch(() => {});
+  const keyword = keywordDone ? await keywordDone : [];
   const found = await vectorDone;
   const vector: VectorHit[] = found ?? [];
   const searchedVectors = found !== undefined;
