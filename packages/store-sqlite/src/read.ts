@@ -119,13 +119,12 @@ function seqParams(seqs: number[]): unknown[] {
 }
 
 /**
- * Known chunks kept at most: past this the memory starts again. Rows are kept for a few dozen
- * finds (a find's later rounds, a query asked again), not thousands: a row kept past the next
- * young-generation collection is copied by it and then promoted, so 4,096 kept rows (a find reads
- * ~10) made every scavenge copy ~4 MB of rows, pauses of 4–13 ms every few hundred finds at 100k.
+ * Known chunks kept at most: past this the memory starts again. Rows kept this long survive
+ * young-generation collections (each copies the rows read since the last, ~4 MB every few hundred
+ * finds at 100k), but a bound of 256 read 3–4% more at 10k, where hits repeat across queries.
  */
 const MAX_KNOWN_IDS = 65_536;
-const MAX_KNOWN_ROWS = 256;
+const MAX_KNOWN_ROWS = 4096;
 
 /**
  * What the vector path learnt about chunks since the database last changed: which are there
