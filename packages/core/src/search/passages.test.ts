@@ -121,7 +121,7 @@ describe("passages", () => {
     );
     const short = firstPassages(distinct.slice(0, 4), 10, true);
     expect([short.complete, short.hits.length, short.groups.length]).toEqual([false, 4, 4]);
-    // Two neighbouring chunks of d1 among them: one passage, so one more hit is taken for the tenth.
+    // Two neighbouring chunks of d0 among them: one passage, so one more hit is taken for the tenth.
     const repeated = [distinct[0], { hit: hit("n1", 1, 4, 8, "d0"), score: 0.995 }, ...distinct.slice(1)] as typeof distinct;
     const merged = firstPassages(repeated, 10, true);
     expect(merged.complete).toBe(true);
