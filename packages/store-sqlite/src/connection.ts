@@ -76,24 +76,26 @@ export class Connection {
     const own = this.statement("SELECT total_changes()").pluck().get() as number;
     const token = `${version}:${own}`;
     if (token !== this.memo.token) this.memo = { token, checked: this.memo.checked, values: new Map() };
+    // Kept values need no other read of the token in this synchronous stretch (see `kept`).
+    if (!this.memo.checked && !this.db.inTransaction) {
+      this.memo.checked = true;
+      queueMicrotask(() => {
+        this.memo.checked = false;
+      });
+    }
     return token;
   }
 
   /**
    * `read()`, or the value it returned before if the database has not changed since: the change
    * token is read again at most once per synchronous stretch of code (a search reads it a few
-   * times, not once per value), and this connection's writes forget every kept value. Inside a
-   * transaction values are always read afresh.
+   * times, not once per value; a caller that read the token itself, e.g. core's memory check
+   * just before it asks for the model record, pays no second read), and this connection's writes
+   * forget every kept value. Inside a transaction values are always read afresh.
    */
   kept<T>(key: string, read: () => T): T {
     if (this.db.inTransaction) return read();
-    if (!this.memo.checked) {
-      this.changeToken();
-      this.memo.checked = true;
-      queueMicrotask(() => {
-        this.memo.checked = false;
-      });
-    }
+    if (!this.memo.checked) this.changeToken();
     const values = this.memo.values;
     if (values.has(key)) return values.get(key) as T;
     const value = read();

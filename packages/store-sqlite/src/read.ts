@@ -118,7 +118,11 @@ function seqParams(seqs: number[]): unknown[] {
   return seqs.length > MAX_LISTED_SEQS ? [JSON.stringify(seqs)] : seqs;
 }
 
-/** Known chunks kept at most: past this the memory starts again. */
+/**
+ * Known chunks kept at most: past this the memory starts again. Rows kept this long survive
+ * young-generation collections (each copies the rows read since the last, ~4 MB every few hundred
+ * finds at 100k), but a bound of 256 read 3–4% more at 10k, where hits repeat across queries.
+ */
 const MAX_KNOWN_IDS = 65_536;
 const MAX_KNOWN_ROWS = 4096;
 

@@ -122,7 +122,7 @@ export class Database {
    * (`hybrid`, the default). Filters apply before `top_k` is cut; scores are 0–1 in every mode.
    * Without a usable model, hybrid falls back to keywords with a warning; vector mode fails.
    */
-  async findSimilar(input: FindInput, limits?: { /** @internal evaluation only */ maxTopK: number }): Promise<FindResult> {
+  findSimilar(input: FindInput, limits?: { /** @internal evaluation only */ maxTopK: number }): Promise<FindResult> {
     return findSimilar(this.ctx, input, limits);
   }
 

@@ -14,43 +14,65 @@ import { searchFilter } from "./filters.js";
 import type { Candidate } from "./fusion.js";
 import { describeBudget, firstPassages, fitBudget, groupPassages, type RankedHit, toPassage, validateMaxChars } from "./passages.js";
 import { requireReranker, rerank } from "./rerank.js";
-import { chunkHitsOf, type RetrieveMemo, retrieve } from "./retrieve.js";
+import { chunkHitsOf, modelRecord, type RetrieveMemo, retrieve } from "./retrieve.js";
 
 /** The scored hits of candidates kept in their order (those whose chunk is gone are left out). */
 function scoredHits(kept: Candidate[], hits: Map<string, ChunkHit>): RankedHit[] {
-  return kept.flatMap((r) => {
+  const scored: RankedHit[] = [];
+  for (const r of kept) {
     const hit = hits.get(r.chunkId);
-    return hit ? [{ hit, score: r.score, ...(r.distance !== undefined ? { distance: r.distance } : {}) }] : [];
-  });
+    if (hit) scored.push(r.distance !== undefined ? { hit, score: r.score, distance: r.distance } : { hit, score: r.score });
+  }
+  return scored;
 }
 
 /** Retrievals of one find at most (each asks for 4 times as many candidates as the last), besides a first narrow one. */
 const MAX_RETRIEVE_ROUNDS = 3;
 
+type FirstPassages = ReturnType<typeof firstPassages>;
+
 /**
  * The hits of the first `count` passages among ranked candidates (see firstPassages), reading
- * the chunks as far down the ranking as needed (a batch at a time, into `prefetched`).
+ * the chunks as far down the ranking as needed (a batch at a time, into `prefetched`). When the
+ * search read them all (a vector find's usual case), the answer comes without a pause.
  */
-async function firstPassagesOf(
+function firstPassagesOf(
   ctx: DatabaseContext,
   ranked: Candidate[],
   count: number,
   merge: boolean,
   prefetched: Map<string, ChunkHit>,
-): Promise<ReturnType<typeof firstPassages>> {
-  let read = Math.min(ranked.length, count);
+): FirstPassages | Promise<FirstPassages> {
+  const read = Math.min(ranked.length, count);
+  const head = read === ranked.length ? ranked : ranked.slice(0, read);
+  if (!head.every((r) => prefetched.has(r.chunkId))) return readPassages(ctx, ranked, count, merge, prefetched, read);
+  const first = firstPassages(scoredHits(head, prefetched), count, merge);
+  if (first.complete || read >= ranked.length) return first;
+  return readPassages(ctx, ranked, count, merge, prefetched, Math.min(ranked.length, read + Math.max(count, 10)));
+}
+
+/** firstPassagesOf from the first `read` candidates on, reading chunks the search did not. */
+async function readPassages(
+  ctx: DatabaseContext,
+  ranked: Candidate[],
+  count: number,
+  merge: boolean,
+  prefetched: Map<string, ChunkHit>,
+  from: number,
+): Promise<FirstPassages> {
+  let read = from;
   for (;;) {
+    const head = read === ranked.length ? ranked : ranked.slice(0, read);
     // Read with the search (a vector find's usual case): no call, no wait.
-    const all = ranked.slice(0, read).every((r) => prefetched.has(r.chunkId));
-    const hits = all
+    const hits = head.every((r) => prefetched.has(r.chunkId))
       ? prefetched
       : await chunkHitsOf(
           ctx,
-          ranked.slice(0, read).map((r) => r.chunkId),
+          head.map((r) => r.chunkId),
           prefetched,
         );
     if (hits !== prefetched) for (const [id, hit] of hits) prefetched.set(id, hit);
-    const first = firstPassages(scoredHits(ranked.slice(0, read), hits), count, merge);
+    const first = firstPassages(scoredHits(head, hits), count, merge);
     if (first.complete || read >= ranked.length) return first;
     read = Math.min(ranked.length, read + Math.max(count, 10));
   }
@@ -86,7 +108,9 @@ function validateFind(ctx: DatabaseContext, input: FindInput, maxTopK: number | 
 export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits?: { maxTopK: number }): Promise<FindResult> {
   const started = performance.now();
   const { query, topK, mode, reranker, maxChars, includeText, merge } = validateFind(ctx, input, limits?.maxTopK);
-  const filter = await searchFilter(ctx, input);
+  const memo: RetrieveMemo = {};
+  // The model record in the same synchronous stretch as the memory check's change token (modelRecord).
+  const [filter] = await Promise.all([searchFilter(ctx, input), mode !== "keyword" ? modelRecord(ctx, memo) : undefined]);
   let warnings: string[] = [];
   // Fetch more than top_k when fusion or a threshold may drop some, merging may join some, or a
   // reranker reorders them.
@@ -103,7 +127,6 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
   const rounds = MAX_RETRIEVE_ROUNDS + (narrowFirst ? 1 : 0);
 
   const prefetched = new Map<string, ChunkHit>();
-  const memo: RetrieveMemo = {};
   let more = false;
   const retrieveAll = async () => {
     warnings = [];
@@ -162,8 +185,10 @@ export async function findSimilar(ctx: DatabaseContext, input: FindInput, limits
     // top_k counts passages: take chunks until top_k passages, retrieving more while the
     // candidates run out before the store does.
     for (let round = 0; ; round++) {
-      const passing = ranked.filter((r) => input.threshold === undefined || r.score >= input.threshold);
-      const first = await firstPassagesOf(ctx, passing, topK, merge, prefetched);
+      const { threshold } = input;
+      const passing = threshold === undefined ? ranked : ranked.filter((r) => r.score >= threshold);
+      const found = firstPassagesOf(ctx, passing, topK, merge, prefetched);
+      const first = found instanceof Promise ? await found : found;
       scored = first.hits;
       groups = first.groups;
       if (first.complete || !more || round === rounds - 1) break;

@@ -37,6 +37,21 @@ interface Group {
   lastIdx: number;
 }
 
+/** A passage of one chunk. */
+function singleGroup(r: RankedHit): { group: Group; single: boolean } {
+  return { group: { docId: r.hit.docId, best: r, members: [r], start: r.hit.start, end: r.hit.end, lastIdx: r.hit.idx }, single: true };
+}
+
+/** Whether no two hits are of one document (compared pairwise: a find's few hits need no set). */
+function distinctDocuments(ranked: RankedHit[]): boolean {
+  if (ranked.length > 64) return false;
+  for (let i = 1; i < ranked.length; i++) {
+    const docId = (ranked[i] as RankedHit).hit.docId;
+    for (let j = 0; j < i; j++) if ((ranked[j] as RankedHit).hit.docId === docId) return false;
+  }
+  return true;
+}
+
 /**
  * Groups ranked chunks into passages: chunks of one document that overlap or are neighbours
  * (consecutive chunk indices, or touching offsets) become one passage spanning them all. The
@@ -44,12 +59,8 @@ interface Group {
  * document order. Passages come back in the order of their best chunk.
  */
 export function groupPassages(ranked: RankedHit[], merge: boolean): { group: Group; single: boolean }[] {
-  if (!merge) {
-    return ranked.map((r) => ({
-      group: { docId: r.hit.docId, best: r, members: [r], start: r.hit.start, end: r.hit.end, lastIdx: r.hit.idx },
-      single: true,
-    }));
-  }
+  // Hits of distinct documents (a vector find's usual top 10) group as they are, in their order.
+  if (!merge || distinctDocuments(ranked)) return ranked.map(singleGroup);
   const byDoc = new Map<string, RankedHit[]>();
   for (const r of ranked) {
     const list = byDoc.get(r.hit.docId) ?? [];
@@ -94,7 +105,10 @@ export function firstPassages(
     return { hits, complete: ranked.length >= count, groups: groupPassages(hits, false) };
   }
   let n = Math.min(count, ranked.length);
-  let groups = groupPassages(ranked.slice(0, n), true);
+  const head = n === ranked.length ? ranked : ranked.slice(0, n);
+  // The first `count` of distinct documents are `count` passages of one chunk each.
+  if (distinctDocuments(head)) return { hits: head, complete: n >= count, groups: head.map(singleGroup) };
+  let groups = groupPassages(head, true);
   // Each added chunk makes at most one more passage, so adding the shortfall never overshoots.
   while (groups.length < count && n < ranked.length) {
     n = Math.min(ranked.length, n + (count - groups.length));
@@ -155,9 +169,26 @@ function cut(text: string, limit: number): string {
   const floor = Math.floor(limit * 0.8);
   const line = head.lastIndexOf("\n");
   if (line >= floor) return head.slice(0, line);
-  const space = head.search(/\s\S*$/);
-  if (space >= floor) return head.slice(0, space);
+  // The last white space (where /\s\S*$/ matches), looked for only as far back as `floor`.
+  for (let i = head.length - 1; i >= floor; i--) if (isSpace(head.charCodeAt(i))) return head.slice(0, i);
   return head;
+}
+
+/** Whether a UTF-16 code unit is white space as a regular expression's \s means it. */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 // Candidates for a query: keyword search (definitions of a named symbol first) and vector
 // search over what the filter allows, fused by mode; and reading the chunks of candidates.
 import { buildKeywordQuery } from "@docdb/analyzer";
-import { allOf, type ChunkHit, type Filter, type VectorHit } from "@docdb/store";
+import { allOf, type ChunkHit, type EmbeddingInfo, type Filter, type VectorHit } from "@docdb/store";
 import { type DatabaseContext, describeEmbeddingFailure } from "../database/context.js";
 import { assertSameModel } from "../embedding-guard.js";
 import { DocDBError } from "../errors.js";
@@ -12,6 +12,20 @@ import { type Candidate, rank } from "./fusion.js";
 /** What a find's retrievals share. */
 export interface RetrieveMemo {
   queryVector?: Float32Array;
+  /** The database's model record, read once per find (see modelRecord). */
+  model?: { info: EmbeddingInfo | undefined };
+}
+
+/**
+ * The database's model record, read once per find into `memo`. A find asks for it in the same
+ * synchronous stretch as its memory check reads the change token (see find.ts): an engine that
+ * keeps values while that token holds (SQLite) then reads the token once for both.
+ */
+export async function modelRecord(ctx: DatabaseContext, memo: RetrieveMemo | undefined): Promise<EmbeddingInfo | undefined> {
+  if (memo?.model) return memo.model.info;
+  const info = await ctx.store.getEmbeddingInfo();
+  if (memo) memo.model = { info };
+  return info;
 }
 
 /** What to retrieve: the mode, how many candidates, over what, and whether approximation is allowed. */
@@ -100,7 +114,8 @@ export async function retrieve(
   let embedding: Promise<Float32Array | undefined> | undefined;
   if (mode !== "keyword") {
     const model = ctx.embedding;
-    const info = await store.getEmbeddingInfo();
+    // Read once per find (see modelRecord); a later round takes it without a pause.
+    const info = options.memo?.model ? options.memo.model.info : await modelRecord(ctx, options.memo);
     if (!model) {
       const why = ctx.services.embeddingProblem ?? "no embedding provider is configured";
       if (mode === "vector") {
@@ -125,7 +140,7 @@ export async function retrieve(
   // The vector leg starts as soon as the query's vector is there, while the keyword leg may still
   // be under way: an engine with a pool of connections runs both at once (SQLite's legs are
   // synchronous calls, so there they run one after the other on this thread).
-  const keywordDone = mode !== "vector" ? keywordLeg(ctx, query, options) : Promise.resolve<{ chunkId: string; score: number }[]>([]);
+  const keywordDone = mode !== "vector" ? keywordLeg(ctx, query, options) : undefined;
   const vectorDone = embedding?.then(async (queryVector) => {
     if (!queryVector) return undefined;
     const withChunks = mode === "vector" && prefetched !== undefined ? (options.reads ?? true) : false;
@@ -134,8 +149,8 @@ export async function retrieve(
     return hits;
   });
   // Settled below; a keyword leg that throws first must not leave its rejection unhandled.
-  vectorDone?.catch(() => {});
-  const keyword = await keywordDone;
+  if (keywordDone) vectorDone?.catch(() => {});
+  const keyword = keywordDone ? await keywordDone : [];
   const found = await vectorDone;
   const vector: VectorHit[] = found ?? [];
   const searchedVectors = found !== undefined;

@@ -117,11 +117,13 @@ export function searchLoaded(
 ): SeqHit[] {
   const stale = viewed?.stale.size ?? 0;
   const deltaSize = viewed?.delta.seqs.length ?? 0;
-  const size = index.size() - stale + deltaSize;
+  // The graph's size, asked of usearch once (a native call).
+  const graph = index.size();
+  const size = graph - stale + deltaSize;
   if (size <= 0) return [];
   const wanted = Math.min(Math.max(k, width(size)), size);
   // Twice `k` when the graph explores no more for it (its first `k` are the same).
-  const first = Math.min(index.size(), Math.max(wanted, Math.min(2 * k, ef)));
+  const first = Math.min(graph, Math.max(wanted, Math.min(2 * k, ef)));
   const last = memo?.last;
   if (last && last.index === index && last.explored === Math.max(ef, first) && k <= last.valid && sameVector(last.query, query)) {
     return last.hits.slice(0, k);
@@ -130,7 +132,7 @@ export function searchLoaded(
   let ask = first;
   let skipped = false;
   // Outdated entries are skipped: when they crowd the top `k` out, the graph is asked again, wider.
-  for (; ask > 0; ask = Math.min(index.size(), ask * 4)) {
+  for (; ask > 0; ask = Math.min(graph, ask * 4)) {
     hits.length = 0;
     const matches = index.search(query, ask, 1);
     for (let i = 0; i < matches.keys.length; i++) {
@@ -138,7 +140,7 @@ export function searchLoaded(
       if (!viewed?.stale.has(seq)) hits.push({ seq, distance: Math.max(0, matches.distances[i] as number) });
       else skipped = true;
     }
-    if (hits.length >= Math.min(k, index.size() - stale) || ask >= index.size()) break;
+    if (hits.length >= Math.min(k, graph - stale) || ask >= graph) break;
   }
   const fromDelta = Math.min(Math.max(wanted, ask), deltaSize);
   if (fromDelta > 0) {
@@ -148,10 +150,7 @@ export function searchLoaded(
   }
   // Kept when no outdated entry was skipped: a new search's first hits are then these.
   if (memo) {
-    const valid = Math.min(
-      ask >= index.size() ? Number.POSITIVE_INFINITY : ask,
-      fromDelta >= deltaSize ? Number.POSITIVE_INFINITY : fromDelta,
-    );
+    const valid = Math.min(ask >= graph ? Number.POSITIVE_INFINITY : ask, fromDelta >= deltaSize ? Number.POSITIVE_INFINITY : fromDelta);
     memo.last = skipped ? undefined : { query, index, explored: Math.max(ef, ask), valid, hits };
   }
   return hits.slice(0, k);
