@@ -267,13 +267,7 @@ async function endToEnd(withVectorsToo, workers) {
   const result = await db.insertDocuments(docs);
   const wall = (performance.now() - started) / 1000;
   const used = process.cpuUsage(before);
-  const threads = threadShares(
-    threadsBefore,
-    threadTimes(),
-    result.chunks,
-    wall,
-    workers ?? Math.max(1, Math.min(4, availableParallelism())),
-  );
+  const threads = threadShares(threadsBefore, threadTimes(), result.chunks, wall);
   await handle.close();
   return {
     cpu: (used.user + used.system) / result.chunks,

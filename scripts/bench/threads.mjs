@@ -32,11 +32,12 @@ export function threadTimes() {
 }
 
 /**
- * What each thread spent between two `threadTimes()`, grouped: the main thread, the `workers`
- * busiest other threads (the analysis workers when they ran), and every other thread together.
- * Per group: CPU µs per unit of work, and the share of the wall time it ran and waited for a core.
+ * What each thread spent between two `threadTimes()`, grouped: the main thread, the threads that
+ * did more than `busyUs` µs of CPU per unit of work (the analysis workers when they ran: V8's
+ * helpers stay far below), and every other thread together. Per group: CPU µs per unit of work,
+ * and the share of the wall time it ran and waited for a core.
  */
-export function threadShares(before, after, units, wallSeconds, workers) {
+export function threadShares(before, after, units, wallSeconds, busyUs = 25) {
   if (!before || !after) return undefined;
   const rows = [];
   for (const [tid, t] of after) {
@@ -44,11 +45,12 @@ export function threadShares(before, after, units, wallSeconds, workers) {
     rows.push({ main: tid === String(process.pid), cpu: t.cpu - b.cpu, run: t.run - b.run, wait: t.wait - b.wait });
   }
   const main = rows.filter((r) => r.main);
-  const others = rows.filter((r) => !r.main).sort((a, b) => b.cpu - a.cpu);
+  const busy = rows.filter((r) => !r.main && r.cpu / units > busyUs);
+  const rest = rows.filter((r) => !r.main && r.cpu / units <= busyUs);
   const groups = [
     ["main thread", main],
-    [`${workers} busiest other threads (analysis workers)`, others.slice(0, workers)],
-    ["all other threads (V8 GC and compiler helpers, libuv)", others.slice(workers)],
+    [`${busy.length} other busy thread(s) (analysis workers)`, busy],
+    ["all other threads (V8 GC and compiler helpers, libuv)", rest],
   ];
   const wallNs = wallSeconds * 1e9;
   return groups.map(([name, list]) => {
