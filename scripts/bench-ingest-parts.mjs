@@ -10,6 +10,11 @@
  * Each part runs `--repeat` times on the same documents (bench/data.mjs, seed 5, as
  * bench-compare's); the least CPU time is kept (other work on the machine only adds to it).
  * `--tree` measures another built checkout's packages with this script.
+ *
+ * With analysis workers, the CPU of each thread of the process during the best run is printed
+ * too (Linux): the main thread, the workers, V8's helper threads, and how long each ran and
+ * waited for a core (when the threads wait long, the cores were all busy, and only less CPU per
+ * chunk ingests faster).
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,8 +23,10 @@ import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { deserialize, serialize } from "node:v8";
 import { clusteredVectors, documents } from "./bench/data.mjs";
 import { PrecomputedEmbeddings } from "./bench/model.mjs";
+import { threadShares, threadTimes } from "./bench/threads.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -96,6 +103,27 @@ const analysis = await cpuPerChunk(() =>
 );
 part("word segmentation (forEachWord: ICU + fast path)", segmentation, "inside analysis");
 part("word analysis (indexTerms, all of it)", analysis);
+
+// The analysis workers' messages, copied as postMessage copies them (structured clone): the
+// request (title, each chunk's heading and text) and the reply (title and body terms per chunk).
+const requests = docs.map((d, i) => ({ title: d.title, chunks: chunked[i].map((c) => [null, c.text]) }));
+const replies = docs.map((d, i) => {
+  const titleTerms = analyzer.analyzeForIndex(d.title);
+  return chunked[i].map((c) => {
+    const t = analyzer.indexTerms(d.title, {}, c.text, titleTerms);
+    return [t.title, t.body];
+  });
+});
+part(
+  "analysis workers' messages (structured clone of request and reply)",
+  await cpuPerChunk(() => {
+    for (let from = 0; from < docs.length; from += 50) {
+      deserialize(serialize({ id: from, documents: requests.slice(from, from + 50) }));
+      deserialize(serialize({ id: from, terms: replies.slice(from, from + 50) }));
+    }
+  }),
+  "copying out and back, both threads' share",
+);
 
 // 3. The write, statement by statement: each variant adds statements to the one before.
 const terms = docs.map((d, i) => {
@@ -233,13 +261,20 @@ async function endToEnd(withVectorsToo, workers) {
     warm.push(d);
   }
   await db.insertDocuments(warm);
+  const threadsBefore = threadTimes();
   const before = process.cpuUsage();
   const started = performance.now();
   const result = await db.insertDocuments(docs);
   const wall = (performance.now() - started) / 1000;
   const used = process.cpuUsage(before);
+  const threads = threadShares(threadsBefore, threadTimes(), result.chunks, wall);
   await handle.close();
-  return { cpu: (used.user + used.system) / result.chunks, perSecond: result.chunks / wall, docsPerSecond: docs.length / wall };
+  return {
+    cpu: (used.user + used.system) / result.chunks,
+    perSecond: result.chunks / wall,
+    docsPerSecond: docs.length / wall,
+    threads,
+  };
 }
 const ends = [];
 for (const [label, withVectorsToo, workers] of [
@@ -253,7 +288,7 @@ for (const [label, withVectorsToo, workers] of [
     const m = await endToEnd(withVectorsToo, workers);
     if (!best || m.cpu < best.cpu) best = m;
   }
-  ends.push(best);
+  ends.push({ label, ...best });
   part(label, best.cpu, `${Math.round(best.perSecond)} chunks/s, ${Math.round(best.docsPerSecond)} docs/s wall`);
 }
 rmSync(work, { recursive: true, force: true });
@@ -267,6 +302,11 @@ console.log(
   `${TREE}: ${docs.length} documents, ${CHUNKS} chunks (${(docs.reduce((n, d) => n + d.text.length, 0) / CHUNKS).toFixed(0)} characters each)`,
 );
 console.table(rows);
+for (const end of ends) {
+  if (!end.threads || !end.label.endsWith("analysis workers")) continue;
+  console.log(`Per thread, ${end.label} (the run with least CPU):`);
+  console.table(end.threads);
+}
 const cores = availableParallelism();
 const [vectorsSingle, , keywordSingle] = ends.map((e) => e.cpu);
 console.log(

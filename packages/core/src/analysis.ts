@@ -36,6 +36,33 @@ function codeFields(chunk: DocumentWrite["chunks"][number]): CodeFields | undefi
 /** Analyses the chunks of writes, in this thread or in worker threads. */
 export type Analyse = (writes: DocumentWrite[]) => Promise<void>;
 
+/**
+ * Analyses one piece of queued work in this thread; false when nothing waits to be analysed.
+ * A caller that would otherwise wait for the workers calls it (see `analysed`).
+ */
+export type AnalyseHere = () => boolean;
+
+/**
+ * Waits for `work`, analysing queued pieces in this thread meanwhile: the main thread, which
+ * would only wait, takes its share of the words, so every core works and none idles.
+ */
+export async function analysed(work: Promise<void>, here?: AnalyseHere): Promise<void> {
+  if (here) {
+    let settled = false;
+    work.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    // Between pieces the event loop runs, so the workers' answers arrive and settle `work`.
+    while (!settled && here()) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await work;
+}
+
 /** The worker script: beside this module when built (core's dist, or a bundled program's folder). */
 function workerScript(): string | undefined {
   for (const candidate of ["./analysis-worker.mjs", "../dist/analysis-worker.mjs"]) {
@@ -49,35 +76,78 @@ function workerScript(): string | undefined {
   return undefined;
 }
 
+/** Documents of one `analyse` call, analysed together by a worker or by this thread. */
+interface Piece {
+  writes: DocumentWrite[];
+  chunks: number;
+  /** Called once the piece's chunks have their terms. */
+  done: () => void;
+}
+
 interface PoolWorker {
   worker: Worker;
-  pending: Map<number, { resolve: (terms: [string, string][][]) => void; reject: (error: Error) => void }>;
+  /** Pieces sent and not answered yet, by request id. */
+  pending: Map<number, Piece>;
+  /** Their chunks. */
+  chunks: number;
+}
+
+/**
+ * Chunks per piece: small enough that the main thread, taking a piece while it waits, waits
+ * little longer than needed (~4 ms of analysis), large enough that messages stay few.
+ */
+const PIECE_CHUNKS = 32;
+
+/**
+ * Chunks sent to a worker ahead: enough to keep it busy while the main thread writes a batch
+ * (~25 ms at 100 documents), without sending it everything (the main thread takes what is left).
+ */
+const AHEAD_CHUNKS = 256;
+
+/** Splits writes into pieces of about PIECE_CHUNKS chunks, whole documents each. */
+function pieces(writes: DocumentWrite[]): { writes: DocumentWrite[]; chunks: number }[] {
+  const out: { writes: DocumentWrite[]; chunks: number }[] = [];
+  let current: { writes: DocumentWrite[]; chunks: number } = { writes: [], chunks: 0 };
+  for (const w of writes) {
+    current.writes.push(w);
+    current.chunks += w.chunks.length;
+    if (current.chunks >= PIECE_CHUNKS) {
+      out.push(current);
+      current = { writes: [], chunks: 0 };
+    }
+  }
+  if (current.writes.length > 0) out.push(current);
+  return out;
 }
 
 /**
  * Word analysis in worker threads, for bulk inserts: ICU word segmentation is most of the CPU
- * an insert costs, and the workers analyse the next batch while the main thread writes this
- * one. Started on the first batch large enough to pay (`minChunks`), with `size` workers; they
- * hold the process open only while they work, and `close` ends them. A worker that fails turns
- * the pool off: analysis carries on in this thread, with the same terms.
+ * an insert costs, and the workers analyse the next batches while the main thread writes this
+ * one. Work is queued in pieces of a few documents; each worker is sent some ahead, and the
+ * main thread, instead of waiting for the workers, analyses the queued pieces itself
+ * (`analyseHere`), so on N cores N - 1 workers and the main thread keep every core busy without
+ * more threads than cores. Started on the first batch large enough to pay (`minChunks`), with
+ * `size` workers; they hold the process open only while they work, and `close` ends them. A
+ * worker that fails turns the pool off: analysis carries on in this thread, with the same terms.
  *
- * Measured on 2 cores (BENCHMARKS.md): idle, two workers ingest 1.4–1.5× as fast as the main
- * thread alone for 2–10% more CPU; with the cores already busy with other work, no faster.
+ * Measured on 2 cores (BENCHMARKS.md): one worker and the main thread take less CPU per chunk
+ * than two workers beside a waiting main thread, at the same or a higher rate.
  */
 export class AnalysisPool {
   private workers: PoolWorker[] | undefined;
   private disabled = false;
   private nextId = 0;
-  private rotation = 0;
+  /** Pieces waiting for a worker, or for the main thread to take them (oldest first). */
+  private readonly queue: Piece[] = [];
 
   constructor(private readonly options: { size: number; minChunks: number; logger?: Logger; script?: string }) {}
 
   /**
-   * Workers for this machine: one per core, at most four. On 2 cores, two workers (beside the
-   * main thread, which chunks and writes) ingested fastest (BENCHMARKS.md).
+   * Workers for this machine: one per core but one (the main thread analyses too), at least
+   * one, at most four.
    */
   static defaultSize(): number {
-    return Math.max(1, Math.min(4, availableParallelism()));
+    return Math.max(1, Math.min(4, availableParallelism() - 1));
   }
 
   /** Worker threads running now (0 before the first large batch, and after a failure). */
@@ -88,35 +158,33 @@ export class AnalysisPool {
   readonly analyse: Analyse = async (writes) => {
     const chunks = writes.reduce((n, w) => n + w.chunks.length, 0);
     if (this.disabled || this.options.size < 1 || chunks < this.options.minChunks) return analyseInThread(writes);
-    const workers = this.start();
-    if (!workers) return analyseInThread(writes);
-    // Documents dealt out in turn, so each worker gets about the same amount of text.
-    const parts: DocumentWrite[][] = workers.map(() => []);
-    writes.forEach((w, i) => {
-      parts[(i + this.rotation) % workers.length]?.push(w);
+    if (!this.start()) return analyseInThread(writes);
+    const parts = pieces(writes);
+    await new Promise<void>((resolve) => {
+      let left = parts.length;
+      const done = () => {
+        if (--left === 0) resolve();
+      };
+      for (const part of parts) this.queue.push({ ...part, done });
+      this.send();
     });
-    this.rotation++;
-    try {
-      await Promise.all(
-        parts.map(async (part, i) => {
-          if (part.length === 0) return;
-          const terms = await this.request(workers[i] as PoolWorker, part);
-          part.forEach((w, d) => {
-            w.chunks.forEach((chunk, c) => {
-              const pair = terms[d]?.[c];
-              if (!pair) throw new Error("the analysis worker answered for fewer chunks than it was sent");
-              chunk.terms = { version: ANALYZER_VERSION, title: pair[0], body: pair[1] };
-            });
-          });
-        }),
-      );
-    } catch (error) {
-      this.options.logger?.warn({ err: (error as Error).message }, "analysis worker failed; analysing in the main thread");
-      await this.close();
-      this.disabled = true;
-      analyseInThread(writes);
-    }
   };
+
+  /** Analyses the oldest queued piece in this thread (see AnalyseHere). */
+  readonly analyseHere: AnalyseHere = () => {
+    const piece = this.queue.shift();
+    if (!piece) return false;
+    analyseInThread(piece.writes);
+    piece.done();
+    return true;
+  };
+
+  /** Sends queued pieces to the workers, up to AHEAD_CHUNKS each. */
+  private send(): void {
+    for (const pool of this.workers ?? []) {
+      while (pool.chunks < AHEAD_CHUNKS && this.queue.length > 0) this.request(pool, this.queue.shift() as Piece);
+    }
+  }
 
   private start(): PoolWorker[] | undefined {
     if (this.workers) return this.workers;
@@ -125,33 +193,76 @@ export class AnalysisPool {
       this.disabled = true;
       return undefined;
     }
-    this.workers = Array.from({ length: this.options.size }, () => {
-      const pool: PoolWorker = { worker: new (nodeWorkerThreads().Worker)(script), pending: new Map() };
+    const workers = Array.from({ length: this.options.size }, () => {
+      const pool: PoolWorker = { worker: new (nodeWorkerThreads().Worker)(script), pending: new Map(), chunks: 0 };
       pool.worker.unref();
-      const failAll = (error: Error) => {
-        for (const { reject } of pool.pending.values()) reject(error);
-        pool.pending.clear();
-      };
-      pool.worker.on("message", (reply: AnalysisReply) => {
-        const waiting = pool.pending.get(reply.id);
-        if (!waiting) return;
-        pool.pending.delete(reply.id);
-        if (pool.pending.size === 0) pool.worker.unref();
-        if ("error" in reply) waiting.reject(new Error(reply.error));
-        else waiting.resolve(reply.terms);
-      });
-      pool.worker.on("error", failAll);
-      pool.worker.on("exit", (code) => failAll(new Error(`analysis worker exited with code ${code}`)));
+      pool.worker.on("message", (reply: AnalysisReply) => this.answered(pool, reply));
+      pool.worker.on("error", (error: Error) => this.fail(pool, error));
+      pool.worker.on("exit", (code) => this.fail(pool, new Error(`analysis worker exited with code ${code}`)));
       return pool;
     });
-    return this.workers;
+    this.workers = workers;
+    return workers;
   }
 
-  private request(pool: PoolWorker, writes: DocumentWrite[]): Promise<[string, string][][]> {
+  private answered(pool: PoolWorker, reply: AnalysisReply): void {
+    const piece = pool.pending.get(reply.id);
+    if (!piece) return;
+    if ("error" in reply) {
+      this.fail(pool, new Error(reply.error));
+      return;
+    }
+    pool.pending.delete(reply.id);
+    pool.chunks -= piece.chunks;
+    if (pool.pending.size === 0) pool.worker.unref();
+    const { terms } = reply;
+    try {
+      piece.writes.forEach((w, d) => {
+        w.chunks.forEach((chunk, c) => {
+          const pair = terms[d]?.[c];
+          if (!pair) throw new Error("the analysis worker answered for fewer chunks than it was sent");
+          chunk.terms = { version: ANALYZER_VERSION, title: pair[0], body: pair[1] };
+        });
+      });
+    } catch (error) {
+      // Analysed again here (with the others this worker held), whatever it had set.
+      pool.pending.set(reply.id, piece);
+      this.fail(pool, error as Error);
+      return;
+    }
+    piece.done();
+    this.send();
+  }
+
+  /**
+   * A worker failed: the pool stops, and every piece sent or queued is analysed in this thread
+   * (the same terms), so no insert waits for an answer that will not come.
+   */
+  private fail(pool: PoolWorker, error: Error): void {
+    if (!this.workers?.includes(pool)) return;
+    this.options.logger?.warn({ err: error.message }, "analysis worker failed; analysing in the main thread");
+    this.disabled = true;
+    for (const w of this.stop()) void w.worker.terminate();
+  }
+
+  /** Ends the workers and analyses here whatever they or the queue still held. */
+  private stop(): PoolWorker[] {
+    const workers = this.workers ?? [];
+    this.workers = undefined;
+    const left = [...workers.flatMap((w) => [...w.pending.values()]), ...this.queue.splice(0)];
+    for (const w of workers) w.pending.clear();
+    for (const piece of left) {
+      analyseInThread(piece.writes);
+      piece.done();
+    }
+    return workers;
+  }
+
+  private request(pool: PoolWorker, piece: Piece): void {
     const id = this.nextId++;
     const message: AnalysisRequest = {
       id,
-      documents: writes.map((w) => ({
+      documents: piece.writes.map((w) => ({
         title: w.document.title ?? null,
         chunks: w.chunks.map((c) => {
           const code = codeFields(c);
@@ -159,18 +270,16 @@ export class AnalysisPool {
         }),
       })),
     };
-    return new Promise((resolve, reject) => {
-      pool.pending.set(id, { resolve, reject });
-      // Held open while it works, so a program waiting only for it does not exit meanwhile.
-      pool.worker.ref();
-      pool.worker.postMessage(message);
-    });
+    pool.pending.set(id, piece);
+    pool.chunks += piece.chunks;
+    // Held open while it works, so a program waiting only for it does not exit meanwhile.
+    pool.worker.ref();
+    pool.worker.postMessage(message);
   }
 
-  /** Ends the workers (they start again on the next large batch). */
+  /** Ends the workers (they start again on the next large batch); work they held is done here. */
   async close(): Promise<void> {
-    const workers = this.workers;
-    this.workers = undefined;
-    if (workers) await Promise.all(workers.map((w) => w.worker.terminate()));
+    const workers = this.stop();
+    await Promise.all(workers.map((w) => w.worker.terminate()));
   }
 }

@@ -59,8 +59,9 @@ export interface OpenDocDBOptions {
   embedDeadlineMs?: number;
   /**
    * Worker threads that analyse the words of bulk inserts (`insertDocuments`, imports) while the
-   * main thread writes: 0 analyses in the main thread. Default env DOCDB_ANALYSIS_WORKERS, else
-   * one per core (at most 4). The terms are the same either way.
+   * main thread writes (the main thread analyses too, whenever it would wait for them): 0
+   * analyses in the main thread only. Default env DOCDB_ANALYSIS_WORKERS, else one per core but
+   * one (at least 1, at most 4). The terms are the same either way.
    */
   analysisWorkers?: number;
   /**
@@ -271,6 +272,7 @@ export class DocDB {
       onPending: () => this.healer?.kick(),
       healing: () => this.healer?.status(),
       analyse: this.analysis.analyse,
+      analyseHere: this.analysis.analyseHere,
       memory: this.memoryOptions,
     });
     return database;

@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import { type ChunkOptions, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "@docdb/chunker";
 import type { DocumentWrite, Store, StoredFile } from "@docdb/store";
-import { type Analyse, analyseInThread } from "../analysis.js";
+import { type Analyse, type AnalyseHere, analysed, analyseInThread } from "../analysis.js";
 import { nodeCrypto } from "../builtins.js";
 import type { DatabaseContext } from "../database/context.js";
 import { embedPending } from "../database/embedding.js";
@@ -169,7 +169,7 @@ export async function importCollection(target: ImportTarget, collection: Collect
   progress.files_total = walked.files.length;
   report();
   let lastReport = 0;
-  const batch = new WriteBatch(store, ctx.services.analyse ?? (async (writes) => analyseInThread(writes)));
+  const batch = new WriteBatch(store, ctx.services.analyse ?? (async (writes) => analyseInThread(writes)), ctx.services.analyseHere);
   for (const file of walked.files) {
     interrupted(options.signal);
     const outcome = await importFile(store, batch, name, file, existing.get(file.path), chunking, settings);
@@ -285,6 +285,7 @@ class WriteBatch {
   constructor(
     private readonly store: Store,
     private readonly analyse: Analyse,
+    private readonly here?: AnalyseHere,
   ) {}
 
   async add(write: DocumentWrite): Promise<void> {
@@ -299,7 +300,7 @@ class WriteBatch {
     this.writes = [];
     this.chars = 0;
     // Words analysed before the transaction, which then holds the write lock only to insert.
-    await this.analyse(writes);
+    await analysed(this.analyse(writes), this.here);
     for (const result of await this.store.writeDocuments(writes)) this.reusedVectors += result.reusedVectors;
   }
 }

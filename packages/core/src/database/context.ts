@@ -3,7 +3,7 @@
 import type { ChunkOptions } from "@docdb/chunker";
 import { EmbeddingError, type EmbeddingModel, embedMany, type Reranker } from "@docdb/embed";
 import type { Store } from "@docdb/store";
-import type { Analyse } from "../analysis.js";
+import type { Analyse, AnalyseHere } from "../analysis.js";
 import { DocDBError, fromStoreError } from "../errors.js";
 import type { HealingStatus } from "../healer.js";
 import type { Logger } from "../logger.js";
@@ -42,6 +42,8 @@ export interface DatabaseServices {
   healing?: () => HealingStatus | undefined;
   /** Analyses the words of bulk inserts (worker threads when they pay); default in this thread. */
   analyse?: Analyse;
+  /** Analyses one queued piece of `analyse`'s work in this thread (while waiting for it); false when none is queued. */
+  analyseHere?: AnalyseHere;
   /** Agent memory thresholds (default: the environment's, else docdb's defaults). */
   memory?: ResolvedMemoryOptions;
 }

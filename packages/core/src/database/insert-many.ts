@@ -2,7 +2,7 @@
 // embedded before each write, refused one by one when a batch cannot be written.
 
 import type { WriteResult } from "@docdb/store";
-import { analyseInThread } from "../analysis.js";
+import { analysed as analysedHelping, analyseInThread } from "../analysis.js";
 import { assertSameModel } from "../embedding-guard.js";
 import { DocDBError, toDocDBError } from "../errors.js";
 import type { InsertInput, InsertManyItem, InsertManyOptions, InsertManyResult } from "../types.js";
@@ -88,7 +88,8 @@ export async function insertDocuments(
   fill();
   for (let from = 0; ahead.length > 0; from += batchSize) {
     const { batch, analysed } = ahead.shift() as ReturnType<typeof prepareBatch>;
-    await analysed;
+    // While the workers finish this batch, this thread analyses queued pieces (this batch's or the next ones').
+    await analysedHelping(analysed, ctx.services.analyseHere);
     fill();
     if (options.signal?.aborted) {
       await Promise.all(ahead.map((b) => b.analysed.catch(() => undefined)));

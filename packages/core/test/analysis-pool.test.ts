@@ -1,0 +1,106 @@
+// The analysis pool shares its work with the main thread: queued pieces analysed here while the
+// caller waits, the same terms as analysis in this thread, and nothing lost when a worker fails
+// or the pool closes with work still queued.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DocumentWrite } from "@docdb/store";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AnalysisPool, analysed, analyseInThread } from "../src/analysis.js";
+import { toStoredChunks } from "../src/stored-chunks.js";
+
+const TEXTS = [
+  "東京の天気は晴れです。サーバーの設定を確認しました。請求書を送付いたしました。",
+  "The invoice was sent to the customer's office; retry the request with backoff.",
+  "`getUserName()` returns the name. Set max_connections to 200 and parse e-mail settings.",
+];
+
+/** `count` documents of a few chunks each: Japanese, English, and (every third) chunks of code. */
+function writes(count: number): DocumentWrite[] {
+  return Array.from({ length: count }, (_, n) => {
+    const text = Array.from({ length: 3 }, (_, k) => `${TEXTS[(n + k) % 3]} doc${n}`).join("\n");
+    const parts = text.split("\n");
+    let start = 0;
+    const chunks = parts.map((part, index) => {
+      const chunk = { index, text: part, start, end: start + part.length, headingPath: ["見出し", `part ${n}`] };
+      start += part.length + 1;
+      return chunk;
+    });
+    return {
+      document: { id: `d${n}`, title: n % 4 === 0 ? `文書 ${n} title` : null, content: text, contentHash: "h", metadata: {} },
+      chunks: toStoredChunks(text, chunks, null).map((c) =>
+        n % 3 === 0 ? { ...c, language: "typescript", symbol: "PaymentService.retryCharge", doc: "Charges the card again." } : c,
+      ),
+    };
+  });
+}
+
+const termsOf = (list: DocumentWrite[]) => list.map((w) => w.chunks.map((c) => c.terms));
+
+describe("analysis pool and the main thread", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "docdb-analysis-pool-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("lets the waiting thread analyse queued pieces, with the terms this thread gives", async () => {
+    const expected = writes(300);
+    analyseInThread(expected);
+    const pool = new AnalysisPool({ size: 1, minChunks: 1 });
+    try {
+      // 900 chunks: more than a worker is sent ahead, so pieces wait in the queue.
+      const pooled = writes(300);
+      let here = 0;
+      await analysed(pool.analyse(pooled), () => {
+        const took = pool.analyseHere();
+        if (took) here++;
+        return took;
+      });
+      expect(here).toBeGreaterThan(0);
+      expect(pool.running).toBe(1);
+      expect(termsOf(pooled)).toEqual(termsOf(expected));
+      expect(pooled[3]?.chunks[0]?.terms?.title).toMatch(/paymentservice\.retrycharge charg the card again$/);
+      // Nothing is left queued: a waiter finds nothing more to take.
+      expect(pool.analyseHere()).toBe(false);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("analyses here what a closing pool still held, and what a failed worker was given", async () => {
+    const expected = writes(200);
+    analyseInThread(expected);
+    const pool = new AnalysisPool({ size: 1, minChunks: 1 });
+    const pooled = writes(200);
+    const work = pool.analyse(pooled);
+    // Closed before any answer: the queued pieces and those sent to the worker are analysed here.
+    await pool.close();
+    await work;
+    expect(termsOf(pooled)).toEqual(termsOf(expected));
+
+    // A worker that answers with an error: the pool stops, and every piece is analysed here.
+    const broken = join(dir, "answers-badly.mjs");
+    writeFileSync(
+      broken,
+      "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', (m) => parentPort.postMessage({ id: m.id, error: 'no words today' }));\n",
+    );
+    const warnings: string[] = [];
+    const logger = { warn: (fields: { err: string }) => warnings.push(fields.err) } as never;
+    const failing = new AnalysisPool({ size: 1, minChunks: 1, script: broken, logger });
+    try {
+      const fallback = writes(200);
+      await failing.analyse(fallback);
+      expect(termsOf(fallback)).toEqual(termsOf(expected));
+      expect(failing.running).toBe(0);
+      expect(warnings).toEqual(["no words today"]);
+      // Turned off: later work stays in this thread.
+      const later = writes(200);
+      await failing.analyse(later);
+      expect(termsOf(later)).toEqual(termsOf(expected));
+      expect(failing.running).toBe(0);
+    } finally {
+      await failing.close();
+    }
+  });
+});
