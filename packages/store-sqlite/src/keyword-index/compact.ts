@@ -37,9 +37,16 @@ export function compact(input: CompactInput): Segment {
  * work run between steps. The input must not change meanwhile, but rows added from `slots` on.
  * Positions the segment keeps in its file are read from there one term at a time. With `spill` (an
  * open file descriptor of an empty file, owned from then on), the new positions are written to that
- * file as they are merged rather than kept in memory, and the result reads them from there.
+ * file as they are merged rather than kept in memory, and the result reads them from there. With
+ * `docSpill` too (another such file), so are the new postings (the result's docFile): what the
+ * compaction holds in memory is then its per-term and per-block arrays alone.
  */
-export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS, spill?: number): Generator<void, Segment> {
+export function* compactSteps(
+  input: CompactInput,
+  stepPostings = STEP_POSTINGS,
+  spill?: number,
+  docSpill?: number,
+): Generator<void, Segment> {
   const { delta, dead } = input;
   const limit = input.slots ?? input.seg.seqs.length + input.deltaSeqs.length;
   const deltaSeqs = input.deltaSeqs.slice(0, limit - input.seg.seqs.length);
@@ -88,7 +95,7 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS,
   const blockPos = new U32Writer();
   // Sized from the start at most a little past what they will hold (an added posting takes at
   // most three varints, a position one), so no large buffer is copied in one step as it grows.
-  const doc = new ByteWriter(seg.docBytes.length + 15 * delta.postings);
+  const doc = docSpill === undefined ? new ByteWriter(seg.docBytes.length + 15 * delta.postings) : new PositionSpill(docSpill);
   const pos = spill === undefined ? new ByteWriter(seg.posBytes.length + delta.used) : new PositionSpill(spill);
   const addedList = new AddedList(1024);
   const buf = new BlockBuffer();
@@ -193,7 +200,7 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS,
     blockMinSize: blockMinSize.done(),
     blockDoc: blockDoc.done(),
     blockPos: blockPos.done(),
-    docBytes: doc.done(),
+    ...(doc instanceof PositionSpill ? { docBytes: new Uint8Array(0), docFile: doc.done() } : { docBytes: doc.done() }),
     ...(pos instanceof PositionSpill ? { posBytes: new Uint8Array(0), posFile: pos.done() } : { posBytes: pos.done(), posFile: null }),
   };
 }

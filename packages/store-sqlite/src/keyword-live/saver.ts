@@ -113,6 +113,8 @@ export class KeywordSaver {
    * compacted file. True when the files now hold the index at `live.highWater` as of the call.
    */
   async save(live: Live, options: { wait: boolean; compact: boolean }): Promise<boolean> {
+    // Emptied by a compaction's result that could not be read back: never written (see install()).
+    if (live.index.broken) return false;
     if (live.base && !options.compact) {
       const appended = await this.append(live, options.wait);
       if (appended !== "compact instead") return appended === "saved";
@@ -170,7 +172,9 @@ export class KeywordSaver {
   private async compactAndWrite(live: Live, wait: boolean): Promise<boolean> {
     const mark = live.highWater;
     const snapshot = live.index.snapshot();
-    const steps = compactSteps(snapshot, this.step, this.spill(positionsLength(snapshot.seg)));
+    // Positions and postings both spilled (or neither), so the result holds neither in memory.
+    const spill = this.spill(positionsLength(snapshot.seg));
+    const steps = compactSteps(snapshot, this.step, spill, spill === undefined ? undefined : this.spill(positionsLength(snapshot.seg)));
     live.afterSnapshot = new Map();
     const slice = this.step === undefined ? SLICE_MS : 0;
     let seg: Segment;
@@ -195,13 +199,22 @@ export class KeywordSaver {
         if (fd !== undefined) closeSync(fd);
         return;
       }
-      live.index.adopt(seg);
+      adopted = true;
+      if (fd === undefined) live.index.adopt(seg);
+      else {
+        // Read back from the file just written, into the buffer the index uses when it fits.
+        try {
+          live.index.install(fd, bodyAt, seg);
+        } catch (error) {
+          // The index, unless broken (then read again from the file: FTS5 answers meanwhile), holds every row still.
+          this.warn(`the keyword index ${this.files.file} could not be read back after a compaction: ${(error as Error).message}`);
+          return;
+        }
+      }
       for (const [seq, row] of live.afterSnapshot ?? []) {
         live.index.remove(seq);
         if (row) live.index.add(row);
       }
-      if (fd !== undefined) live.index.positionsWritten(fd, bodyAt);
-      adopted = true;
     };
     try {
       const installed = await this.files.save(seg, mark, { wait }, ({ fd, bodyAt, checksum }) => {
@@ -218,6 +231,7 @@ export class KeywordSaver {
       // still taken, but for positions that belong in a file, which stay where they are.
       if (!adopted && positionsLength(seg) < this.positionsInFileFrom) adopt();
       if (!adopted) seg.posFile?.close();
+      if (!adopted) seg.docFile?.close();
       return installed;
     } finally {
       live.afterSnapshot = undefined;
