@@ -51,7 +51,7 @@ async function answerAsFts5(...live: SqliteStore[]): Promise<void> {
   expect(await answers(reopened)).toEqual(truth);
 }
 
-/** Spill files (a compaction's positions, removed from the folder at once) this process still holds open. */
+/** Spill files (a compaction's positions and postings, removed from the folder at once) this process still holds open. */
 function spillsOpen(): string[] {
   if (process.platform !== "linux") return [];
   return readdirSync("/proc/self/fd")
@@ -62,7 +62,7 @@ function spillsOpen(): string[] {
         return "";
       }
     })
-    .filter((target) => target.startsWith(stores.dir) && target.includes("-positions"));
+    .filter((target) => target.startsWith(stores.dir) && (target.includes("-positions") || target.includes("-postings")));
 }
 
 /** The index file's header (format, log position, checksum). */

@@ -126,11 +126,12 @@ export class KeywordSaver {
    * Where a compaction writes its positions when they will stay in the file (the index's are at
    * least that large already): a temporary file beside the index, removed at once (it is read
    * through its descriptor, and nothing is left behind if the process dies), so a compaction does
-   * not hold a second copy of them in memory. Undefined: in memory.
+   * not hold a second copy of them in memory (nor, in a second such file, of the postings).
+   * Undefined: in memory.
    */
-  private spill(positions: number): number | undefined {
+  private spill(positions: number, what: string): number | undefined {
     if (!POSITIONS_IN_FILE || positions < this.positionsInFileFrom) return undefined;
-    const path = `${this.files.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}-positions`;
+    const path = `${this.files.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}-${what}`;
     try {
       const fd = openSync(path, "w+");
       rmSync(path, { force: true });
@@ -173,8 +174,13 @@ export class KeywordSaver {
     const mark = live.highWater;
     const snapshot = live.index.snapshot();
     // Positions and postings both spilled (or neither), so the result holds neither in memory.
-    const spill = this.spill(positionsLength(snapshot.seg));
-    const steps = compactSteps(snapshot, this.step, spill, spill === undefined ? undefined : this.spill(positionsLength(snapshot.seg)));
+    const spill = this.spill(positionsLength(snapshot.seg), "positions");
+    const steps = compactSteps(
+      snapshot,
+      this.step,
+      spill,
+      spill === undefined ? undefined : this.spill(positionsLength(snapshot.seg), "postings"),
+    );
     live.afterSnapshot = new Map();
     const slice = this.step === undefined ? SLICE_MS : 0;
     let seg: Segment;
