@@ -100,8 +100,7 @@ export function* compactSteps(
   const addedList = new AddedList(1024);
   const buf = new BlockBuffer();
   // One term's postings gathered (new slot, counts, where its positions are), then merged by slot.
-  let g = new Gathered();
-  let merged = new Gathered();
+  const g = new Gathered();
   const fresh = new Gathered();
   for (let term = 0; term < input.terms.length; term++) {
     if (work >= stepPostings) {
@@ -137,7 +136,6 @@ export function* compactSteps(
     }
     const added = readAdded(delta, term, limit, addedList);
     if (added.length > 0) {
-      merged.length = 0;
       fresh.length = 0;
       for (let i = 0; i < added.length; i++) {
         const slot = newSlot[added.slots[i] as number] as number;
@@ -147,13 +145,15 @@ export function* compactSteps(
         if (slot >= 0) fresh.push(slot, t, c, at, skipVarints(delta.bytes, at, t + c), 1);
       }
       const order = Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
-      let i = 0;
-      for (const j of order) {
-        while (i < g.length && (g.slot[i] as number) < (fresh.slot[j] as number)) merged.copy(g, i++);
-        merged.copy(fresh, j);
+      // Merged into g from its end (no second list as long as the largest term's held meanwhile).
+      let i = g.length - 1;
+      let w = g.length + order.length - 1;
+      g.reserve(w + 1);
+      for (let k = order.length - 1; k >= 0; k--) {
+        const j = order[k] as number;
+        while (i >= 0 && (g.slot[i] as number) > (fresh.slot[j] as number)) g.put(w--, g, i--);
+        g.put(w--, fresh, j);
       }
-      while (i < g.length) merged.copy(g, i++);
-      [g, merged] = [merged, g];
     }
     work += g.length + 16;
     if (g.length === 0) continue;
@@ -224,15 +224,19 @@ class Gathered {
     this.to[i] = to;
     this.fromDelta[i] = fromDelta;
   }
-  copy(other: Gathered, i: number): void {
-    this.push(
-      other.slot[i] as number,
-      other.title[i] as number,
-      other.body[i] as number,
-      other.from[i] as number,
-      other.to[i] as number,
-      other.fromDelta[i] as number,
-    );
+  /** Room for `n` postings, and a length of `n` (the ones past the old length to be put()). */
+  reserve(n: number): void {
+    while (this.slot.length < n) this.grow();
+    this.length = n;
+  }
+  /** Posting `i` of `other` (this list itself too) as posting `at`. */
+  put(at: number, other: Gathered, i: number): void {
+    this.slot[at] = other.slot[i] as number;
+    this.title[at] = other.title[i] as number;
+    this.body[at] = other.body[i] as number;
+    this.from[at] = other.from[i] as number;
+    this.to[at] = other.to[i] as number;
+    this.fromDelta[at] = other.fromDelta[i] as number;
   }
   private grow(): void {
     const n = this.slot.length * 2;
