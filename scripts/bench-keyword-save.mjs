@@ -173,6 +173,7 @@ async function storeChild({ root, dataDir, name, more, seed, compactAfter, dims,
     "rss peak MB": end.peak,
     "rss sampled max MB": Math.round(sampled / 2 ** 20),
     "rss after MB": end.rss,
+    "anon/file after MB": `${end.anon}/${end.file}`,
     "load cpu-s": load.cpu.toFixed(1),
     ...trickleFigures({ spent, wall, finds, delay, after }),
   };

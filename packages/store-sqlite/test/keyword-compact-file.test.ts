@@ -1,7 +1,8 @@
 // Compacting an index whose positions stay in its file: they are read a term at a time (never all
 // at once), the new ones can go to a spill file instead of memory, and the bytes are those of a
-// compaction in memory.
-import { mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+// compaction in memory; with the postings spilled too, the result is read back from the file it is
+// written to into the buffer the index already uses (and a read that fails leaves no half-read index).
+import { mkdtempSync, openSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
@@ -12,6 +13,7 @@ import {
   KeywordIndex,
   PositionFile,
   positionsSection,
+  roomy,
   type Segment,
   segmentParts,
 } from "../src/keyword-index/index.js";
@@ -40,7 +42,10 @@ function loadWithPositionsInFile(bytes: Uint8Array): { index: KeywordIndex; posi
   rest.set(bytes.subarray(0, section.start));
   rest.set(bytes.subarray(section.start + cut), section.start);
   const positions = new PositionFile(openSync(file, "r"), section.start, section.length);
-  return { index: KeywordIndex.fromBuffer(rest, positions), positions };
+  // As readBody() reads it: into a buffer with room to grow, the index's own.
+  const kept = new Uint8Array(roomy(rest.length), 0, rest.length);
+  kept.set(rest);
+  return { index: KeywordIndex.fromBuffer(kept, positions, true), positions };
 }
 
 /** All of a segment's bytes as segmentParts() gives them (positions in a file read from there). */
@@ -85,5 +90,80 @@ describe("compaction of an index whose positions stay in its file", () => {
       expect(inFile.search(query, 50, options)).toEqual(inMemory.search(query, 50, options));
     }
     inFile.close();
+  });
+
+  it("spills the new postings too, and installs the result read back from its file into the index's own buffer", () => {
+    const built = KeywordIndex.empty();
+    for (let seq = 1; seq <= 3000; seq++) built.add(row(seq));
+    const bytes = built.toBuffer();
+    const inMemory = KeywordIndex.fromBuffer(bytes.slice());
+    const { index: inFile } = loadWithPositionsInFile(bytes);
+    const change = (index: KeywordIndex, from: number, to: number): void => {
+      for (let seq = from; seq <= to; seq++) index.add(row(seq));
+      for (let seq = from - 2900; seq <= to - 2900; seq += 4) index.remove(seq);
+    };
+    const run = (steps: Generator<void, Segment>): Segment => {
+      for (;;) {
+        const next = steps.next();
+        if (next.done) return next.value;
+      }
+    };
+    const options = () => ({ ln: Math.log, totals: { rows: inMemory.rows, tokens: inMemory.tokens } });
+    const sameAnswers = (): void => {
+      for (const text of ["apple", "river stone", '"quantum apple"', "title apple", "w17 light", '"apple river"']) {
+        const query = buildKeywordQuery(text) as NonNullable<ReturnType<typeof buildKeywordQuery>>;
+        expect(inFile.search(query, 50, options())).toEqual(inMemory.search(query, 50, options()));
+      }
+    };
+    const buffer = inFile.buffer;
+    expect(buffer, "a loaded index knows its buffer").not.toBeNull();
+    // Twice: small growth fits in the buffer's room (reused); then the index doubles (a new buffer).
+    for (const [round, [from, to]] of [
+      [3001, 3200],
+      [3201, 9000],
+    ].entries()) {
+      change(inMemory, from as number, to as number);
+      change(inFile, from as number, to as number);
+      const expected = run(compactSteps(inMemory.snapshot(), 500));
+      const spill = (name: string) => openSync(join(dir, `${name}-${round}.bin`), "w+");
+      const got = run(compactSteps(inFile.snapshot(), 500, spill("positions"), spill("postings")));
+      // Neither the new positions nor the new postings are held in memory; the bytes are the same.
+      expect(got.docBytes.length, "postings held in memory by the compaction").toBe(0);
+      expect(got.docFile?.length).toBe(expected.docBytes.length);
+      const written = partsBytes(got);
+      expect(written.equals(partsBytes(expected))).toBe(true);
+      const file = join(dir, `installed-${round}.bin`);
+      writeFileSync(file, Buffer.concat([Buffer.from("head"), written]));
+      inMemory.adopt(expected);
+      inFile.install(openSync(file, "r"), 4, got);
+      expect(inFile.positionsInFile).toBe(true);
+      if (round === 0) expect(inFile.buffer, "the old segment's buffer is reused").toBe(buffer);
+      else expect(inFile.buffer).not.toBe(buffer);
+      sameAnswers();
+    }
+    inFile.close();
+  });
+
+  it("a file that cannot be read back: an index read into its own buffer is left empty and broken, never half-read", () => {
+    const built = KeywordIndex.empty();
+    for (let seq = 1; seq <= 2000; seq++) built.add(row(seq));
+    const bytes = built.toBuffer();
+    const { index } = loadWithPositionsInFile(bytes);
+    const rows = index.rows;
+    const file = join(dir, "torn.bin");
+    writeFileSync(file, bytes);
+    truncateSync(file, Math.floor(bytes.length * 0.4));
+    // Not in place (no buffer of its own): the index is left as it was.
+    const other = KeywordIndex.fromBuffer(bytes.slice());
+    expect(() => other.install(openSync(file, "r"), 0)).toThrow(/ended at/);
+    expect(other.broken).toBe(false);
+    expect(other.rows).toBe(rows);
+    // In place: from the first byte read, the index holds nothing and says it is broken.
+    expect(() => index.install(openSync(file, "r"), 0)).toThrow(/ended at/);
+    expect(index.broken).toBe(true);
+    expect(index.rows).toBe(0);
+    expect(index.buffer).toBeNull();
+    const query = buildKeywordQuery("apple") as NonNullable<ReturnType<typeof buildKeywordQuery>>;
+    expect(index.search(query, 10, { ln: Math.log, totals: { rows: 1, tokens: 1 } })).toEqual([]);
   });
 });

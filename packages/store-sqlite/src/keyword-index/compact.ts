@@ -37,9 +37,16 @@ export function compact(input: CompactInput): Segment {
  * work run between steps. The input must not change meanwhile, but rows added from `slots` on.
  * Positions the segment keeps in its file are read from there one term at a time. With `spill` (an
  * open file descriptor of an empty file, owned from then on), the new positions are written to that
- * file as they are merged rather than kept in memory, and the result reads them from there.
+ * file as they are merged rather than kept in memory, and the result reads them from there. With
+ * `docSpill` too (another such file), so are the new postings (the result's docFile): what the
+ * compaction holds in memory is then its per-term and per-block arrays alone.
  */
-export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS, spill?: number): Generator<void, Segment> {
+export function* compactSteps(
+  input: CompactInput,
+  stepPostings = STEP_POSTINGS,
+  spill?: number,
+  docSpill?: number,
+): Generator<void, Segment> {
   const { delta, dead } = input;
   const limit = input.slots ?? input.seg.seqs.length + input.deltaSeqs.length;
   const deltaSeqs = input.deltaSeqs.slice(0, limit - input.seg.seqs.length);
@@ -88,13 +95,12 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS,
   const blockPos = new U32Writer();
   // Sized from the start at most a little past what they will hold (an added posting takes at
   // most three varints, a position one), so no large buffer is copied in one step as it grows.
-  const doc = new ByteWriter(seg.docBytes.length + 15 * delta.postings);
+  const doc = docSpill === undefined ? new ByteWriter(seg.docBytes.length + 15 * delta.postings) : new PositionSpill(docSpill);
   const pos = spill === undefined ? new ByteWriter(seg.posBytes.length + delta.used) : new PositionSpill(spill);
   const addedList = new AddedList(1024);
   const buf = new BlockBuffer();
   // One term's postings gathered (new slot, counts, where its positions are), then merged by slot.
-  let g = new Gathered();
-  let merged = new Gathered();
+  const g = new Gathered();
   const fresh = new Gathered();
   for (let term = 0; term < input.terms.length; term++) {
     if (work >= stepPostings) {
@@ -130,7 +136,6 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS,
     }
     const added = readAdded(delta, term, limit, addedList);
     if (added.length > 0) {
-      merged.length = 0;
       fresh.length = 0;
       for (let i = 0; i < added.length; i++) {
         const slot = newSlot[added.slots[i] as number] as number;
@@ -140,13 +145,15 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS,
         if (slot >= 0) fresh.push(slot, t, c, at, skipVarints(delta.bytes, at, t + c), 1);
       }
       const order = Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
-      let i = 0;
-      for (const j of order) {
-        while (i < g.length && (g.slot[i] as number) < (fresh.slot[j] as number)) merged.copy(g, i++);
-        merged.copy(fresh, j);
+      // Merged into g from its end (no second list as long as the largest term's held meanwhile).
+      let i = g.length - 1;
+      let w = g.length + order.length - 1;
+      g.reserve(w + 1);
+      for (let k = order.length - 1; k >= 0; k--) {
+        const j = order[k] as number;
+        while (i >= 0 && (g.slot[i] as number) > (fresh.slot[j] as number)) g.put(w--, g, i--);
+        g.put(w--, fresh, j);
       }
-      while (i < g.length) merged.copy(g, i++);
-      [g, merged] = [merged, g];
     }
     work += g.length + 16;
     if (g.length === 0) continue;
@@ -193,7 +200,7 @@ export function* compactSteps(input: CompactInput, stepPostings = STEP_POSTINGS,
     blockMinSize: blockMinSize.done(),
     blockDoc: blockDoc.done(),
     blockPos: blockPos.done(),
-    docBytes: doc.done(),
+    ...(doc instanceof PositionSpill ? { docBytes: new Uint8Array(0), docFile: doc.done() } : { docBytes: doc.done() }),
     ...(pos instanceof PositionSpill ? { posBytes: new Uint8Array(0), posFile: pos.done() } : { posBytes: pos.done(), posFile: null }),
   };
 }
@@ -217,15 +224,19 @@ class Gathered {
     this.to[i] = to;
     this.fromDelta[i] = fromDelta;
   }
-  copy(other: Gathered, i: number): void {
-    this.push(
-      other.slot[i] as number,
-      other.title[i] as number,
-      other.body[i] as number,
-      other.from[i] as number,
-      other.to[i] as number,
-      other.fromDelta[i] as number,
-    );
+  /** Room for `n` postings, and a length of `n` (the ones past the old length to be put()). */
+  reserve(n: number): void {
+    while (this.slot.length < n) this.grow();
+    this.length = n;
+  }
+  /** Posting `i` of `other` (this list itself too) as posting `at`. */
+  put(at: number, other: Gathered, i: number): void {
+    this.slot[at] = other.slot[i] as number;
+    this.title[at] = other.title[i] as number;
+    this.body[at] = other.body[i] as number;
+    this.from[at] = other.from[i] as number;
+    this.to[at] = other.to[i] as number;
+    this.fromDelta[at] = other.fromDelta[i] as number;
   }
   private grow(): void {
     const n = this.slot.length * 2;

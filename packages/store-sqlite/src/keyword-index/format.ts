@@ -1,7 +1,7 @@
 // The keyword index's file format: a header (magic, version, counts) then the segment's arrays as
 // little-endian sections, each 4-byte aligned, so loading is viewing (and a few checks).
 import type { PositionFile } from "./positions.js";
-import { BLOCK, positionsInMemory, positionsLength, type Segment } from "./segment.js";
+import { BLOCK, docLength, docsInMemory, positionsInMemory, positionsLength, type Segment } from "./segment.js";
 
 const MAGIC = "DOCDBKW1";
 export const FORMAT_VERSION = 2;
@@ -23,7 +23,7 @@ export function segmentToHeader(seg: Segment): Uint8Array {
 }
 
 export function segmentToBuffer(saved: Segment, headerOnly = false): Uint8Array {
-  const parts = segmentParts(headerOnly ? saved : positionsInMemory(saved), headerOnly) as Uint8Array[];
+  const parts = segmentParts(headerOnly ? saved : positionsInMemory(docsInMemory(saved)), headerOnly) as Uint8Array[];
   if (headerOnly) return parts[0] as Uint8Array;
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -39,7 +39,8 @@ const PADDING = new Uint8Array(4);
 /**
  * The bytes segmentToBuffer() gives, as a list of pieces (the header, each section and its
  * padding) viewing the segment's own arrays: written one after another without one big copy.
- * Positions kept in a file are the PositionFile itself (to be read a piece at a time).
+ * Positions kept in a file, and postings in a compaction's spill file, are the PositionFile itself
+ * (to be read a piece at a time).
  */
 export function segmentParts(seg: Segment, headerOnly = false): (Uint8Array | PositionFile)[] {
   const termText = new TextEncoder().encode(seg.terms.join("\n"));
@@ -56,7 +57,12 @@ export function segmentParts(seg: Segment, headerOnly = false): (Uint8Array | Po
   ].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   sections.push(seg.docBytes, seg.posBytes, termText);
   // The header alone may be asked of a segment whose positions are in its file.
-  const total = sections.reduce((n, s) => n + pad4(s.length), HEADER) - pad4(seg.posBytes.length) + pad4(positionsLength(seg));
+  const total =
+    sections.reduce((n, s) => n + pad4(s.length), HEADER) -
+    pad4(seg.posBytes.length) +
+    pad4(positionsLength(seg)) -
+    pad4(seg.docBytes.length) +
+    pad4(docLength(seg));
   const out = new Uint8Array(HEADER);
   const view = new DataView(out.buffer);
   for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
@@ -65,7 +71,7 @@ export function segmentParts(seg: Segment, headerOnly = false): (Uint8Array | Po
     seg.seqs.length,
     seg.terms.length,
     seg.blockLast.length,
-    seg.docBytes.length,
+    docLength(seg),
     positionsLength(seg),
     termText.length,
   ];
@@ -74,7 +80,7 @@ export function segmentParts(seg: Segment, headerOnly = false): (Uint8Array | Po
   if (headerOnly) return [out];
   const parts: (Uint8Array | PositionFile)[] = [out];
   for (const s of sections) {
-    const part = s === seg.posBytes && seg.posFile ? seg.posFile : s;
+    const part = s === seg.posBytes && seg.posFile ? seg.posFile : s === seg.docBytes && seg.docFile ? seg.docFile : s;
     parts.push(part);
     if (pad4(part.length) > part.length) parts.push(PADDING.subarray(0, pad4(part.length) - part.length));
   }
@@ -85,7 +91,7 @@ export function segmentParts(seg: Segment, headerOnly = false): (Uint8Array | Po
 export const SEGMENT_HEADER = HEADER;
 
 /** Where the positions section lies in a body, from its first SEGMENT_HEADER bytes (undefined when they are not a header). */
-export function positionsSection(head: Uint8Array): { start: number; length: number } | undefined {
+export function positionsSection(head: Uint8Array): { start: number; length: number; total: number } | undefined {
   if (head.length < HEADER) return undefined;
   for (let i = 0; i < MAGIC.length; i++) if (head[i] !== MAGIC.charCodeAt(i)) return undefined;
   const view = new DataView(head.buffer, head.byteOffset, HEADER);
@@ -93,14 +99,15 @@ export function positionsSection(head: Uint8Array): { start: number; length: num
   if (field(0) !== FORMAT_VERSION) return undefined;
   const [rows, terms, blocks, docLength, posLength] = [field(1), field(2), field(3), field(4), field(5)];
   const start = HEADER + 4 * (2 * rows + 2 * terms + 1 + 3 * blocks + 2 * (blocks + 1)) + pad4(docLength);
-  return { start, length: posLength };
+  return { start, length: posLength, total: view.getFloat64(40, true) };
 }
 
 /**
  * The segment the bytes hold. With `positions`, the bytes lack the positions section (its
  * padded length cut out where positionsSection() says) and the segment reads them from the file.
+ * `knownTerms`: the terms the bytes hold, when the caller has them.
  */
-export function segmentFromBuffer(input: Uint8Array, positions?: PositionFile): Segment {
+export function segmentFromBuffer(input: Uint8Array, positions?: PositionFile, knownTerms?: string[]): Segment {
   if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) throw new KeywordIndexFormatError("needs a little-endian machine");
   if (input.length < HEADER) throw new KeywordIndexFormatError(`${input.length} bytes is too short for a header`);
   for (let i = 0; i < MAGIC.length; i++) {
@@ -153,8 +160,9 @@ export function segmentFromBuffer(input: Uint8Array, positions?: PositionFile): 
   };
   if (positions && positions.length !== posLength)
     throw new KeywordIndexFormatError(`${positions.length} bytes of positions where the header says ${posLength}`);
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(u8(textLength));
-  seg.terms = terms === 0 ? [] : text.split("\n");
+  // Terms already known (the segment just written from them) are not decoded again as new strings.
+  const text = u8(textLength);
+  seg.terms = knownTerms ?? (terms === 0 ? [] : new TextDecoder("utf-8", { fatal: false }).decode(text).split("\n"));
   if (at !== bytes.length) throw new KeywordIndexFormatError("bytes left after the last section");
   check(seg, terms);
   return seg;

@@ -1,19 +1,20 @@
 // KeywordIndex: an in-memory mirror of FTS5's chunks_fts (postings with positions per column, row
 // sizes, statistics) answering keyword top-k as keyword.ts does over FTS5, with pruning.
 
-import { closeSync } from "node:fs";
 import type { KeywordQuery } from "@docdb/analyzer";
 import { AddedPostings } from "./added.js";
 import { type CompactInput, compact } from "./compact.js";
 import { Cursor, END, type Tail } from "./cursor.js";
-import { positionsSection, segmentFromBuffer, segmentToBuffer, segmentToHeader } from "./format.js";
-import { PositionFile } from "./positions.js";
+import { segmentFromBuffer, segmentToBuffer } from "./format.js";
+import { readWritten } from "./install.js";
+import type { PositionFile } from "./positions.js";
 import { type KeywordIndexHit, type KeywordSearchOptions, searchIndex } from "./search.js";
-import { BLOCK, BlockBuffer, emptySegment, positionsLength, type Segment } from "./segment.js";
+import { BLOCK, BlockBuffer, docsInMemory, emptySegment, positionsLength, type Segment } from "./segment.js";
 import { tokenize } from "./tokenize.js";
 
 export { type CompactInput, compactSteps } from "./compact.js";
 export { KeywordIndexFormatError, positionsSection, SEGMENT_HEADER, segmentParts } from "./format.js";
+export { roomy } from "./install.js";
 export { PositionFile } from "./positions.js";
 export type { KeywordIndexHit, KeywordSearchOptions } from "./search.js";
 export { positionsLength, type Segment } from "./segment.js";
@@ -55,12 +56,19 @@ export class KeywordIndex {
     return new KeywordIndex();
   }
 
-  /** The index the bytes hold; with `positions`, the bytes lack its positions, which stay in the file (see segmentFromBuffer). */
-  static fromBuffer(bytes: Uint8Array, positions?: PositionFile): KeywordIndex {
+  /**
+   * The index the bytes hold; with `positions`, the bytes lack its positions, which stay in the file
+   * (see segmentFromBuffer). `own`: the bytes' whole buffer is the index's, for install() to reuse.
+   */
+  static fromBuffer(bytes: Uint8Array, positions?: PositionFile, own = false): KeywordIndex {
     const index = new KeywordIndex();
     index.load(segmentFromBuffer(bytes, positions));
+    if (own && bytes.byteOffset === 0) index.buffer = bytes.buffer as ArrayBuffer;
     return index;
   }
+
+  /** The buffer the compacted part is viewed in when read from a file (install() reuses it when it fits). */
+  buffer: ArrayBuffer | null = null;
 
   /** Closes the file its positions are read from, if any (the index must not be searched after). */
   close(): void {
@@ -133,39 +141,42 @@ export class KeywordIndex {
 
   /**
    * Takes a snapshot's compacted segment as its own (the rows added and removed since are dropped:
-   * the caller applies them again); positionsWritten() may follow once it is written to a file.
+   * the caller applies them again). Postings in a spill file are read into memory.
    */
   adopt(seg: Segment): void {
-    this.load(seg);
-    this.serialized = seg;
+    this.load(docsInMemory(seg));
+    this.buffer = null;
   }
 
   /** Compacted (removed rows dropped, added rows merged), ready to write to a file. */
   toBuffer(): Uint8Array {
     this.compact();
-    this.serialized = this.seg;
     return segmentToBuffer(this.seg);
   }
-  private serialized: Segment | null = null;
 
   /**
-   * After the last toBuffer()'s bytes were written to a file (open as `fd`, the bytes at `offset`):
-   * the positions are read from there from now on (not memory, nor a compaction's spill file, closed)
-   * while no compaction came between. Takes `fd` (closed at once when unusable); true when it was.
+   * Like adopt(), for the segment `written` just written to a file (`fd`, taken; body at `offset`):
+   * read back from there (readWritten: into this index's buffer when it fits; positions left in the
+   * file); its spill files closed. Throws when the file cannot be read; `broken` if the index was overwritten.
    */
-  positionsWritten(fd: number, offset: number): boolean {
-    const seg = this.seg;
-    const section = positionsSection(segmentToHeader(seg));
-    if (seg !== this.serialized || !section || section.length === 0) {
-      closeSync(fd);
-      return false;
+  install(fd: number, offset: number, written?: Segment): void {
+    try {
+      const seg = readWritten(fd, offset, this.buffer, written?.terms, () => {
+        // The segment served is overwritten from here: until the new one is in, the index is empty.
+        this.load(emptySegment());
+        this.buffer = null;
+        this.broken = true;
+      });
+      this.load(seg);
+      this.buffer = seg.seqs.buffer as ArrayBuffer;
+      this.broken = false;
+    } finally {
+      written?.docFile?.close();
+      written?.posFile?.close();
     }
-    const spill = seg.posFile;
-    seg.posFile = new PositionFile(fd, offset + section.start, section.length);
-    seg.posBytes = new Uint8Array(0);
-    spill?.close();
-    return true;
   }
+  /** A failed install() overwrote part of the index: it must not serve. */
+  broken = false;
 
   get rows(): number {
     return this.liveRows;

@@ -11,6 +11,15 @@ const closer = new FinalizationRegistry<number>((fd) => {
   }
 });
 
+/** Reads `into.length` bytes of `fd` from `at` (throws when the file ends before). */
+export function readExactly(fd: number, into: Uint8Array, at: number): void {
+  for (let got = 0; got < into.length; ) {
+    const n = readSync(fd, into, got, into.length - got, at + got);
+    if (n === 0) throw new Error(`keyword index: its file ended at ${at + got} bytes (changed on disk?)`);
+    got += n;
+  }
+}
+
 export class PositionFile {
   private open = true;
 

@@ -24,6 +24,11 @@ export interface Segment {
   blockDoc: Uint32Array;
   blockPos: Uint32Array;
   docBytes: Uint8Array;
+  /**
+   * A compaction's postings written to its spill file rather than held in memory (docBytes then
+   * empty): such a segment is written to the index file, then read from there (KeywordIndex.install).
+   */
+  docFile?: PositionFile | null;
   /** The positions, in memory; empty when they are left in the file (posFile). */
   posBytes: Uint8Array;
   posFile: PositionFile | null;
@@ -32,6 +37,19 @@ export interface Segment {
 /** How many bytes of positions the segment has (in memory or in its file). */
 export function positionsLength(seg: Segment): number {
   return seg.posFile ? seg.posFile.length : seg.posBytes.length;
+}
+
+/** How many bytes of postings (slot gaps and counts) the segment has (in memory or in a spill file). */
+export function docLength(seg: Segment): number {
+  return seg.docFile ? seg.docFile.length : seg.docBytes.length;
+}
+
+/** The segment with its postings in memory (read from its spill file, which is closed, when they are there). */
+export function docsInMemory(seg: Segment): Segment {
+  if (!seg.docFile) return seg;
+  const docBytes = seg.docFile.all();
+  seg.docFile.close();
+  return { ...seg, docBytes, docFile: null };
 }
 
 /** The segment with its positions in memory (read from its file when they are there). */

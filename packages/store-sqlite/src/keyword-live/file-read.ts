@@ -4,7 +4,7 @@
 import { closeSync, fstatSync, openSync, read } from "node:fs";
 import { promisify } from "node:util";
 import { sha256Hasher } from "../hnsw/verify.js";
-import { KeywordIndex, PositionFile, positionsSection, SEGMENT_HEADER } from "../keyword-index/index.js";
+import { KeywordIndex, PositionFile, positionsSection, roomy, SEGMENT_HEADER } from "../keyword-index/index.js";
 
 const readAsync = promisify(read);
 const PIECE = 4 * 1024 * 1024;
@@ -46,7 +46,8 @@ export async function readBody(fd: number, start: number, bytes: number, expecte
     const section = found && found.length >= inFileFrom && found.start + pad4(found.length) <= bytes ? found : { start: bytes, length: 0 };
     const cutStart = section.start;
     const cutEnd = Math.min(bytes, section.start + pad4(section.length));
-    const kept = new Uint8Array(bytes - (cutEnd - cutStart));
+    // With room to grow: the next compaction's result is read into it (KeywordIndex.install).
+    const kept = new Uint8Array(roomy(bytes - (cutEnd - cutStart)), 0, bytes - (cutEnd - cutStart));
     const hash = sha256Hasher();
     const piece = new Uint8Array(Math.min(PIECE, Math.max(1, bytes)));
     for (let at = 0; at < bytes; at += piece.length) {
@@ -66,7 +67,7 @@ export async function readBody(fd: number, start: number, bytes: number, expecte
     try {
       if (cutEnd > cutStart) positions = new PositionFile(fd, start + section.start, section.length);
       owned = positions !== undefined;
-      return { index: KeywordIndex.fromBuffer(kept, positions) };
+      return { index: KeywordIndex.fromBuffer(kept, positions, true) };
     } catch (error) {
       positions?.close();
       return { error };

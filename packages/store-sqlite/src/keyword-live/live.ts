@@ -157,7 +157,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
   private current(): Live | undefined {
     if (this.job) return undefined;
     const live = this.live;
-    if (!live) {
+    if (!live || live.index.broken /* a compaction's result not read back left it empty */) {
       this.start();
       return undefined;
     }
@@ -212,7 +212,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     this.live = undefined;
     let built = false;
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (!live || !this.canCatchUp(live)) {
+      if (!live || live.index.broken || !this.canCatchUp(live)) {
         live?.index.close();
         const loaded = await this.load();
         if (loaded && !this.canCatchUp(loaded)) loaded.index.close();

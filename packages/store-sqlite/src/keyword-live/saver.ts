@@ -113,6 +113,8 @@ export class KeywordSaver {
    * compacted file. True when the files now hold the index at `live.highWater` as of the call.
    */
   async save(live: Live, options: { wait: boolean; compact: boolean }): Promise<boolean> {
+    // Emptied by a compaction's result that could not be read back: never written (see install()).
+    if (live.index.broken) return false;
     if (live.base && !options.compact) {
       const appended = await this.append(live, options.wait);
       if (appended !== "compact instead") return appended === "saved";
@@ -124,11 +126,12 @@ export class KeywordSaver {
    * Where a compaction writes its positions when they will stay in the file (the index's are at
    * least that large already): a temporary file beside the index, removed at once (it is read
    * through its descriptor, and nothing is left behind if the process dies), so a compaction does
-   * not hold a second copy of them in memory. Undefined: in memory.
+   * not hold a second copy of them in memory (nor, in a second such file, of the postings).
+   * Undefined: in memory.
    */
-  private spill(positions: number): number | undefined {
+  private spill(positions: number, what: string): number | undefined {
     if (!POSITIONS_IN_FILE || positions < this.positionsInFileFrom) return undefined;
-    const path = `${this.files.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}-positions`;
+    const path = `${this.files.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}-${what}`;
     try {
       const fd = openSync(path, "w+");
       rmSync(path, { force: true });
@@ -170,7 +173,14 @@ export class KeywordSaver {
   private async compactAndWrite(live: Live, wait: boolean): Promise<boolean> {
     const mark = live.highWater;
     const snapshot = live.index.snapshot();
-    const steps = compactSteps(snapshot, this.step, this.spill(positionsLength(snapshot.seg)));
+    // Positions and postings both spilled (or neither), so the result holds neither in memory.
+    const spill = this.spill(positionsLength(snapshot.seg), "positions");
+    const steps = compactSteps(
+      snapshot,
+      this.step,
+      spill,
+      spill === undefined ? undefined : this.spill(positionsLength(snapshot.seg), "postings"),
+    );
     live.afterSnapshot = new Map();
     const slice = this.step === undefined ? SLICE_MS : 0;
     let seg: Segment;
@@ -195,13 +205,22 @@ export class KeywordSaver {
         if (fd !== undefined) closeSync(fd);
         return;
       }
-      live.index.adopt(seg);
+      adopted = true;
+      if (fd === undefined) live.index.adopt(seg);
+      else {
+        // Read back from the file just written, into the buffer the index uses when it fits.
+        try {
+          live.index.install(fd, bodyAt, seg);
+        } catch (error) {
+          // The index, unless broken (then read again from the file: FTS5 answers meanwhile), holds every row still.
+          this.warn(`the keyword index ${this.files.file} could not be read back after a compaction: ${(error as Error).message}`);
+          return;
+        }
+      }
       for (const [seq, row] of live.afterSnapshot ?? []) {
         live.index.remove(seq);
         if (row) live.index.add(row);
       }
-      if (fd !== undefined) live.index.positionsWritten(fd, bodyAt);
-      adopted = true;
     };
     try {
       const installed = await this.files.save(seg, mark, { wait }, ({ fd, bodyAt, checksum }) => {
@@ -218,6 +237,7 @@ export class KeywordSaver {
       // still taken, but for positions that belong in a file, which stay where they are.
       if (!adopted && positionsLength(seg) < this.positionsInFileFrom) adopt();
       if (!adopted) seg.posFile?.close();
+      if (!adopted) seg.docFile?.close();
       return installed;
     } finally {
       live.afterSnapshot = undefined;
