@@ -1,6 +1,6 @@
 // A cursor over one posting list: a term's compacted blocks then its rows added since (the tail),
 // or a computed list (a phrase's matches). Skips removed rows; gives block bounds for pruning.
-import { BLOCK, BlockBuffer, END, type Segment, skipVarints } from "./segment.js";
+import { BLOCK, BlockBuffer, END, type Segment } from "./segment.js";
 
 export { END } from "./segment.js";
 
