@@ -1,28 +1,17 @@
 // How often the SQLite engine reads its change token: a caller that reads it (core's memory
 // check) and asks for the model record in the same synchronous stretch pays one read, not two;
 // after a pause the next kept value reads it again, and a write by another connection is seen.
-import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Store } from "@docdb/store";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createSqliteEngine } from "../src/index.js";
+import { storeFolder } from "./helpers/store-folder.js";
 
-let dir: string;
-let opened: Store[] = [];
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "docdb-token-reads-"));
-});
-afterEach(async () => {
-  for (const store of opened) await store.close();
-  opened = [];
-  rmSync(dir, { recursive: true, force: true });
-});
+const folder = storeFolder("docdb-token-reads-");
 
 async function open(): Promise<Store> {
-  const store = await createSqliteEngine({ dataDir: dir }).openDatabase("tokens", { create: true });
-  opened.push(store);
+  const store = await createSqliteEngine({ dataDir: folder.dir }).openDatabase("tokens", { create: true });
+  folder.track(store);
   return store;
 }
 

@@ -1,32 +1,23 @@
 // A document's fields (title, source, collection, metadata, dates) are read from the index that
 // holds them (migration 0012), never from the row, whose large content would be walked page by
 // page: counted in bytes this thread read from files (Linux's /proc/thread-self/io).
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildKeywordQuery } from "@docdb/analyzer";
 import type { Store } from "@docdb/store";
 import { makeDocument, random, randomUnit } from "@docdb/store/contract-suite";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSqliteEngine } from "../src/index.js";
+import { storeFolder } from "./helpers/store-folder.js";
 
 const migrationsDir = fileURLToPath(new URL("../migrations", import.meta.url));
 const IO = "/proc/thread-self/io";
 const DIMS = 8;
 // Larger than the page cache (better-sqlite3 builds SQLite with 16 MB): a walk reads from the file.
 const BOOK_BYTES = 24_000_000;
-let dir: string;
-let opened: Store[] = [];
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "docdb-docfields-"));
-});
-afterEach(async () => {
-  for (const store of opened) await store.close();
-  opened = [];
-  rmSync(dir, { recursive: true, force: true });
-});
+const folder = storeFolder("docdb-docfields-");
 
 /** Bytes this thread has read from files so far (page cache included: SQLite reads with pread). */
 const bytesRead = () => Number(/rchar:\s*(\d+)/.exec(readFileSync(IO, "utf8"))?.[1]);
@@ -39,11 +30,12 @@ async function measure<T>(read: () => Promise<T>): Promise<{ value: T; bytes: nu
 
 /** A store holding one 24 MB book (three small chunks, with vectors) and a small note. */
 async function library(migrations = migrationsDir): Promise<{ store: Store; book: ReturnType<typeof makeDocument> }> {
-  const store = await createSqliteEngine({ dataDir: dir, migrationsDir: migrations, vectorIndex: { threshold: 100_000 } }).openDatabase(
-    "lib",
-    { create: true },
-  );
-  opened.push(store);
+  const store = await createSqliteEngine({
+    dataDir: folder.dir,
+    migrationsDir: migrations,
+    vectorIndex: { threshold: 100_000 },
+  }).openDatabase("lib", { create: true });
+  folder.track(store);
   await store.setEmbeddingInfo({ provider: "p", model: "m", dimensions: DIMS });
   const next = random(3);
   const vector = () => ({ vector: randomUnit(next, DIMS) });
@@ -99,15 +91,14 @@ describe.skipIf(!existsSync(IO))("reading a large document's fields", () => {
   });
 
   it("a database made before migration 0012 gains the index on open, its rows unchanged", async () => {
-    const before = join(dir, "migrations-before-0012");
+    const before = join(folder.dir, "migrations-before-0012");
     mkdirSync(before);
     for (const f of readdirSync(migrationsDir)) if (f < "0012") copyFileSync(join(migrationsDir, f), join(before, f));
     // Written by today's code on the older schema (its reads of document fields need 0012).
-    const { store, book } = await library(before);
-    await store.close();
-    opened = [];
+    const { book } = await library(before);
+    await folder.closeAll();
     const index = () => {
-      const raw = new Database(join(dir, "lib.db"), { readonly: true });
+      const raw = new Database(join(folder.dir, "lib.db"), { readonly: true });
       try {
         return raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'documents_fields'").pluck().get();
       } finally {
@@ -116,8 +107,8 @@ describe.skipIf(!existsSync(IO))("reading a large document's fields", () => {
     };
     expect(index()).toBeUndefined();
 
-    const upgraded = await createSqliteEngine({ dataDir: dir }).openDatabase("lib");
-    opened.push(upgraded);
+    const upgraded = await createSqliteEngine({ dataDir: folder.dir }).openDatabase("lib");
+    folder.track(upgraded);
     expect(index()).toBe("documents_fields");
     const listed = await upgraded.listDocuments({ limit: 10 });
     expect(listed.map((d) => [d.id, d.length, d.chunkCount, d.collection])).toEqual([

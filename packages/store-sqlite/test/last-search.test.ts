@@ -1,30 +1,22 @@
 // The HNSW search's last answer (hnsw/delta.ts LastSearch): a second search for the same query
 // that explores the same candidates takes its hits from the first, with the same answer a fresh
 // connection gives; a wider search, another query or any write walks the graph again.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Store } from "@docdb/store";
 import { makeDocument, random, randomUnit } from "@docdb/store/contract-suite";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createSqliteEngine } from "../src/index.js";
+import { storeFolder } from "./helpers/store-folder.js";
 
 const DIMS = 16;
-let dir: string;
-let opened: Store[] = [];
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "docdb-lastsearch-"));
-});
-afterEach(async () => {
-  for (const store of opened) await store.close();
-  opened = [];
-  rmSync(dir, { recursive: true, force: true });
-});
+const folder = storeFolder("docdb-lastsearch-");
 
 async function open(expansionSearch?: number): Promise<Store> {
-  const engine = createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: 1, ...(expansionSearch ? { expansionSearch } : {}) } });
+  const engine = createSqliteEngine({
+    dataDir: folder.dir,
+    vectorIndex: { threshold: 1, ...(expansionSearch ? { expansionSearch } : {}) },
+  });
   const store = await engine.openDatabase("vec", { create: true });
-  opened.push(store);
+  folder.track(store);
   return store;
 }
 
@@ -102,16 +94,16 @@ it("walks the graph again after a write, and never reuses past ef_search", async
 });
 
 it("below the index threshold, takes more hits of the same query from the last exact answer: no second scan, no vectors loaded", async () => {
-  const engine = createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: 100_000 } });
+  const engine = createSqliteEngine({ dataDir: folder.dir, vectorIndex: { threshold: 100_000 } });
   const a = await engine.openDatabase("vec", { create: true });
-  opened.push(a);
+  folder.track(a);
   await a.setEmbeddingInfo({ provider: "p", model: "m", dimensions: DIMS });
   await a.writeDocuments(docs(120, 3));
   const ann = (a as unknown as { vectors: { ann: { exact?: unknown; exactSearchNow: (...x: unknown[]) => unknown } } }).vectors.ann;
   const next = random(31);
   const fresh = async (probe: Float32Array, limit: number) => {
-    const other = await createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: 100_000 } }).openDatabase("vec");
-    opened.push(other);
+    const other = await createSqliteEngine({ dataDir: folder.dir, vectorIndex: { threshold: 100_000 } }).openDatabase("vec");
+    folder.track(other);
     return plain(await other.vectorSearch(probe, { limit }));
   };
   // A connection's first query scans with sqlite-vec; asking for more of it loads nothing.
@@ -136,8 +128,8 @@ it("below the index threshold, takes more hits of the same query from the last e
   // More than the answer kept, or a write by another connection: scanned again.
   await a.vectorSearch(other, { limit: 40 });
   expect(scans).toBe(2);
-  const b = await createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: 100_000 } }).openDatabase("vec");
-  opened.push(b);
+  const b = await createSqliteEngine({ dataDir: folder.dir, vectorIndex: { threshold: 100_000 } }).openDatabase("vec");
+  folder.track(b);
   await b.writeDocuments([makeDocument(["right here"], {}, () => ({ vector: other }))]);
   const after = await a.vectorSearch(other, { limit: 10 });
   expect(scans).toBe(3);

@@ -1,31 +1,20 @@
 // The vector find path's shortcuts: what a connection keeps while the database does not change
 // (the model record, index settings, chunks seen alive and their rows) is forgotten on any write,
 // from this connection or another; chunks are read only for the hits the caller reads.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Store } from "@docdb/store";
 import { makeDocument, random, randomUnit } from "@docdb/store/contract-suite";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createSqliteEngine } from "../src/index.js";
+import { storeFolder } from "./helpers/store-folder.js";
 
 const DIMS = 16;
-let dir: string;
-let opened: Store[] = [];
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "docdb-vecpath-"));
-});
-afterEach(async () => {
-  for (const store of opened) await store.close();
-  opened = [];
-  rmSync(dir, { recursive: true, force: true });
-});
+const folder = storeFolder("docdb-vecpath-");
 
 /** A connection of its own to one database (index from the first vector when `indexed`). */
 async function open(indexed: boolean): Promise<Store> {
-  const engine = createSqliteEngine({ dataDir: dir, vectorIndex: { threshold: indexed ? 1 : 100_000 } });
+  const engine = createSqliteEngine({ dataDir: folder.dir, vectorIndex: { threshold: indexed ? 1 : 100_000 } });
   const store = await engine.openDatabase("vec", { create: true });
-  opened.push(store);
+  folder.track(store);
   return store;
 }
 
