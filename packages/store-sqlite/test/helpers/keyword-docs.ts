@@ -1,45 +1,28 @@
 // Test data for the keyword index beside a SQLite database: documents mixing English and Japanese,
 // written in batches, and the answers of a fixed set of queries and filters (to compare with FTS5).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
 import type { DocumentWrite, Filter, KeywordHit } from "@docdb/store";
-import { afterEach, beforeEach } from "vitest";
 import { createSqliteEngine, type KeywordIndexOptions, type SqliteStore } from "../../src/index.js";
+import { storeFolder } from "./store-folder.js";
 
 /**
  * A fresh folder per test (`prefix` names it) with SQLite engines opened in it, closed and removed
  * after each test: `open` gives database "k" with the keyword index at `threshold` chunks.
  */
 export function keywordStores(prefix: string) {
-  let dir = "";
-  const engines: { close(): Promise<void> }[] = [];
-  const closeAll = async (): Promise<void> => {
-    for (const e of engines.splice(0)) await e.close();
-  };
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), prefix));
-  });
-  afterEach(async () => {
-    await closeAll();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const folder = storeFolder(prefix);
   /** An engine on the folder, closed with the others. */
-  const engine = (options: { keywordIndex?: KeywordIndexOptions } = {}) => {
-    const opened = createSqliteEngine({ dataDir: dir, ...options });
-    engines.push(opened);
-    return opened;
-  };
+  const engine = (options: { keywordIndex?: KeywordIndexOptions } = {}) =>
+    folder.track(createSqliteEngine({ dataDir: folder.dir, ...options }));
   const open = async (threshold: number, extra: KeywordIndexOptions = {}): Promise<SqliteStore> =>
     (await engine({ keywordIndex: { threshold, ...extra } }).openDatabase("k", { create: true })) as SqliteStore;
   return {
     get dir(): string {
-      return dir;
+      return folder.dir;
     },
     engine,
     open,
-    closeAll,
+    closeAll: folder.closeAll,
   };
 }
 
