@@ -57,20 +57,20 @@ describe("the keyword index's added rows", () => {
   });
 
   it("answer as the same rows compacted, phrases included, with rows removed and added again", () => {
-    const live = KeywordIndex.empty();
-    for (let seq = 1; seq <= 2000; seq++) live.add(row(seq));
-    live.compact();
-    for (let seq = 2001; seq <= 3000; seq++) live.add(row(seq));
-    for (let seq = 1; seq <= 3000; seq += 7) live.remove(seq);
-    for (let seq = 14; seq <= 3000; seq += 35) live.add(row(seq + 10_000));
+    // The same rows, removals and re-adds, compacted after the first `compacted` rows.
+    const built = (compacted: number): KeywordIndex => {
+      const index = KeywordIndex.empty();
+      for (let seq = 1; seq <= compacted; seq++) index.add(row(seq));
+      index.compact();
+      for (let seq = compacted + 1; seq <= 3000; seq++) index.add(row(seq));
+      for (let seq = 1; seq <= 3000; seq += 7) index.remove(seq);
+      for (let seq = 14; seq <= 3000; seq += 35) index.add(row(seq + 10_000));
+      return index;
+    };
+    const live = built(2000);
     const compacted = KeywordIndex.fromBuffer(KeywordIndex.fromBuffer(live.toBuffer()).toBuffer());
     // `live` compacted itself in toBuffer(): the same rows again, this time held as added rows.
-    const delta = KeywordIndex.empty();
-    for (let seq = 1; seq <= 1000; seq++) delta.add(row(seq));
-    delta.compact();
-    for (let seq = 1001; seq <= 3000; seq++) delta.add(row(seq));
-    for (let seq = 1; seq <= 3000; seq += 7) delta.remove(seq);
-    for (let seq = 14; seq <= 3000; seq += 35) delta.add(row(seq + 10_000));
+    const delta = built(1000);
     expect(delta.rows).toBe(compacted.rows);
     for (const q of ["apple", '"quantum apple"', '"quantum apple river"', "w1 w2 apple", '"title apple"', "w7 OR w3"]) {
       const query = buildKeywordQuery(q);

@@ -5,7 +5,7 @@ import { existsSync, openSync, readdirSync, readFileSync, readlinkSync, statSync
 import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { describe, expect, it } from "vitest";
-import type { SqliteStore } from "../src/index.js";
+import type { KeywordIndexOptions, SqliteStore } from "../src/index.js";
 import { compactSteps, type IndexedRow, KeywordIndex } from "../src/keyword-index/index.js";
 import { answers, documents, keywordStores, write } from "./helpers/keyword-docs.js";
 
@@ -49,6 +49,16 @@ async function answerAsFts5(...live: SqliteStore[]): Promise<void> {
   const reopened = await open(1);
   await ready(reopened);
   expect(await answers(reopened)).toEqual(truth);
+}
+
+/** Two stores on one database (as two processes would hold it): 150 documents written by the first, both indexes ready. */
+async function twoStores(first: KeywordIndexOptions, second: KeywordIndexOptions): Promise<[SqliteStore, SqliteStore]> {
+  const a = await open(1, first);
+  await write(a, documents(150, 21));
+  await ready(a);
+  const b = await open(1, second);
+  await ready(b);
+  return [a, b];
 }
 
 /** Spill files (a compaction's positions and postings, removed from the folder at once) this process still holds open. */
@@ -229,11 +239,10 @@ describe("saves while finds and writes go on", () => {
   it("two stores saving in turn append to one delta file after each other's records (neither rewrites it)", {
     timeout: 120_000,
   }, async () => {
-    const a = await open(1, { saveAfterChanges: 2, compactAfterChanges: 1_000_000 });
-    await write(a, documents(150, 21));
-    await ready(a);
-    const b = await open(1, { saveAfterChanges: 2, compactAfterChanges: 1_000_000 });
-    await ready(b);
+    const [a, b] = await twoStores(
+      { saveAfterChanges: 2, compactAfterChanges: 1_000_000 },
+      { saveAfterChanges: 2, compactAfterChanges: 1_000_000 },
+    );
     const file = a.keywords.file;
     const base = header(file).checksum;
     await trickle(a, 3, 0);
@@ -270,11 +279,7 @@ describe("saves while finds and writes go on", () => {
   it("two processes' stores writing and saving in turn: each answers as FTS5 does, and so does the next open", {
     timeout: 120_000,
   }, async () => {
-    const a = await open(1, { saveAfterChanges: 2, compactAfterChanges: 9 });
-    await write(a, documents(150, 21));
-    await ready(a);
-    const b = await open(1, { saveAfterChanges: 2 });
-    await ready(b);
+    const [a, b] = await twoStores({ saveAfterChanges: 2, compactAfterChanges: 9 }, { saveAfterChanges: 2 });
     for (let round = 0; round < 6; round++) {
       for (const [store, name] of [
         [a, "a"],
