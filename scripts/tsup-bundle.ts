@@ -28,6 +28,8 @@ export const BUNDLE_EXTERNAL = [
   "pino-pretty",
   // PDF extraction (ES modules only, with its CMaps and fonts beside it): loaded on the first PDF.
   "pdfjs-dist",
+  // ICU word boundaries (an addon built at install; the analyzer falls back to Intl.Segmenter).
+  "@docdb/icu-words",
 ];
 
 /**

@@ -27,6 +27,8 @@
  * on every character of the fast path, and on the repository's own code and prose.
  */
 
+import { nativeWords } from "./native-words.js";
+
 /** Character classes of UAX #29 as ICU applies them, for the characters the fast path takes. */
 const OTHER = 0; // a segment of its own, never part of a word
 const LETTER = 1; // ALetter: A–Z a–z and the Latin letters U+00C0–U+024F (not × ÷)
@@ -226,11 +228,21 @@ function visitPending(text: string, pending: number[], visit: WordVisitor): void
     p += 3;
   };
   advance();
-  segmenter ??= new Intl.Segmenter("ja", { granularity: "word" });
-  for (const { segment, index, isWordLike } of segmenter.segment(joined)) {
-    if (!isWordLike) continue;
-    while (index >= end) advance();
-    visit(segment, index + delta, false);
+  const native = nativeWords();
+  if (native) {
+    const bounds = native(joined);
+    for (let b = 0; b < bounds.count; b += 2) {
+      const index = bounds.out[b] as number;
+      while (index >= end) advance();
+      visit(joined.slice(index, bounds.out[b + 1]), index + delta, false);
+    }
+  } else {
+    segmenter ??= new Intl.Segmenter("ja", { granularity: "word" });
+    for (const { segment, index, isWordLike } of segmenter.segment(joined)) {
+      if (!isWordLike) continue;
+      while (index >= end) advance();
+      visit(segment, index + delta, false);
+    }
   }
   // Fast pieces after the last stretch with words.
   for (; p < pending.length; p += 3) {
