@@ -8,7 +8,10 @@
  *
  *   git worktree add /tmp/prev HEAD~1 && (cd /tmp/prev && pnpm install && pnpm build)
  *   pnpm build && node scripts/bench-compare.mjs --other /tmp/prev [--documents 1200] [--queries 300] [--rounds 8]
- *                                               [--store postgres://…]
+ *                                               [--store postgres://…] [--corpus ../shared/eval]
+ *
+ * With `--corpus`, the documents are the eval sets' own (SciFact abstracts and JaQuAD passages,
+ * alternating; `--documents` of them) instead of bench/data.mjs's generated ones.
  *
  * With `--store`, both builds write to that PostgreSQL server (databases compare_<build>_<path>,
  * dropped afterwards) instead of SQLite files; the server's work is then outside this process,
@@ -21,7 +24,7 @@
  * Ingest runs each build's best path: `insertDocuments` (batches per transaction) where the
  * build has it, else `insertDocument` in a loop (older builds; the output says which ran).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -39,6 +42,7 @@ const { values } = parseArgs({
     queries: { type: "string", default: "300" },
     rounds: { type: "string", default: "8" },
     store: { type: "string" },
+    corpus: { type: "string" },
   },
 });
 if (!values.other) {
@@ -57,10 +61,23 @@ setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc");
 
 const docs = [];
-// Flat strings (the generator builds them by concatenation), as texts read from files or JSON are.
-for (const d of documents({ seed: 5 })) {
-  if (docs.length >= DOCS) break;
-  docs.push({ ...d, text: JSON.parse(JSON.stringify(d.text)) });
+if (values.corpus) {
+  // Real documents: the eval sets' SciFact abstracts and JaQuAD passages, alternating.
+  const read = (set) =>
+    readFileSync(join(values.corpus, set, "corpus.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  const [english, japanese] = [read("scifact"), read("jaquad")];
+  for (let i = 0; docs.length < DOCS && (i < english.length || i < japanese.length); i++) {
+    for (const d of [english[i], japanese[i]]) if (d && docs.length < DOCS) docs.push({ title: d.title || undefined, text: d.text });
+  }
+} else {
+  // Flat strings (the generator builds them by concatenation), as texts read from files or JSON are.
+  for (const d of documents({ seed: 5 })) {
+    if (docs.length >= DOCS) break;
+    docs.push({ ...d, text: JSON.parse(JSON.stringify(d.text)) });
+  }
 }
 const texts = queries(Number(values.queries), { seed: 9 });
 const queryVectorSet = clusteredVectors(texts.length, 384, { seed: 11 });
@@ -188,7 +205,7 @@ const load = loadavg()
   .join(" ");
 console.log(`${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores, Node ${process.version}, load average after the run ${load}`);
 console.log(
-  `${docs.length} documents per path, ${ROUNDS} rounds alternating the builds; ${texts.length} keyword queries; store: ${values.store ? "PostgreSQL (--store)" : "SQLite files"}`,
+  `${docs.length} ${values.corpus ? "eval-set" : "generated"} documents per path, ${ROUNDS} rounds alternating the builds; ${texts.length} keyword queries; store: ${values.store ? "PostgreSQL (--store)" : "SQLite files"}`,
 );
 console.log("");
 const rows = [];
@@ -202,6 +219,7 @@ for (const p of PATHS) {
       chunks: t.chunks,
       "chunks/cpu-s": Math.round(t.chunks / t.cpu),
       "chunks/s": Math.round(t.chunks / t.wall),
+      "docs/s": Math.round(t.documents / t.wall),
     });
   }
 }

@@ -90,6 +90,8 @@ describe("docdb CLI (built binary)", () => {
     // Nothing was stored by the failed attempts.
     const status = await docdb("status", "--json");
     expect(JSON.parse(status.stdout).databases.every((d: { documents: number }) => d.documents === 0)).toBe(true);
+    // The ICU words addon, built at install, is what the bundled program segments words with.
+    expect(JSON.parse(status.stdout).word_segmentation).toEqual({ source: "icu-words addon", reason: "loaded" });
   });
 
   it("refuses --db ../x and creates no file outside the data folder", async () => {

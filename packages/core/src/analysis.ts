@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Worker } from "node:worker_threads";
-import { ANALYZER_VERSION, analyzeForIndex, indexTerms } from "@docdb/analyzer";
+import { ANALYZER_VERSION, analyzeForIndex, indexTerms, nativeWordsStatus } from "@docdb/analyzer";
 import type { DocumentWrite } from "@docdb/store";
 import type { AnalysisReply, AnalysisRequest, CodeFields } from "./analysis-protocol.js";
 import { nodeWorkerThreads } from "./builtins.js";
@@ -19,6 +19,12 @@ export function analyseInThread(writes: DocumentWrite[]): void {
     const titleTerms = title ? analyzeForIndex(title) : "";
     for (const chunk of w.chunks) chunk.terms = indexTerms(title, chunk, chunk.text, titleTerms);
   }
+}
+
+/** Where the analyzer's ICU words come from: the icu-words addon, or Intl.Segmenter (same words, slower) and why. */
+export function wordSegmentation(): { source: "icu-words addon" | "Intl.Segmenter"; reason: string } {
+  const { active, reason } = nativeWordsStatus();
+  return { source: active ? "icu-words addon" : "Intl.Segmenter", reason };
 }
 
 /** The code fields of a chunk that go into its index terms; undefined for prose (nothing to send). */

@@ -10,6 +10,7 @@ export {
   type TokenInfo,
   type TokenInput,
 } from "./access.js";
+export { wordSegmentation } from "./analysis.js";
 export {
   COLLECTION_NAME_PATTERN,
   type CollectionFileStatus,

@@ -1,3 +1,4 @@
+import { wordSegmentation } from "@docdb/core";
 import { Command } from "commander";
 import { action, printJson } from "../context.js";
 import { collectionsOf, printCollectionStatus, printCollectionsTable } from "./collection-status.js";
@@ -21,10 +22,12 @@ export function statusCommand(): Command {
         const engine = (await docdb.engine()).kind;
         const state = await docdb.embeddingState();
         const model = state.model;
+        const words = wordSegmentation();
         if (options.json) {
           const { model: _model, ...current } = state;
           return printJson({
             store: { engine, location },
+            word_segmentation: words,
             current_model: model,
             current_model_state: current,
             databases: list,
@@ -38,7 +41,8 @@ export function statusCommand(): Command {
             : !state.ready
               ? `${model}, which cannot load: ${state.problem}; new documents stay pending, keyword search works`
               : `${model}${state.note ? ` (${state.note})` : ""}`;
-        process.stdout.write(`store: ${engine} ${location}\ncurrent embedding model: ${shown}\n\n`);
+        const segmentation = words.source === "Intl.Segmenter" ? `Intl.Segmenter (slower: ${words.reason})` : words.source;
+        process.stdout.write(`store: ${engine} ${location}\ncurrent embedding model: ${shown}\nword segmentation: ${segmentation}\n\n`);
         printTable(
           ["NAME", "DOCUMENTS", "CHUNKS", "PENDING", "REUSED", "MODEL"],
           list.map((d) => [
