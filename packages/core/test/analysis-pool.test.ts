@@ -45,12 +45,12 @@ describe("analysis pool and the main thread", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it("lets the waiting thread analyse queued pieces, with the terms this thread gives", async () => {
-    const expected = writes(300);
+    const expected = writes(600);
     analyseInThread(expected);
     const pool = new AnalysisPool({ size: 1, minChunks: 1 });
     try {
-      // 900 chunks: more than a worker is sent ahead, so pieces wait in the queue.
-      const pooled = writes(300);
+      // 1,800 chunks: more than a worker is sent ahead (1,024), so pieces wait in the queue.
+      const pooled = writes(600);
       let here = 0;
       await analysed(pool.analyse(pooled), () => {
         const took = pool.analyseHere();
