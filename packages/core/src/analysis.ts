@@ -165,7 +165,10 @@ export class AnalysisPool {
 
   readonly analyse: Analyse = async (writes) => {
     const chunks = writes.reduce((n, w) => n + w.chunks.length, 0);
-    if (this.disabled || this.options.size < 1 || chunks < this.options.minChunks) return analyseInThread(writes);
+    // Workers start for a batch large enough to pay their start; once running, they take every
+    // batch of a piece or more (short documents make batches of 100 with few chunks).
+    const small = this.workers ? chunks < PIECE_CHUNKS : chunks < this.options.minChunks;
+    if (this.disabled || this.options.size < 1 || small) return analyseInThread(writes);
     if (!this.start()) return analyseInThread(writes);
     const parts = pieces(writes);
     await new Promise<void>((resolve) => {

@@ -74,8 +74,11 @@ export interface OpenDocDBOptions {
 export { DEFAULT_EMBED_DEADLINE_MS } from "./settings/index.js";
 export { isPostgresUrl };
 
-/** A batch is analysed in worker threads from this many chunks on (starting workers costs ~0.1 s; small batches stay in the main thread). */
-const ANALYSIS_POOL_MIN_CHUNKS = 256;
+/**
+ * Workers start on a batch of this many chunks (starting them costs ~0.1 s; small batches stay in
+ * the main thread): 100 documents of two chunks each (abstracts, Q&A passages) are enough.
+ */
+const ANALYSIS_POOL_MIN_CHUNKS = 128;
 
 function isEngine(value: unknown): value is StoreEngine {
   return typeof value === "object" && value !== null && typeof (value as StoreEngine).openDatabase === "function";
