@@ -38,6 +38,13 @@ export interface WalCheckpointStatus {
   autocheckpoint: number;
 }
 
+/** What a store shows of its checkpointer (tests, status). */
+export interface WalCheckpointView {
+  status(): WalCheckpointStatus;
+  /** Resolves once no checkpoint runs or waits to run. */
+  settled(): Promise<void>;
+}
+
 /** Atomics.waitAsync (Node.js 16 and later; TypeScript's ES2022 library does not name it). */
 type AtomicsWaitAsync = {
   waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: unknown };
@@ -59,7 +66,7 @@ const CHECKPOINTS = 7;
 const WAL_INDEX_VERSION = 3007000;
 const HEADER_BYTES = 136;
 
-export class WalCheckpointer {
+export class WalCheckpointer implements WalCheckpointView {
   private worker: Worker | undefined;
   private readonly slots = new Int32Array(new SharedArrayBuffer(8 * 4));
   private shm: number | undefined;

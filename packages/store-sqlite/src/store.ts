@@ -34,7 +34,7 @@ import type {
 } from "@docdb/store";
 import Database from "better-sqlite3";
 import * as access from "./access.js";
-import { WalCheckpointer, type WalCheckpointOptions } from "./checkpointer.js";
+import { WalCheckpointer, type WalCheckpointOptions, type WalCheckpointView } from "./checkpointer.js";
 import * as collections from "./collections.js";
 import { Connection, loadNative } from "./connection.js";
 import { keywordSearch, refreshKeywordIndex } from "./keyword.js";
@@ -77,7 +77,7 @@ export class SqliteStore implements Store {
   /** Copies the WAL into the database file in a worker thread (set up once the file is in WAL mode). */
   private checkpointer: WalCheckpointer | undefined;
   /** The background checkpointer's state; undefined before the database is in WAL mode. */
-  get walCheckpoints(): Pick<WalCheckpointer, "status" | "settled"> | undefined {
+  get walCheckpoints(): WalCheckpointView | undefined {
     return this.checkpointer;
   }
 
