@@ -69,6 +69,10 @@ const HEADER_BYTES = 136;
 export class WalCheckpointer implements WalCheckpointView {
   private worker: Worker | undefined;
   private readonly slots = new Int32Array(new SharedArrayBuffer(8 * 4));
+  /**
+   * The -shm file, opened for reading. Closed only after the writing connection (closeIndexFile):
+   * closing any descriptor of a file drops every POSIX lock this process holds on it, SQLite's included.
+   */
   private shm: number | undefined;
   private readonly header = Buffer.alloc(HEADER_BYTES);
   private readonly read32 = endianness() === "LE" ? this.header.readUInt32LE.bind(this.header) : this.header.readUInt32BE.bind(this.header);
@@ -150,12 +154,14 @@ export class WalCheckpointer implements WalCheckpointView {
     return status;
   }
 
-  /** Stops the worker after the checkpoint it runs (before the writing connection closes and checkpoints itself). */
+  /**
+   * Stops the worker after the checkpoint it runs (before the writing connection closes and
+   * checkpoints itself); then the store closes that connection, then calls closeIndexFile().
+   */
   async close(): Promise<void> {
     if (this.state !== "off") this.state = "closed";
     const worker = this.worker;
     this.worker = undefined;
-    this.closeShm();
     if (worker) await stop(worker, this.slots);
   }
 
@@ -210,11 +216,11 @@ export class WalCheckpointer implements WalCheckpointView {
     if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
     const worker = this.worker;
     this.worker = undefined;
-    this.closeShm();
     if (worker) void stop(worker, this.slots);
   }
 
-  private closeShm(): void {
+  /** Closes the WAL index file; call only once the writing connection is closed (see `shm`). */
+  closeIndexFile(): void {
     if (this.shm === undefined) return;
     closeSync(this.shm);
     this.shm = undefined;
