@@ -96,14 +96,15 @@ const SQLITE_MIGRATIONS = "./migrations/sqlite";
 
 /**
  * Copies the SQLite engine's migrations (its package's `migrations/`) next to the bundle, where
- * `SQLITE_MIGRATIONS` tells it to look, the engine's read-only SQL child script, which it starts
- * from beside itself, core's analysis worker thread (self-contained, built by @docdb/core),
+ * `SQLITE_MIGRATIONS` tells it to look, the engine's read-only SQL child script and its WAL
+ * checkpoint worker, which it starts from beside itself, core's analysis worker thread (self-contained, built by @docdb/core),
  * which core starts from there, and @docdb/extract's worker thread (its format libraries are
  * the programs' own dependencies).
  */
 export function copyMigrations(outDir = "dist"): void {
   cpSync("../../packages/store-sqlite/migrations", `${outDir}/${SQLITE_MIGRATIONS}`, { recursive: true });
   cpSync("../../packages/store-sqlite/src/sql-child.mjs", `${outDir}/sql-child.mjs`);
+  cpSync("../../packages/store-sqlite/src/checkpoint-worker.mjs", `${outDir}/checkpoint-worker.mjs`);
   cpSync("../../packages/core/dist/analysis-worker.mjs", `${outDir}/analysis-worker.mjs`);
   // Document extraction's worker thread (large files), which @docdb/extract starts from beside the bundle.
   cpSync("../../packages/extract/dist/extract-worker.mjs", `${outDir}/extract-worker.mjs`);

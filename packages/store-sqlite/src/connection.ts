@@ -50,6 +50,9 @@ export class Connection {
     private readonly busyTimeoutMs: number,
   ) {}
 
+  /** Called after each write transaction commits (the background WAL checkpointer's check). */
+  onCommit: (() => void) | undefined;
+
   /** Prepared once per SQL text and connection (filters make many texts: the cache is bounded). */
   statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
@@ -109,14 +112,16 @@ export class Connection {
   }
 
   /** Runs `work` in a write transaction, waiting (with backoff) for other writers. */
-  write<T>(work: () => T): Promise<T> {
-    return writeTransaction(this.db, this.location, this.busyTimeoutMs, () => {
+  async write<T>(work: () => T): Promise<T> {
+    const result = await writeTransaction(this.db, this.location, this.busyTimeoutMs, () => {
       try {
         return work();
       } finally {
         this.forget();
       }
     });
+    this.onCommit?.();
+    return result;
   }
 
   /** Runs `work` in a write transaction if the lock is free within a moment; false when it was not. */
@@ -124,6 +129,7 @@ export class Connection {
     try {
       this.db.transaction(work).immediate();
       this.forget();
+      this.onCommit?.();
       return true;
     } catch (error) {
       const code = (error as { code?: unknown })?.code;

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Store, type StoreEngine, StoreError, type VectorIndexSettings } from "@docdb/store";
+import type { WalCheckpointOptions } from "./checkpointer.js";
 import type { KeywordIndexOptions } from "./keyword-live/live.js";
 import { SQLITE_CAPABILITIES } from "./meta.js";
 import { SqliteStore } from "./store.js";
@@ -21,6 +22,8 @@ export interface SqliteEngineOptions {
   vectorIndex?: Partial<VectorIndexSettings>;
   /** The keyword index beside each database file: `threshold`, chunks below which FTS5 answers alone (default 5,000). */
   keywordIndex?: KeywordIndexOptions;
+  /** The background WAL checkpointer of each database: `afterPages` (default 1,000; 0 leaves checkpoints to SQLite). */
+  walCheckpoint?: WalCheckpointOptions;
 }
 
 const FILE_NAME = /^([A-Za-z0-9_-]{1,64})\.db$/;
@@ -76,6 +79,7 @@ export class SqliteEngine implements StoreEngine {
         migrationsDir: this.options.migrationsDir,
         vectorIndex: this.options.vectorIndex,
         keywordIndex: this.options.keywordIndex,
+        walCheckpoint: this.options.walCheckpoint,
       });
     } catch (error) {
       if (StoreError.isInstance(error)) throw error;

@@ -1,3 +1,10 @@
+export {
+  DEFAULT_CHECKPOINT_AFTER_PAGES,
+  SAFETY_NET_WAL_BYTES,
+  type WalCheckpointOptions,
+  type WalCheckpointStatus,
+  type WalCheckpointView,
+} from "./checkpointer.js";
 export { createSqliteEngine, SqliteEngine, type SqliteEngineOptions } from "./engine.js";
 export { DEFAULT_VECTOR_INDEX_SETTINGS, USEARCH_VERSION } from "./hnsw/settings.js";
 export {

@@ -34,6 +34,7 @@ import type {
 } from "@docdb/store";
 import Database from "better-sqlite3";
 import * as access from "./access.js";
+import { WalCheckpointer, type WalCheckpointOptions, type WalCheckpointView } from "./checkpointer.js";
 import * as collections from "./collections.js";
 import { Connection, loadNative } from "./connection.js";
 import { keywordSearch, refreshKeywordIndex } from "./keyword.js";
@@ -56,6 +57,8 @@ export interface SqliteStoreOptions {
   vectorIndex?: Partial<VectorIndexSettings>;
   /** The keyword index beside the database (threshold: chunks below which FTS5 answers alone). */
   keywordIndex?: KeywordIndexOptions;
+  /** The background WAL checkpointer (checkpointer.ts): its threshold, or its script (tests). */
+  walCheckpoint?: WalCheckpointOptions;
 }
 
 /** One docdb database: a SQLite file with sqlite-vec loaded, FTS5 and the docdb schema. */
@@ -71,6 +74,12 @@ export class SqliteStore implements Store {
   private readonly keywordIndex: LiveKeywordIndex;
   /** The HNSW index beside the database file: `docdb index status|rebuild`. */
   readonly vectorIndex: VectorIndexControl;
+  /** Copies the WAL into the database file in a worker thread (set up once the file is in WAL mode). */
+  private checkpointer: WalCheckpointer | undefined;
+  /** The background checkpointer's state; undefined before the database is in WAL mode. */
+  get walCheckpoints(): WalCheckpointView | undefined {
+    return this.checkpointer;
+  }
 
   private constructor(
     readonly name: string,
@@ -99,22 +108,29 @@ export class SqliteStore implements Store {
   static async open(name: string, path: string, options: SqliteStoreOptions): Promise<SqliteStore> {
     const { nativeBinding, sqliteVec } = loadNative();
     const db = new Database(path, nativeBinding !== undefined ? { nativeBinding } : {});
+    let store: SqliteStore | undefined;
     try {
       sqliteVec.load(db);
       db.pragma(`busy_timeout = ${BUSY_ATTEMPT_MS}`);
       db.pragma("foreign_keys = ON");
-      const store = new SqliteStore(name, path, db, options);
+      store = new SqliteStore(name, path, db, options);
       // WAL lets readers work while a writer writes; switching needs the lock when the file is new.
       if (db.pragma("journal_mode", { simple: true }) !== "wal") {
         await waitForLock(path, options.busyTimeoutMs, () => db.pragma("journal_mode = WAL"));
       }
       db.pragma("synchronous = NORMAL");
+      // Checkpoints (copying the WAL into the file, with its fsyncs) run in a worker thread.
+      store.checkpointer = new WalCheckpointer(db, path, nativeBinding, options.walCheckpoint);
+      const checkpointer = store.checkpointer;
+      store.conn.onCommit = () => checkpointer.committed();
       const dir = options.migrationsDir ?? findMigrationsDir();
       if (hasPendingMigrations(db, dir)) await store.conn.write(() => migrate(db, dir));
       if (await refreshKeywordIndex(store.conn)) store.keywordIndex.reset();
       return store;
     } catch (error) {
+      await store?.checkpointer?.close();
       db.close();
+      store?.checkpointer?.closeIndexFile();
       throw error;
     }
   }
@@ -125,7 +141,10 @@ export class SqliteStore implements Store {
     if (!this.conn.db.open) return;
     await this.vectors.ann.flush();
     await this.keywordIndex.flush();
+    // The worker's connection goes before the last one, which copies the rest of the WAL and removes it.
+    await this.checkpointer?.close();
     this.conn.db.close();
+    this.checkpointer?.closeIndexFile();
   }
 
   /**
