@@ -1,9 +1,8 @@
-// WAL checkpoints off the writing thread: after each commit the store reads how many WAL frames
-// wait to be copied (from the WAL index), and past a threshold a worker thread with its own
-// connection runs `PRAGMA wal_checkpoint(PASSIVE)` (checkpoint-worker.mjs).
-import { closeSync, existsSync, openSync, readSync } from "node:fs";
+// WAL checkpoints off the writing thread: after each commit the store looks at how far the WAL
+// has grown (its size, from stat), and past a threshold a worker thread with its own connection
+// runs `PRAGMA wal_checkpoint(PASSIVE)` (checkpoint-worker.mjs).
+import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { endianness } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
@@ -60,23 +59,21 @@ const FAILED = 5;
 const RUNNING = 6;
 const CHECKPOINTS = 7;
 
-// Offsets in the WAL index (the -shm file, https://sqlite.org/walformat.html): the header's
-// version, its "initialised" flag and mxFrame (frames in the WAL), and the checkpoint info's
-// nBackfill (frames already copied into the database). Native byte order.
-const WAL_INDEX_VERSION = 3007000;
-const HEADER_BYTES = 136;
+/**
+ * Once the worker has run, a checkpoint is also asked for this long after the last one whatever
+ * the WAL's size (SQLite writes a restarted WAL from its start, inside the file's old size).
+ */
+const RECHECK_MS = 250;
 
 export class WalCheckpointer implements WalCheckpointView {
   private worker: Worker | undefined;
   private readonly slots = new Int32Array(new SharedArrayBuffer(8 * 4));
-  /**
-   * The -shm file, opened for reading. Closed only after the writing connection (closeIndexFile):
-   * closing any descriptor of a file drops every POSIX lock this process holds on it, SQLite's included.
-   */
-  private shm: number | undefined;
-  private readonly header = Buffer.alloc(HEADER_BYTES);
-  private readonly read32 = endianness() === "LE" ? this.header.readUInt32LE.bind(this.header) : this.header.readUInt32BE.bind(this.header);
   private readonly afterPages: number;
+  /** WAL bytes after which a checkpoint is asked for: afterPages frames (a page and a 24-byte header each). */
+  private afterBytes = 0;
+  /** The WAL's size and the time when a checkpoint was last asked for. */
+  private askedAtSize = 0;
+  private askedAt = 0;
   private state: "idle" | "off" | "closed" = "idle";
   private offReason: string | undefined;
   private fatal: string | undefined;
@@ -94,12 +91,16 @@ export class WalCheckpointer implements WalCheckpointView {
       return;
     }
     const pageSize = db.pragma("page_size", { simple: true }) as number;
+    this.afterBytes = this.afterPages * (pageSize + 24);
     db.pragma(`wal_autocheckpoint = ${Math.max(SQLITE_AUTOCHECKPOINT_PAGES, Math.ceil(SAFETY_NET_WAL_BYTES / pageSize))}`);
   }
 
   /**
-   * After each commit of the writing connection: asks the worker for a checkpoint once enough
-   * frames wait and none runs (requests coalesce). Costs one 136-byte read of the WAL index.
+   * After each commit of the writing connection: asks the worker for a checkpoint once the WAL
+   * file has grown by `afterPages` frames since the last request, or, once the worker runs, when
+   * RECHECK_MS have passed (a restarted WAL does not grow the file). Requests coalesce. Costs one
+   * stat of the -wal file. The -shm file is never opened here: closing any descriptor of a file
+   * drops every POSIX lock this process holds on it, SQLite's connections' included.
    */
   committed(): void {
     if (this.state !== "idle") return;
@@ -108,13 +109,21 @@ export class WalCheckpointer implements WalCheckpointView {
       this.fallBack(this.fatal ?? "the checkpoint worker failed");
       return;
     }
-    const waiting = this.waitingFrames();
-    if (waiting === undefined) {
-      this.fallBack("the WAL index cannot be read");
+    if (Atomics.load(slots, RUNNING) === 1 || Atomics.load(slots, REQUEST) === 1) return;
+    let size: number;
+    try {
+      size = statSync(`${this.path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    } catch {
       return;
     }
-    if (waiting < this.afterPages || Atomics.load(slots, RUNNING) === 1) return;
+    if (size < this.askedAtSize) this.askedAtSize = size;
+    const now = performance.now();
+    const grown = size - this.askedAtSize >= this.afterBytes;
+    const due = this.worker !== undefined && now - this.askedAt >= RECHECK_MS;
+    if (!grown && !due) return;
     if (!this.worker && !this.start()) return;
+    this.askedAtSize = size;
+    this.askedAt = now;
     if (Atomics.compareExchange(slots, REQUEST, 0, 1) === 0) Atomics.notify(slots, REQUEST);
   }
 
@@ -156,28 +165,13 @@ export class WalCheckpointer implements WalCheckpointView {
 
   /**
    * Stops the worker after the checkpoint it runs (before the writing connection closes and
-   * checkpoints itself); then the store closes that connection, then calls closeIndexFile().
+   * checkpoints itself).
    */
   async close(): Promise<void> {
     if (this.state !== "off") this.state = "closed";
     const worker = this.worker;
     this.worker = undefined;
     if (worker) await stop(worker, this.slots);
-  }
-
-  /** Frames in the WAL not yet copied into the database (mxFrame − nBackfill); undefined when the index cannot be read. */
-  private waitingFrames(): number | undefined {
-    try {
-      this.shm ??= openSync(`${this.path}-shm`, "r");
-      if (readSync(this.shm, this.header, 0, HEADER_BYTES, 0) < HEADER_BYTES) return undefined;
-    } catch {
-      return undefined;
-    }
-    if (this.read32(0) !== WAL_INDEX_VERSION) return undefined;
-    if (this.header[12] !== 1) return 0; // not initialised yet: nothing written since the WAL was made
-    const frames = this.read32(16);
-    const copied = this.read32(96);
-    return frames > copied ? frames - copied : 0;
   }
 
   /** Starts the worker (unreferenced: it never holds a process open); false when it cannot. */
@@ -217,13 +211,6 @@ export class WalCheckpointer implements WalCheckpointView {
     const worker = this.worker;
     this.worker = undefined;
     if (worker) void stop(worker, this.slots);
-  }
-
-  /** Closes the WAL index file; call only once the writing connection is closed (see `shm`). */
-  closeIndexFile(): void {
-    if (this.shm === undefined) return;
-    closeSync(this.shm);
-    this.shm = undefined;
   }
 }
 

@@ -130,7 +130,6 @@ export class SqliteStore implements Store {
     } catch (error) {
       await store?.checkpointer?.close();
       db.close();
-      store?.checkpointer?.closeIndexFile();
       throw error;
     }
   }
@@ -144,7 +143,6 @@ export class SqliteStore implements Store {
     // The worker's connection goes before the last one, which copies the rest of the WAL and removes it.
     await this.checkpointer?.close();
     this.conn.db.close();
-    this.checkpointer?.closeIndexFile();
   }
 
   /**
