@@ -63,6 +63,8 @@ try {
   // A checkpoint syncs the WAL and then the database file; NORMAL is the writing connection's own level.
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 50");
+  // A checkpoint copies frames through the file, not the page cache: keep the cache small.
+  db.pragma("cache_size = -256");
 } catch (error) {
   fail(`cannot open ${path}: ${error.message}`);
 }

@@ -183,7 +183,9 @@ export class WalCheckpointer implements WalCheckpointView {
       // node:worker_threads is loaded here, on the first checkpoint (not at start-up).
       const { Worker } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
       const workerData = { path: this.path, nativeBinding: this.nativeBinding, shared: this.slots.buffer };
-      worker = new Worker(script, { workerData, execArgv: [] });
+      // A small heap: the worker runs one PRAGMA (a 1M-chunk server holds ~1.4 GB already).
+      const resourceLimits = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 };
+      worker = new Worker(script, { workerData, execArgv: [], resourceLimits });
     } catch (error) {
       this.fallBack(`the checkpoint worker cannot start: ${(error as Error).message}`);
       return false;
