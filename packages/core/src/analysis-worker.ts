@@ -1,14 +1,31 @@
 // The worker thread of the analysis pool (analysis.ts): analyses the chunks of the documents it
 // is sent with @docdb/analyzer, bundled into this file (dist/analysis-worker.mjs), so the terms
 // are those the main thread would compute.
-import { parentPort } from "node:worker_threads";
+import { constants, setPriority } from "node:os";
+import { parentPort, workerData } from "node:worker_threads";
 import { analyzeForIndex, indexTerms } from "@docdb/analyzer";
-import type { AnalysisReply, AnalysisRequest } from "./analysis-protocol.js";
+import { type AnalysisReply, type AnalysisRequest, CLAIM } from "./analysis-protocol.js";
 
 const port = parentPort;
 if (!port) throw new Error("analysis-worker runs as a worker thread");
+// Below the writing thread: the main thread (which holds the write transaction, the bound of a
+// bulk insert, and an MCP server's event loop) gets a core first when the cores are busy. Only on
+// Linux, where a thread's nice value is its own; elsewhere it would lower the whole process.
+if (process.platform === "linux") {
+  try {
+    setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
+  } catch {
+    // Not permitted here: the same priority as the main thread.
+  }
+}
+const claims: Int32Array | undefined = workerData?.claims ? new Int32Array(workerData.claims) : undefined;
 
 port.on("message", (request: AnalysisRequest) => {
+  // A piece the main thread took while it waited is its own to answer.
+  if (claims && Atomics.compareExchange(claims, request.slot, CLAIM.FREE, CLAIM.WORKER) !== CLAIM.FREE) {
+    port.postMessage({ id: request.id, skipped: true } satisfies AnalysisReply);
+    return;
+  }
   let reply: AnalysisReply;
   try {
     reply = {

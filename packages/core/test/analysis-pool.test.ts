@@ -1,7 +1,7 @@
 // The analysis pool shares its work with the main thread: queued pieces analysed here while the
 // caller waits, the same terms as analysis in this thread, and nothing lost when a worker fails
 // or the pool closes with work still queued.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DocumentWrite } from "@docdb/store";
@@ -37,6 +37,37 @@ function writes(count: number): DocumentWrite[] {
 
 const termsOf = (list: DocumentWrite[]) => list.map((w) => w.chunks.map((c) => c.terms));
 
+/** The nice value of each thread of this process (Linux /proc). */
+function threadNiceValues(): number[] {
+  return readdirSync("/proc/self/task").flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      return [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * A worker that keeps the claim protocol but starts nothing until the main thread has claimed
+ * its first request (polling the slot), then answers each request it wins with marker terms and
+ * skips the rest: every piece is then the main thread's.
+ */
+const LATE_WORKER = `import { parentPort, workerData } from "node:worker_threads";
+const claims = new Int32Array(workerData.claims);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+let first = true;
+parentPort.on("message", (m) => {
+  if (first) {
+    first = false;
+    while (Atomics.load(claims, m.slot) === 0) Atomics.wait(pause, 0, 0, 1);
+  }
+  if (Atomics.compareExchange(claims, m.slot, 0, 1) !== 0) return parentPort.postMessage({ id: m.id, skipped: true });
+  parentPort.postMessage({ id: m.id, terms: m.documents.map((d) => d.chunks.map(() => ["worker", "worker"])) });
+});
+`;
+
 describe("analysis pool and the main thread", () => {
   let dir: string;
   beforeEach(() => {
@@ -63,6 +94,51 @@ describe("analysis pool and the main thread", () => {
       expect(pooled[3]?.chunks[0]?.terms?.title).toMatch(/paymentservice\.retrycharge charg the card again$/);
       // Nothing is left queued: a waiter finds nothing more to take.
       expect(pool.analyseHere()).toBe(false);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("takes back, for the waiting thread, pieces a worker was sent and has not started", async () => {
+    const expected = writes(100);
+    analyseInThread(expected);
+    const script = join(dir, "late-worker.mjs");
+    writeFileSync(script, LATE_WORKER);
+    const pool = new AnalysisPool({ size: 1, minChunks: 1, script });
+    try {
+      // 300 chunks: all sent to the worker at once (it is sent up to 1,024 ahead), none queued.
+      const pooled = writes(100);
+      const work = pool.analyse(pooled);
+      expect(pool.analyseHere()).toBe(false);
+      let here = 0;
+      await analysed(work, (waitingFor) => {
+        const took = pool.analyseHere(waitingFor);
+        if (took) here++;
+        return took;
+      });
+      // Every piece was claimed here (the worker waited for that), in pieces of ~32 chunks.
+      expect(here).toBe(Math.ceil(300 / 33));
+      expect(termsOf(pooled)).toEqual(termsOf(expected));
+      // The worker's skips are no failure: it stays, and later work it wins carries its answers.
+      const later = writes(100);
+      await pool.analyse(later);
+      expect(pool.running).toBe(1);
+      expect(later[0]?.chunks[0]?.terms).toMatchObject({ title: "worker", body: "worker" });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it.runIf(process.platform === "linux")("runs its workers below the main thread's priority", async () => {
+    const pool = new AnalysisPool({ size: 1, minChunks: 1 });
+    try {
+      const main = threadNiceValues();
+      expect(main.filter((n) => n === 10)).toEqual([]);
+      const pooled = writes(100);
+      await pool.analyse(pooled);
+      expect(pool.running).toBe(1);
+      expect(threadNiceValues().filter((n) => n === 10)).toHaveLength(1);
+      expect(threadNiceValues().filter((n) => n === 0).length).toBe(main.filter((n) => n === 0).length);
     } finally {
       await pool.close();
     }

@@ -88,8 +88,10 @@ export async function insertDocuments(
   fill();
   for (let from = 0; ahead.length > 0; from += batchSize) {
     const { batch, analysed } = ahead.shift() as ReturnType<typeof prepareBatch>;
-    // While the workers finish this batch, this thread analyses queued pieces (this batch's or the next ones').
+    // While the workers finish this batch, this thread analyses pieces of it they have not started.
+    const waitStart = performance.now();
     await analysedHelping(analysed, ctx.services.analyseHere);
+    const analysisMs = Math.round(performance.now() - waitStart);
     fill();
     if (options.signal?.aborted) {
       await Promise.all(ahead.map((b) => b.analysed.catch(() => undefined)));
@@ -132,7 +134,10 @@ export async function insertDocuments(
         results[index] = { ok: true, ...insertResult(ctx, prepared, w, model, why) };
       });
     }
-    ctx.logger.info({ db: ctx.name, documents: batch.length, ms: Math.round(performance.now() - started) }, "insert batch");
+    ctx.logger.info(
+      { db: ctx.name, documents: batch.length, ms: Math.round(performance.now() - started), analysis_wait_ms: analysisMs },
+      "insert batch",
+    );
     options.onProgress?.({ done: Math.min(from + batchSize, inputs.length), total: inputs.length });
   }
 
