@@ -5,24 +5,18 @@
 // sqlite-vec is not loaded: a checkpoint copies pages and reads no table, and a schema naming an
 // unknown virtual table module still opens (it fails only when that table is used).
 //
-// The store asks through shared memory (slots of an Int32Array, named in checkpointer.ts), not
-// messages: a request is seen at once even while the writing thread's event loop is busy (a
-// tight ingest loop), and the writing thread reads the answers without waiting for an event.
-// Only a failure's text comes as a message ({ fatal }).
+// The store asks through shared memory (slots of an Int32Array, whose positions checkpointer.ts
+// names and sends here), not messages: a request is seen at once even while the writing thread's
+// event loop is busy (a tight ingest loop), and the writing thread reads the answers without
+// waiting for an event. Only a failure's text comes as a message ({ fatal }).
 
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 
-const { path, nativeBinding, shared } = workerData;
+const { path, nativeBinding, shared, slotsAt } = workerData;
 const slots = new Int32Array(shared);
-const REQUEST = 0; // 0 nothing, 1 checkpoint, 2 close
-const DONE = 1; // attempts finished (notified)
-const BUSY = 2; // the last checkpoint's answer: busy, frames in the WAL, frames copied
-const LOG = 3;
-const CHECKPOINTED = 4;
-const FAILED = 5; // 1: this worker gave up (its message says why)
-const RUNNING = 6; // 1 while a checkpoint runs
-const CHECKPOINTS = 7; // checkpoints completed
+// The slots' positions, as checkpointer.ts names and describes them (SLOTS).
+const { REQUEST, DONE, BUSY, LOG, CHECKPOINTED, FAILED, RUNNING, CHECKPOINTS } = slotsAt;
 
 function fail(message) {
   Atomics.store(slots, FAILED, 1);

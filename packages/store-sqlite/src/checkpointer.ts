@@ -49,15 +49,27 @@ type AtomicsWaitAsync = {
   waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: unknown };
 };
 
-// Slots of the memory shared with the worker (checkpoint-worker.mjs names them the same).
-const REQUEST = 0; // 0 nothing, 1 checkpoint, 2 close
-const DONE = 1; // attempts finished (notified)
-const BUSY = 2;
-const LOG = 3;
-const CHECKPOINTED = 4;
-const FAILED = 5;
-const RUNNING = 6;
-const CHECKPOINTS = 7;
+/**
+ * Slots of the memory shared with the worker, sent to it in `workerData.slotsAt` (one table for
+ * both sides).
+ */
+const SLOTS = {
+  /** 0 nothing, 1 checkpoint, 2 close (notified). */
+  REQUEST: 0,
+  /** Attempts finished (notified). */
+  DONE: 1,
+  /** The last checkpoint's answer: busy, frames in the WAL, frames copied. */
+  BUSY: 2,
+  LOG: 3,
+  CHECKPOINTED: 4,
+  /** 1: the worker gave up (its message says why). */
+  FAILED: 5,
+  /** 1 while a checkpoint runs. */
+  RUNNING: 6,
+  /** Checkpoints completed. */
+  CHECKPOINTS: 7,
+} as const;
+const { REQUEST, DONE, BUSY, LOG, CHECKPOINTED, FAILED, RUNNING, CHECKPOINTS } = SLOTS;
 
 /**
  * Once the worker has run, a checkpoint is also asked for this long after the last one whatever
@@ -67,7 +79,7 @@ const RECHECK_MS = 250;
 
 export class WalCheckpointer implements WalCheckpointView {
   private worker: Worker | undefined;
-  private readonly slots = new Int32Array(new SharedArrayBuffer(8 * 4));
+  private readonly slots = new Int32Array(new SharedArrayBuffer(Object.keys(SLOTS).length * 4));
   private readonly afterPages: number;
   /** WAL bytes after which a checkpoint is asked for: afterPages frames (a page and a 24-byte header each). */
   private afterBytes = 0;
@@ -182,7 +194,7 @@ export class WalCheckpointer implements WalCheckpointView {
       if (!existsSync(script)) throw new Error(`the checkpoint worker script is missing (${script})`);
       // node:worker_threads is loaded here, on the first checkpoint (not at start-up).
       const { Worker } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
-      const workerData = { path: this.path, nativeBinding: this.nativeBinding, shared: this.slots.buffer };
+      const workerData = { path: this.path, nativeBinding: this.nativeBinding, shared: this.slots.buffer, slotsAt: SLOTS };
       // A small heap: the worker runs one PRAGMA (a 1M-chunk server holds ~1.4 GB already).
       const resourceLimits = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 };
       worker = new Worker(script, { workerData, execArgv: [], resourceLimits });
