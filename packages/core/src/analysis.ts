@@ -345,6 +345,15 @@ export class AnalysisPool {
   /** Ends the workers (they start again on the next large batch); work they held is done here. */
   async close(): Promise<void> {
     const workers = this.stop();
-    await Promise.all(workers.map((w) => w.worker.terminate()));
+    if (workers.length === 0) return;
+    // The process is held open until they have exited: a worker stopped while it still starts
+    // (this thread claimed all the work it was sent) holds nothing open, not even once
+    // referenced, and the process would end inside `close` (Node.js 20).
+    const open = setInterval(() => undefined, 60_000);
+    try {
+      await Promise.all(workers.map((w) => w.worker.terminate()));
+    } finally {
+      clearInterval(open);
+    }
   }
 }

@@ -4,10 +4,36 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { DocumentWrite } from "@docdb/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runNode } from "../../../test/support/node-process.js";
 import { AnalysisPool, analysed, analyseInThread } from "../src/analysis.js";
 import { toStoredChunks } from "../src/stored-chunks.js";
+
+const CORE = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+
+/**
+ * A program that opens docdb, inserts 60 documents (~180 chunks: the workers start) and closes
+ * it, 20 times, then says so. The main thread often claims all the first work before the worker
+ * has started, and closes while it still starts.
+ */
+const OPEN_INSERT_CLOSE = (core: string, dataDir: string) => `
+import { join } from "node:path";
+const core = await import(${JSON.stringify(pathToFileURL(core).href)});
+const paragraph = (n, k) => ("文書" + n + "の段落" + k + "。東京の天気は晴れです。The invoice was sent to the office. ").repeat(9);
+let closed = 0;
+for (let round = 0; round < 20; round++) {
+  const docdb = core.openDocDB({ dataDir: join(${JSON.stringify(dataDir)}, "r" + round), embedding: null, logger: core.silentLogger() });
+  const db = await docdb.database("pool", { create: true });
+  const docs = Array.from({ length: 60 }, (_, n) => ({ text: [0, 1, 2].map((k) => paragraph(n, k)).join("\\n\\n") }));
+  const result = await db.insertDocuments(docs);
+  if (result.chunks < 128) throw new Error("too few chunks for the workers to start: " + result.chunks);
+  await docdb.close();
+  closed++;
+}
+console.log("closed " + closed);
+`;
 
 const TEXTS = [
   "東京の天気は晴れです。サーバーの設定を確認しました。請求書を送付いたしました。",
@@ -146,6 +172,15 @@ describe("analysis pool and the main thread", () => {
       await pool.close();
     }
   });
+
+  it("closes while a worker still starts without ending the process inside close", async () => {
+    const script = join(dir, "open-insert-close.mjs");
+    writeFileSync(script, OPEN_INSERT_CLOSE(CORE, dir));
+    const { code, stdout, stderr } = await runNode(script, []);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe("closed 20");
+  }, 60_000);
 
   it("analyses here what a closing pool still held, and what a failed worker was given", async () => {
     const expected = writes(200);
