@@ -1,5 +1,5 @@
-// Compacting an index whose positions stay in its file: they are read a term at a time (never all
-// at once), the new ones can go to a spill file instead of memory, and the bytes are those of a
+// Compacting an index whose positions stay in its file: they are read a window of blocks at a time
+// (never a whole common term, nor all at once), the new ones can go to a spill file instead of memory, and the bytes are those of a
 // compaction in memory; with the postings spilled too, the result is read back from the file it is
 // written to into the buffer the index already uses (and a read that fails leaves no half-read index).
 import { mkdtempSync, openSync, rmSync, truncateSync, writeFileSync } from "node:fs";
@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { buildKeywordQuery } from "@docdb/analyzer";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  COMPACT_READ_WINDOW,
   compactSteps,
   type IndexedRow,
   KeywordIndex,
@@ -54,7 +55,7 @@ function partsBytes(seg: Segment): Buffer {
 }
 
 describe("compaction of an index whose positions stay in its file", () => {
-  it("reads them a term at a time, spills the new ones to a file, and gives the bytes of a compaction in memory", () => {
+  it("reads them a window at a time, spills the new ones to a file, and gives the bytes of a compaction in memory", () => {
     const built = KeywordIndex.empty();
     for (let seq = 1; seq <= 3000; seq++) built.add(row(seq));
     const bytes = built.toBuffer();
@@ -74,7 +75,7 @@ describe("compaction of an index whose positions stay in its file", () => {
     expect(expected.posFile).toBeNull();
     const spill = openSync(join(dir, "spill.bin"), "w+");
     const got = run(compactSteps(inFile.snapshot(), 500, spill));
-    // The old positions were read a term at a time: no read came near all of them.
+    // The old positions were read a window at a time: no read came near all of them.
     expect(positions.largestRead).toBeGreaterThan(0);
     expect(positions.largestRead).toBeLessThan(positions.length / 2);
     // The new positions are in the spill file, not in memory; the bytes are the same.
@@ -88,6 +89,40 @@ describe("compaction of an index whose positions stay in its file", () => {
     for (const text of ["apple", "river stone", '"quantum apple"', "title apple", "w17 light"]) {
       const query = buildKeywordQuery(text) as NonNullable<ReturnType<typeof buildKeywordQuery>>;
       expect(inFile.search(query, 50, options)).toEqual(inMemory.search(query, 50, options));
+    }
+    inFile.close();
+  });
+
+  it("reads a term found in every row a window of blocks at a time, not its positions at once", () => {
+    // "apple" 100 times in each of 4,000 rows: ~400 KB of its positions, more than a window.
+    const common = (seq: number): IndexedRow => ({ seq, title: "", body: `${"apple ".repeat(100)}w${seq % 17}` });
+    const built = KeywordIndex.empty();
+    for (let seq = 1; seq <= 4000; seq++) built.add(common(seq));
+    const bytes = built.toBuffer();
+    const inMemory = KeywordIndex.fromBuffer(bytes.slice());
+    const { index: inFile, positions } = loadWithPositionsInFile(bytes);
+    expect(positions.length).toBeGreaterThan(COMPACT_READ_WINDOW);
+    for (const index of [inMemory, inFile]) {
+      for (let seq = 4001; seq <= 4200; seq++) index.add(common(seq));
+      for (let seq = 1; seq <= 4000; seq += 9) index.remove(seq);
+    }
+    const run = (steps: Generator<void, Segment>): Segment => {
+      for (;;) {
+        const next = steps.next();
+        if (next.done) return next.value;
+      }
+    };
+    const expected = run(compactSteps(inMemory.snapshot(), 500));
+    const got = run(compactSteps(inFile.snapshot(), 500, openSync(join(dir, "p.bin"), "w+"), openSync(join(dir, "d.bin"), "w+")));
+    // At most a window (of whole blocks) read at once, where the whole term was read before.
+    expect(positions.largestRead, "bytes of old positions read at once").toBeLessThanOrEqual(COMPACT_READ_WINDOW);
+    expect(partsBytes(got).equals(partsBytes(expected))).toBe(true);
+    inMemory.adopt(expected);
+    inFile.adopt(got);
+    const options = { ln: Math.log, totals: { rows: inMemory.rows, tokens: inMemory.tokens } };
+    for (const text of ["apple", '"apple apple"', "w3 apple"]) {
+      const query = buildKeywordQuery(text) as NonNullable<ReturnType<typeof buildKeywordQuery>>;
+      expect(inFile.search(query, 20, options)).toEqual(inMemory.search(query, 20, options));
     }
     inFile.close();
   });

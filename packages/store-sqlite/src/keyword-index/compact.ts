@@ -1,5 +1,6 @@
 // Compaction: the segment's live rows and the rows added since, merged into a new segment in seq
-// order (removed rows and terms left without rows dropped).
+// order (removed rows and terms left without rows dropped), a block at a time: what it holds in
+// memory besides its result's per-row and per-block arrays is bounded by a block and a read window.
 import { AddedList, type AddedView, readAdded } from "./added.js";
 import { PositionSpill } from "./positions.js";
 import { BLOCK, BlockBuffer, ByteWriter, grown, type Segment, skipVarints, U32Writer } from "./segment.js";
@@ -22,6 +23,11 @@ export interface CompactInput {
 const STEP_POSTINGS = 20_000;
 /** Postings' worth of work counted for a byte of positions read from a file. */
 const WORK_PER_BYTE = 1 / 64;
+/**
+ * Bytes of old positions read from a file at a time (whole blocks, at least one): a term found in
+ * every row holds ~10 MB of them at 1M rows, which were read at once.
+ */
+export const COMPACT_READ_WINDOW = 256 * 1024;
 
 /** Compacts at once (see compactSteps). */
 export function compact(input: CompactInput): Segment {
@@ -33,13 +39,14 @@ export function compact(input: CompactInput): Segment {
 }
 
 /**
- * Compaction in steps: yields after every few thousand postings merged, so a caller can let other
- * work run between steps. The input must not change meanwhile, but rows added from `slots` on.
- * Positions the segment keeps in its file are read from there one term at a time. With `spill` (an
- * open file descriptor of an empty file, owned from then on), the new positions are written to that
- * file as they are merged rather than kept in memory, and the result reads them from there. With
- * `docSpill` too (another such file), so are the new postings (the result's docFile): what the
- * compaction holds in memory is then its per-term and per-block arrays alone.
+ * Compaction in steps: yields after every few thousand postings merged (within a term too), so a
+ * caller can let other work run between steps. The input must not change meanwhile, but rows added
+ * from `slots` on. Positions the segment keeps in its file are read from there a window of blocks at
+ * a time (COMPACT_READ_WINDOW). With `spill` (an open file descriptor of an empty file, owned from
+ * then on), the new positions are written to that file as they are merged rather than kept in
+ * memory, and the result reads them from there. With `docSpill` too (another such file), so are the
+ * new postings (the result's docFile): what the compaction holds in memory is then its per-row and
+ * per-block arrays (allocated once, at a bound computed first), a block of postings and a window.
  */
 export function* compactSteps(
   input: CompactInput,
@@ -53,7 +60,7 @@ export function* compactSteps(
   const deltaSizes = input.deltaSizes.slice(0, deltaSeqs.length);
   const seg = input.seg;
   const file = seg.posFile;
-  // The current term's positions: a window read from the file (at termBase), or all of them in memory.
+  // Where the positions being read sit: a window read from the file (at termBase), or all of them in memory.
   let window: Uint8Array = new Uint8Array(0);
   let termPos: Uint8Array = seg.posBytes;
   let termBase = 0;
@@ -62,189 +69,268 @@ export function* compactSteps(
   // Live rows in seq order: the segment's are already sorted, the added ones are sorted then merged.
   const added = deltaSeqs.map((_, i) => baseRows + i).filter((slot) => dead[slot] === 0);
   added.sort((a, b) => (deltaSeqs[a - baseRows] as number) - (deltaSeqs[b - baseRows] as number));
+  let rows = added.length;
+  for (let s = 0; s < baseRows; s++) if (dead[s] === 0) rows++;
   const newSlot = new Int32Array(baseRows + deltaSeqs.length).fill(-1);
-  const seqs = new U32Writer();
-  const sizes = new U32Writer();
+  // Counted first, so each is allocated once at its size (no growing copy, no trimming copy).
+  const newSeqs = new Uint32Array(rows);
+  const newSizes = new Uint32Array(rows);
   let a = 0;
   let s = 0;
+  let r = 0;
   while (s < baseRows || a < added.length) {
     while (s < baseRows && dead[s] !== 0) s++;
     const baseSeq = s < baseRows ? (seg.seqs[s] as number) : Number.POSITIVE_INFINITY;
     const addedSlot = a < added.length ? (added[a] as number) : -1;
     const addedSeq = addedSlot >= 0 ? (deltaSeqs[addedSlot - baseRows] as number) : Number.POSITIVE_INFINITY;
     if (baseSeq === Number.POSITIVE_INFINITY && addedSeq === Number.POSITIVE_INFINITY) break;
-    newSlot[baseSeq < addedSeq ? s : addedSlot] = seqs.length;
+    newSlot[baseSeq < addedSeq ? s : addedSlot] = r;
     if (baseSeq < addedSeq) {
-      seqs.push(baseSeq);
-      sizes.push(seg.sizes[s++] as number);
+      newSeqs[r] = baseSeq;
+      newSizes[r++] = seg.sizes[s++] as number;
     } else {
-      seqs.push(addedSeq);
-      sizes.push(deltaSizes[addedSlot - baseRows] as number);
+      newSeqs[r] = addedSeq;
+      newSizes[r++] = deltaSizes[addedSlot - baseRows] as number;
       a++;
     }
   }
-  const newSizes = sizes.done();
 
-  const terms: string[] = [];
-  const termBlock = new U32Writer();
-  const termCount = new U32Writer();
-  const blockLast = new U32Writer();
-  const blockMaxFreq = new U32Writer();
-  const blockMinSize = new U32Writer();
-  const blockDoc = new U32Writer();
-  const blockPos = new U32Writer();
+  // A term's blocks number at most those of its old postings and of its added ones (each rounded up).
+  const blocks = seg.blockLast.length + Math.ceil(delta.postings / BLOCK) + delta.terms;
   // Sized from the start at most a little past what they will hold (an added posting takes at
   // most three varints, a position one), so no large buffer is copied in one step as it grows.
   const doc = docSpill === undefined ? new ByteWriter(seg.docBytes.length + 15 * delta.postings) : new PositionSpill(docSpill);
   const pos = spill === undefined ? new ByteWriter(seg.posBytes.length + delta.used) : new PositionSpill(spill);
+  const out = new BlockOut(newSizes, input.terms.length, blocks, doc, pos);
   const addedList = new AddedList(1024);
   const buf = new BlockBuffer();
-  // One term's postings gathered (new slot, counts, where its positions are), then merged by slot.
-  const g = new Gathered();
-  const fresh = new Gathered();
+  // A term's added postings (few: the delta is a small share of the index), put in slot order.
+  const fresh = new Fresh();
   for (let term = 0; term < input.terms.length; term++) {
     if (work >= stepPostings) {
       work = 0;
       yield;
     }
-    g.length = 0;
+    const list = readAdded(delta, term, limit, addedList);
+    fresh.length = 0;
+    for (let i = 0; i < list.length; i++) {
+      const slot = newSlot[list.slots[i] as number] as number;
+      const t = list.titles[i] as number;
+      const c = list.bodies[i] as number;
+      const at = list.at[i] as number;
+      if (slot >= 0) fresh.push(slot, t, c, at, skipVarints(delta.bytes, at, t + c));
+    }
+    const order = Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
+    let j = 0;
+    out.beginTerm(input.terms[term] as string);
     if (term < seg.terms.length) {
       const first = seg.termBlock[term] as number;
+      const end = seg.termBlock[term + 1] as number;
       const count = seg.termCount[term] as number;
-      if (file) {
-        const start = seg.blockPos[first] as number;
-        const end = seg.blockPos[seg.termBlock[term + 1] as number] as number;
-        window = file.read(window, start, end).bytes;
-        termPos = window;
-        termBase = start;
-        work += (end - start) * WORK_PER_BYTE;
-      }
-      for (let k = 0; k * BLOCK < count; k++) {
-        const n = Math.min(BLOCK, count - k * BLOCK);
-        buf.decode(seg, first + k, k === 0, n);
+      let windowEnd = first;
+      for (let b = first; b < end; b++) {
+        if (file && b >= windowEnd) {
+          // The next blocks' positions, as many whole blocks as fit in the window (at least one).
+          const from = seg.blockPos[b] as number;
+          let e = b + 1;
+          while (e < end && (seg.blockPos[e + 1] as number) - from <= COMPACT_READ_WINDOW) e++;
+          const to = seg.blockPos[e] as number;
+          window = file.read(window, from, to).bytes;
+          termPos = window;
+          termBase = from;
+          windowEnd = e;
+          work += (to - from) * WORK_PER_BYTE;
+        }
+        const n = Math.min(BLOCK, count - (b - first) * BLOCK);
+        buf.decode(seg, b, b === first, n);
         buf.counts();
-        let at = (seg.blockPos[first + k] as number) - termBase;
+        let at = (seg.blockPos[b] as number) - termBase;
         for (let i = 0; i < n; i++) {
           const t = buf.titleCounts[i] as number;
           const c = buf.bodyCounts[i] as number;
-          const end = skipVarints(termPos, at, t + c);
+          const stop = skipVarints(termPos, at, t + c);
           const slot = newSlot[buf.slots[i] as number] as number;
-          if (slot >= 0) g.push(slot, t, c, at, end, 0);
-          at = end;
+          if (slot >= 0) {
+            // The added postings before it first (slots are distinct).
+            for (; j < order.length && (fresh.slot[order[j] as number] as number) < slot; j++) {
+              const k = order[j] as number;
+              out.posting(
+                fresh.slot[k] as number,
+                fresh.title[k] as number,
+                fresh.body[k] as number,
+                delta.bytes,
+                fresh.from[k] as number,
+                fresh.to[k] as number,
+              );
+            }
+            out.posting(slot, t, c, termPos, at, stop);
+          }
+          at = stop;
+        }
+        work += n;
+        // A term found in most rows is merged over several steps (the window and `fresh` are this generator's own).
+        if (work >= stepPostings) {
+          work = 0;
+          yield;
         }
       }
     }
-    const added = readAdded(delta, term, limit, addedList);
-    if (added.length > 0) {
-      fresh.length = 0;
-      for (let i = 0; i < added.length; i++) {
-        const slot = newSlot[added.slots[i] as number] as number;
-        const t = added.titles[i] as number;
-        const c = added.bodies[i] as number;
-        const at = added.at[i] as number;
-        if (slot >= 0) fresh.push(slot, t, c, at, skipVarints(delta.bytes, at, t + c), 1);
-      }
-      const order = Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
-      // Merged into g from its end (no second list as long as the largest term's held meanwhile).
-      let i = g.length - 1;
-      let w = g.length + order.length - 1;
-      g.reserve(w + 1);
-      for (let k = order.length - 1; k >= 0; k--) {
-        const j = order[k] as number;
-        while (i >= 0 && (g.slot[i] as number) > (fresh.slot[j] as number)) g.put(w--, g, i--);
-        g.put(w--, fresh, j);
-      }
+    for (; j < order.length; j++) {
+      const k = order[j] as number;
+      out.posting(
+        fresh.slot[k] as number,
+        fresh.title[k] as number,
+        fresh.body[k] as number,
+        delta.bytes,
+        fresh.from[k] as number,
+        fresh.to[k] as number,
+      );
     }
-    work += g.length + 16;
-    if (g.length === 0) continue;
-    terms.push(input.terms[term] as string);
-    termBlock.push(blockLast.length);
-    termCount.push(g.length);
-    for (let start = 0; start < g.length; start += BLOCK) {
-      const end = Math.min(g.length, start + BLOCK);
-      blockDoc.push(doc.length);
-      blockPos.push(pos.length);
-      let prev = start === 0 ? 0 : (g.slot[start - 1] as number);
-      let maxFreq = 0;
-      let minSize = 0xffffffff;
-      for (let j = start; j < end; j++) {
-        doc.varint((g.slot[j] as number) - prev);
-        prev = g.slot[j] as number;
-      }
-      for (let j = start; j < end; j++) {
-        const slot = g.slot[j] as number;
-        const t = g.title[j] as number;
-        const c = g.body[j] as number;
-        doc.varint(t);
-        doc.varint(c);
-        maxFreq = Math.max(maxFreq, 2 * t + c);
-        minSize = Math.min(minSize, newSizes[slot] as number);
-        pos.raw(g.fromDelta[j] === 0 ? termPos : delta.bytes, g.from[j] as number, g.to[j] as number);
-      }
-      blockLast.push(prev);
-      blockMaxFreq.push(maxFreq);
-      blockMinSize.push(minSize);
-    }
+    work += fresh.length + 16;
+    out.endTerm();
   }
-  termBlock.push(blockLast.length);
-  blockDoc.push(doc.length);
-  blockPos.push(pos.length);
+  const done = out.done();
   return {
-    seqs: seqs.done(),
+    seqs: newSeqs,
     sizes: newSizes,
-    terms,
-    termBlock: termBlock.done(),
-    termCount: termCount.done(),
-    blockLast: blockLast.done(),
-    blockMaxFreq: blockMaxFreq.done(),
-    blockMinSize: blockMinSize.done(),
-    blockDoc: blockDoc.done(),
-    blockPos: blockPos.done(),
+    ...done,
     ...(doc instanceof PositionSpill ? { docBytes: new Uint8Array(0), docFile: doc.done() } : { docBytes: doc.done() }),
     ...(pos instanceof PositionSpill ? { posBytes: new Uint8Array(0), posFile: pos.done() } : { posBytes: pos.done(), posFile: null }),
   };
 }
 
-/** Postings gathered for one term, in growable typed arrays reused from term to term. */
-class Gathered {
+/** What the merged postings are written through: the block being filled, the per-term and per-block arrays. */
+class BlockOut {
+  private readonly terms: string[] = [];
+  private readonly termBlock: U32Writer;
+  private readonly termCount: U32Writer;
+  private readonly blockLast: U32Writer;
+  private readonly blockMaxFreq: U32Writer;
+  private readonly blockMinSize: U32Writer;
+  private readonly blockDoc: U32Writer;
+  private readonly blockPos: U32Writer;
+  // The block being filled: its postings' slots and per-column counts (positions go out at once).
+  private readonly slot = new Int32Array(BLOCK);
+  private readonly title = new Int32Array(BLOCK);
+  private readonly body = new Int32Array(BLOCK);
+  private n = 0;
+  private maxFreq = 0;
+  private minSize = 0;
+  /** The slot before the block's first (the term's previous block's last; 0 at a term's first). */
+  private prev = 0;
+  private count = 0;
+  private term = "";
+
+  constructor(
+    private readonly sizes: Uint32Array,
+    terms: number,
+    blocks: number,
+    private readonly doc: ByteWriter | PositionSpill,
+    private readonly pos: ByteWriter | PositionSpill,
+  ) {
+    this.termBlock = new U32Writer(terms + 1);
+    this.termCount = new U32Writer(terms);
+    this.blockLast = new U32Writer(blocks);
+    this.blockMaxFreq = new U32Writer(blocks);
+    this.blockMinSize = new U32Writer(blocks);
+    this.blockDoc = new U32Writer(blocks + 1);
+    this.blockPos = new U32Writer(blocks + 1);
+  }
+
+  beginTerm(term: string): void {
+    this.term = term;
+    this.count = 0;
+    this.prev = 0;
+    this.n = 0;
+  }
+
+  /** A posting, in slot order within its term, with its positions (`bytes` from `from` to `to`). */
+  posting(slot: number, title: number, body: number, bytes: Uint8Array, from: number, to: number): void {
+    if (this.n === 0) {
+      // A term without live postings is left out: it is written from its first one.
+      if (this.count === 0) {
+        this.terms.push(this.term);
+        this.termBlock.push(this.blockLast.length);
+      }
+      this.blockPos.push(this.pos.length);
+      this.maxFreq = 0;
+      this.minSize = 0xffffffff;
+    }
+    const i = this.n++;
+    this.slot[i] = slot;
+    this.title[i] = title;
+    this.body[i] = body;
+    this.maxFreq = Math.max(this.maxFreq, 2 * title + body);
+    this.minSize = Math.min(this.minSize, this.sizes[slot] as number);
+    this.pos.raw(bytes, from, to);
+    this.count++;
+    if (this.n === BLOCK) this.flush();
+  }
+
+  endTerm(): void {
+    if (this.n > 0) this.flush();
+    if (this.count > 0) this.termCount.push(this.count);
+  }
+
+  /** The block's slot gaps, then its per-column counts; its bounds. */
+  private flush(): void {
+    const doc = this.doc;
+    this.blockDoc.push(doc.length);
+    let prev = this.prev;
+    for (let j = 0; j < this.n; j++) {
+      doc.varint((this.slot[j] as number) - prev);
+      prev = this.slot[j] as number;
+    }
+    for (let j = 0; j < this.n; j++) {
+      doc.varint(this.title[j] as number);
+      doc.varint(this.body[j] as number);
+    }
+    this.blockLast.push(prev);
+    this.blockMaxFreq.push(this.maxFreq);
+    this.blockMinSize.push(this.minSize);
+    this.prev = prev;
+    this.n = 0;
+  }
+
+  done(): Pick<Segment, "terms" | "termBlock" | "termCount" | "blockLast" | "blockMaxFreq" | "blockMinSize" | "blockDoc" | "blockPos"> {
+    this.termBlock.push(this.blockLast.length);
+    this.blockDoc.push(this.doc.length);
+    this.blockPos.push(this.pos.length);
+    return {
+      terms: this.terms,
+      termBlock: this.termBlock.done(),
+      termCount: this.termCount.done(),
+      blockLast: this.blockLast.done(),
+      blockMaxFreq: this.blockMaxFreq.done(),
+      blockMinSize: this.blockMinSize.done(),
+      blockDoc: this.blockDoc.done(),
+      blockPos: this.blockPos.done(),
+    };
+  }
+}
+
+/** A term's added postings (new slot, counts, where their positions lie in the arena), in growable typed arrays reused from term to term. */
+class Fresh {
   length = 0;
   slot = new Int32Array(1024);
   title = new Int32Array(1024);
   body = new Int32Array(1024);
   from = new Int32Array(1024);
   to = new Int32Array(1024);
-  fromDelta = new Uint8Array(1024);
-  push(slot: number, title: number, body: number, from: number, to: number, fromDelta: number): void {
-    if (this.length === this.slot.length) this.grow();
+  push(slot: number, title: number, body: number, from: number, to: number): void {
+    if (this.length === this.slot.length) {
+      const n = this.slot.length * 2;
+      this.slot = grown(this.slot, n);
+      this.title = grown(this.title, n);
+      this.body = grown(this.body, n);
+      this.from = grown(this.from, n);
+      this.to = grown(this.to, n);
+    }
     const i = this.length++;
     this.slot[i] = slot;
     this.title[i] = title;
     this.body[i] = body;
     this.from[i] = from;
     this.to[i] = to;
-    this.fromDelta[i] = fromDelta;
-  }
-  /** Room for `n` postings, and a length of `n` (the ones past the old length to be put()). */
-  reserve(n: number): void {
-    while (this.slot.length < n) this.grow();
-    this.length = n;
-  }
-  /** Posting `i` of `other` (this list itself too) as posting `at`. */
-  put(at: number, other: Gathered, i: number): void {
-    this.slot[at] = other.slot[i] as number;
-    this.title[at] = other.title[i] as number;
-    this.body[at] = other.body[i] as number;
-    this.from[at] = other.from[i] as number;
-    this.to[at] = other.to[i] as number;
-    this.fromDelta[at] = other.fromDelta[i] as number;
-  }
-  private grow(): void {
-    const n = this.slot.length * 2;
-    this.slot = grown(this.slot, n);
-    this.title = grown(this.title, n);
-    this.body = grown(this.body, n);
-    this.from = grown(this.from, n);
-    this.to = grown(this.to, n);
-    this.fromDelta = grown(this.fromDelta, n);
   }
 }

@@ -12,7 +12,7 @@ import { type KeywordIndexHit, type KeywordSearchOptions, searchIndex } from "./
 import { BLOCK, BlockBuffer, docsInMemory, emptySegment, positionsLength, type Segment } from "./segment.js";
 import { tokenize } from "./tokenize.js";
 
-export { type CompactInput, compactSteps } from "./compact.js";
+export { COMPACT_READ_WINDOW, type CompactInput, compactSteps } from "./compact.js";
 export { KeywordIndexFormatError, positionsSection, SEGMENT_HEADER, segmentParts } from "./format.js";
 export { roomy } from "./install.js";
 export { PositionFile } from "./positions.js";

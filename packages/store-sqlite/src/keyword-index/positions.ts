@@ -67,7 +67,7 @@ export class PositionFile {
 }
 
 /** Bytes buffered before they are written to a spill file. */
-const SPILL_PIECE = 4 * 1024 * 1024;
+const SPILL_PIECE = 1024 * 1024;
 
 /**
  * Positions written to a file as a compaction merges them (a temporary file, already unlinked, so

@@ -109,10 +109,13 @@ export class ByteWriter {
   }
 }
 
-/** A growable Uint32 array. */
+/** A growable Uint32 array; `capacity`: values held from the start (a bound known ahead, so it is never copied). */
 export class U32Writer {
-  values = new Uint32Array(256);
+  values: Uint32Array;
   length = 0;
+  constructor(capacity = 256) {
+    this.values = new Uint32Array(Math.max(16, capacity));
+  }
   push(v: number): void {
     if (this.length === this.values.length) {
       const next = new Uint32Array(this.values.length * 2);
@@ -121,8 +124,10 @@ export class U32Writer {
     }
     this.values[this.length++] = v;
   }
+  /** The values pushed: a view when they fill nearly all of the array (no copy of a large one), else a copy. */
   done(): Uint32Array {
-    return this.values.slice(0, this.length);
+    const full = this.length >= this.values.length - (this.values.length >> 4);
+    return full ? this.values.subarray(0, this.length) : this.values.slice(0, this.length);
   }
 }
 
