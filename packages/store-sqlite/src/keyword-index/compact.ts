@@ -106,6 +106,16 @@ export function* compactSteps(
   const buf = new BlockBuffer();
   // A term's added postings (few: the delta is a small share of the index), put in slot order.
   const fresh = new Fresh();
+  /** Writes the k-th of the current term's added postings. */
+  const putAdded = (k: number) =>
+    out.posting(
+      fresh.slot[k] as number,
+      fresh.title[k] as number,
+      fresh.body[k] as number,
+      delta.bytes,
+      fresh.from[k] as number,
+      fresh.to[k] as number,
+    );
   for (let term = 0; term < input.terms.length; term++) {
     if (work >= stepPostings) {
       work = 0;
@@ -152,17 +162,7 @@ export function* compactSteps(
           const slot = newSlot[buf.slots[i] as number] as number;
           if (slot >= 0) {
             // The added postings before it first (slots are distinct).
-            for (; j < order.length && (fresh.slot[order[j] as number] as number) < slot; j++) {
-              const k = order[j] as number;
-              out.posting(
-                fresh.slot[k] as number,
-                fresh.title[k] as number,
-                fresh.body[k] as number,
-                delta.bytes,
-                fresh.from[k] as number,
-                fresh.to[k] as number,
-              );
-            }
+            for (; j < order.length && (fresh.slot[order[j] as number] as number) < slot; j++) putAdded(order[j] as number);
             out.posting(slot, t, c, termPos, at, stop);
           }
           at = stop;
@@ -175,17 +175,7 @@ export function* compactSteps(
         }
       }
     }
-    for (; j < order.length; j++) {
-      const k = order[j] as number;
-      out.posting(
-        fresh.slot[k] as number,
-        fresh.title[k] as number,
-        fresh.body[k] as number,
-        delta.bytes,
-        fresh.from[k] as number,
-        fresh.to[k] as number,
-      );
-    }
+    for (; j < order.length; j++) putAdded(order[j] as number);
     work += fresh.length + 16;
     out.endTerm();
   }
