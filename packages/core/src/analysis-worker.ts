@@ -1,24 +1,12 @@
 // The worker thread of the analysis pool (analysis.ts): analyses the chunks of the documents it
 // is sent with @docdb/analyzer, bundled into this file (dist/analysis-worker.mjs), so the terms
 // are those the main thread would compute.
-import { constants, getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { analyzeForIndex, indexTerms } from "@docdb/analyzer";
 import { type AnalysisReply, type AnalysisRequest, CLAIM } from "./analysis-protocol.js";
 
 const port = parentPort;
 if (!port) throw new Error("analysis-worker runs as a worker thread");
-// Below the writing thread: the main thread (which holds the write transaction, the bound of a
-// bulk insert, and an MCP server's event loop) gets a core first when the cores are busy. Only on
-// Linux, where a thread's nice value is its own (elsewhere it would lower the whole process), and
-// never above the priority the thread started with (a process run under `nice` stays as it is).
-if (process.platform === "linux") {
-  try {
-    if (getPriority() < constants.priority.PRIORITY_BELOW_NORMAL) setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
-  } catch {
-    // Not permitted here: the same priority as the main thread.
-  }
-}
 const claims: Int32Array | undefined = workerData?.claims ? new Int32Array(workerData.claims) : undefined;
 
 port.on("message", (request: AnalysisRequest) => {

@@ -1,8 +1,8 @@
 // The analysis pool shares its work with the main thread: queued pieces analysed here while the
 // caller waits, the same terms as analysis in this thread, and nothing lost when a worker fails
 // or the pool closes with work still queued.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { getPriority, tmpdir } from "node:os";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { DocumentWrite } from "@docdb/store";
@@ -62,18 +62,6 @@ function writes(count: number): DocumentWrite[] {
 }
 
 const termsOf = (list: DocumentWrite[]) => list.map((w) => w.chunks.map((c) => c.terms));
-
-/** The nice value of each thread of this process (Linux /proc). */
-function threadNiceValues(): number[] {
-  return readdirSync("/proc/self/task").flatMap((tid) => {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      return [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])];
-    } catch {
-      return [];
-    }
-  });
-}
 
 /**
  * A worker that keeps the claim protocol but starts nothing until the main thread has claimed
@@ -150,24 +138,6 @@ describe("analysis pool and the main thread", () => {
       await pool.analyse(later);
       expect(pool.running).toBe(1);
       expect(later[0]?.chunks[0]?.terms).toMatchObject({ title: "worker", body: "worker" });
-    } finally {
-      await pool.close();
-    }
-  });
-
-  // Under `nice` 10 or more already, the workers stay at the process's priority: nothing to see.
-  it.runIf(process.platform === "linux" && getPriority() < 10)("runs its workers below the main thread's priority", async () => {
-    const pool = new AnalysisPool({ size: 1, minChunks: 1 });
-    try {
-      const before = threadNiceValues();
-      expect(before.filter((n) => n === 10)).toEqual([]);
-      const pooled = writes(100);
-      await pool.analyse(pooled);
-      expect(pool.running).toBe(1);
-      const after = threadNiceValues();
-      // One thread more at nice 10 (the worker); this thread and the others as they were.
-      expect(after.filter((n) => n === 10)).toHaveLength(1);
-      expect(after.filter((n) => n !== 10).every((n) => n === getPriority())).toBe(true);
     } finally {
       await pool.close();
     }
