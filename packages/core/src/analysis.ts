@@ -54,8 +54,8 @@ const inThread: Analyse = async (writes) => analyseInThread(writes);
 export type AnalyseHere = (waitingFor?: Promise<void>) => boolean;
 
 /**
- * Waits for `work`, analysing queued pieces in this thread meanwhile: the main thread, which
- * would only wait, takes its share of the words, so every core works and none idles.
+ * Waits for `work`, analysing pieces of it (or queued ones) in this thread meanwhile: the main
+ * thread, which would only wait, takes its share of the words, so every core works and none idles.
  */
 export async function analysed(work: Promise<void>, here?: AnalyseHere): Promise<void> {
   if (here) {
@@ -221,8 +221,9 @@ export class AnalysisPool {
    */
   private claim(work: Promise<void> | undefined): Piece | undefined {
     const list = work ? this.waiting.get(work) : undefined;
-    for (let i = (list?.length ?? 0) - 1; i >= 0; i--) {
-      const piece = list?.[i] as Piece;
+    if (!list) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const piece = list[i] as Piece;
       const sent = piece.sent;
       if (!sent || !sent.pool.pending.has(sent.id)) continue;
       if (Atomics.compareExchange(sent.pool.claims, sent.slot, CLAIM.FREE, CLAIM.HERE) !== CLAIM.FREE) continue;

@@ -21,6 +21,8 @@ export interface CompactInput {
 
 /** Postings merged between two yields of compactSteps() (a few milliseconds of work). */
 const STEP_POSTINGS = 20_000;
+/** The order of a term without added postings. */
+const NONE: readonly number[] = [];
 /** Postings' worth of work counted for a byte of positions read from a file. */
 const WORK_PER_BYTE = 1 / 64;
 /**
@@ -130,7 +132,11 @@ export function* compactSteps(
       const at = list.at[i] as number;
       if (slot >= 0) fresh.push(slot, t, c, at, skipVarints(delta.bytes, at, t + c));
     }
-    const order = Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
+    // Most terms have no added postings: no array made or sorted for them.
+    const order =
+      fresh.length === 0
+        ? NONE
+        : Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
     let j = 0;
     out.beginTerm(input.terms[term] as string);
     if (term < seg.terms.length) {
