@@ -1,6 +1,7 @@
 // The postings of rows added since the last compaction, in one growable byte arena: per term a chain
 // of slices holding, per posting, its slot + 1, title and body counts, then its positions as the
 // segment keeps them (varint gaps from 0, title hits then body hits), in slot order.
+import { IntMap } from "./int-map.js";
 import { grown, skipVarints } from "./segment.js";
 
 /** Bytes of a term's first slice (its next slices double, up to MAX_SLICE). */
@@ -51,7 +52,7 @@ export interface AddedView {
   bytes: Uint8Array;
   head: Int32Array;
   /** Term id to its place in `head` (terms from `terms` on came later). */
-  local: Map<number, number>;
+  local: IntMap;
   terms: number;
   /** Postings and arena bytes held then (bounds for a compaction's writers). */
   postings: number;
@@ -62,7 +63,7 @@ export interface AddedView {
 export function readAdded(view: AddedView, term: number, limit: number, out: AddedList): AddedList {
   out.length = 0;
   const k = view.local.get(term);
-  if (k === undefined || k >= view.terms) return out;
+  if (k < 0 || k >= view.terms) return out;
   const bytes = view.bytes;
   let slice = view.head[k] as number;
   let p = slice + LINK;
@@ -108,7 +109,7 @@ export class AddedPostings {
   private bytes = new Uint8Array(1 << 16);
   /** Bytes in use (offset 0 is never a slice, so a link of 0 means none). */
   private used = LINK;
-  private local = new Map<number, number>();
+  private local = new IntMap();
   private terms = 0;
   /** Per local term: its first slice, its last slice, where its next posting goes, and the last slice's end. */
   private head: Int32Array = new Int32Array(256);
@@ -174,12 +175,12 @@ export class AddedPostings {
   /** How many postings a term has here (removed rows included). */
   countOf(term: number): number {
     const k = this.local.get(term);
-    return k === undefined ? 0 : (this.count[k] as number);
+    return k < 0 ? 0 : (this.count[k] as number);
   }
 
-  /** Bytes held for the postings (arena and per-term tables; the term map's entries estimated at 40 bytes). */
+  /** Bytes held for the postings (arena, per-term tables and the term map). */
   get heldBytes(): number {
-    return this.bytes.length + 5 * 4 * this.head.length + this.scratch.length + 40 * this.local.size;
+    return this.bytes.length + 5 * 4 * this.head.length + this.scratch.length + this.local.bytes;
   }
 
   /** The arena (a new one once it fills: read it through a cursor's or view's own reference). */
@@ -214,9 +215,9 @@ export class AddedPostings {
     }
     const length = this.scratchLength;
     let k = this.local.get(term);
-    if (k === undefined) {
+    if (k < 0) {
       k = this.terms++;
-      this.local.set(term, k);
+      this.local.add(term, k);
       if (k === this.head.length) this.growTerms();
       const at = this.slice(Math.max(FIRST_SLICE, length + 1 + LINK));
       this.head[k] = at;

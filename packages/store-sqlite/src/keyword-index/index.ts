@@ -10,7 +10,7 @@ import { readWritten } from "./install.js";
 import type { PositionFile } from "./positions.js";
 import { type KeywordIndexHit, type KeywordSearchOptions, searchIndex } from "./search.js";
 import { BLOCK, BlockBuffer, docsInMemory, emptySegment, positionsLength, type Segment } from "./segment.js";
-import { tokenize } from "./tokenize.js";
+import { TermIds } from "./term-ids.js";
 
 export { COMPACT_READ_WINDOW, type CompactInput, compactSteps } from "./compact.js";
 export { KeywordIndexFormatError, positionsSection, SEGMENT_HEADER, segmentParts } from "./format.js";
@@ -31,9 +31,8 @@ const MAX_SEQ = 0xffffffff;
 
 export class KeywordIndex {
   private seg: Segment = emptySegment();
-  private termIds = new Map<string, number>();
-  /** Terms first seen since the last compaction (ids from seg.terms.length on). */
-  private addedTerms: string[] = [];
+  /** Term ids: the segment's terms, then those first seen since the last compaction (`added`). */
+  private termIds = new TermIds([]);
   /** The added rows' postings (the in-memory delta). */
   private added = new AddedPostings();
   private deltaSeqs: number[] = [];
@@ -86,9 +85,7 @@ export class KeywordIndex {
     this.generation = ++KeywordIndex.generations;
     this.version = this.generation;
     this.seg = seg;
-    this.termIds = new Map();
-    for (let i = 0; i < seg.terms.length; i++) this.termIds.set(seg.terms[i] as string, i);
-    this.addedTerms = [];
+    this.termIds = new TermIds(seg.terms);
     this.added = new AddedPostings();
     this.deltaSeqs = [];
     this.deltaSizes = [];
@@ -113,7 +110,7 @@ export class KeywordIndex {
     this.load(
       compact({
         seg: this.seg,
-        terms: [...this.seg.terms, ...this.addedTerms],
+        terms: [...this.seg.terms, ...this.termIds.added],
         delta: this.added.view(),
         deltaSeqs: this.deltaSeqs,
         deltaSizes: this.deltaSizes,
@@ -130,7 +127,7 @@ export class KeywordIndex {
     const slots = this.slots;
     return {
       seg: this.seg,
-      terms: [...this.seg.terms, ...this.addedTerms],
+      terms: [...this.seg.terms, ...this.termIds.added],
       delta: this.added.view(),
       deltaSeqs: this.deltaSeqs,
       deltaSizes: this.deltaSizes,
@@ -233,23 +230,14 @@ export class KeywordIndex {
     this.version = ++KeywordIndex.generations;
     const slot = this.seg.seqs.length + this.deltaSeqs.length;
     if (slot >= END) throw new RangeError(`keyword index: full at ${END} rows (compact it, or rebuild it)`);
-    const title = tokenize(row.title);
-    const body = tokenize(row.body);
-    const tokens = title.length + body.length;
-    if (tokens > this.rowIds.length) this.rowIds = new Int32Array(2 * tokens);
-    for (let i = 0; i < tokens; i++) {
-      const term = (i < title.length ? title[i] : body[i - title.length]) as string;
-      let id = this.termIds.get(term);
-      if (id === undefined) {
-        id = this.seg.terms.length + this.addedTerms.length;
-        this.termIds.set(term, id);
-        this.addedTerms.push(term);
-      }
-      this.rowIds[i] = id;
-    }
-    this.added.addRow(slot, this.rowIds, title.length, tokens);
+    // Room for a token per character and one more per column (a bound, not a count).
+    const room = row.title.length + row.body.length + 2;
+    if (room > this.rowIds.length) this.rowIds = new Int32Array(Math.max(room, 2 * this.rowIds.length));
+    const titles = this.termIds.ids(row.title, this.rowIds, 0);
+    const tokens = titles + this.termIds.ids(row.body, this.rowIds, titles);
+    this.added.addRow(slot, this.rowIds, titles, tokens);
     this.deltaSeqs.push(seq);
-    this.deltaSizes.push(title.length + body.length);
+    this.deltaSizes.push(tokens);
     this.deltaSlot.set(seq, slot);
     if (slot >= this.dead.length) {
       const next = new Uint8Array(Math.max(2 * this.dead.length, slot + 1024));
@@ -257,7 +245,7 @@ export class KeywordIndex {
       this.dead = next;
     }
     this.liveRows++;
-    this.liveTokens += title.length + body.length;
+    this.liveTokens += tokens;
     if (this.added.postings > Math.max(1_000_000, this.segmentPostings)) this.compact();
   }
 
@@ -279,7 +267,7 @@ export class KeywordIndex {
   /** Rows holding the term (one FTS5 token). */
   df(term: string): number {
     const id = this.termIds.get(term);
-    if (id === undefined) return 0;
+    if (id < 0) return 0;
     let n = 0;
     if (id < this.seg.terms.length) n += (this.seg.termCount[id] as number) - this.removedIn(id);
     return n + this.added.live(id, this.removedRows === 0 ? null : this.dead);
@@ -337,7 +325,7 @@ export class KeywordIndex {
   /** A cursor over a term's postings, or null when no row ever held it. */
   cursor(term: string): Cursor | null {
     const id = this.termIds.get(term);
-    if (id === undefined) return null;
+    if (id < 0) return null;
     const inSegment = id < this.seg.terms.length;
     let tail: Tail | null = null;
     if (this.added.countOf(id) > 0) {

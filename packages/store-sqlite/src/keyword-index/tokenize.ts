@@ -51,6 +51,30 @@ function isTokenCode(cp: number): boolean {
   return false;
 }
 
+/**
+ * What code point `cp` (as String.codePointAt reads it) becomes in a token, or -1 when it separates
+ * tokens; `inToken`: a token has started (diacritics continue one but cannot start it).
+ */
+export function foldedCode(cp: number, inToken: boolean): number {
+  if (cp <= 0xffff) {
+    const v = BMP[cp] as number;
+    return v >= -1 ? v : inToken ? -(v + 2) : -1;
+  }
+  return isTokenCode(cp) || (inToken && CONTINUES.has(cp)) ? (FOLD.get(cp) ?? cp) : -1;
+}
+
+/**
+ * Per code point below 0x10000: its folded code when it makes tokens, -1 when it separates them
+ * (surrogates too: String.codePointAt reads a lone one), -(folded + 2) when it only continues one.
+ */
+export const BMP = new Int32Array(0x10000);
+for (let cp = 0; cp <= 0xffff; cp++) {
+  if (cp >= 0xd800 && cp <= 0xdfff) BMP[cp] = -1;
+  else if (cp < 128) BMP[cp] = ASCII[cp] as number;
+  else if (isTokenCode(cp)) BMP[cp] = FOLD.get(cp) ?? cp;
+  else BMP[cp] = CONTINUES.has(cp) ? -((FOLD.get(cp) ?? cp) + 2) : -1;
+}
+
 /** A column string's tokens exactly as FTS5's unicode61 tokenizer (remove_diacritics 0) makes them. */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
@@ -60,10 +84,7 @@ export function tokenize(text: string): string[] {
   for (let i = 0; i < text.length; ) {
     const cp = text.codePointAt(i) as number;
     const width = cp > 0xffff ? 2 : 1;
-    let folded: number;
-    if (cp < 128) folded = ASCII[cp] as number;
-    else if (cp >= 0xd800 && cp <= 0xdfff) folded = -1;
-    else folded = isTokenCode(cp) || (start >= 0 && CONTINUES.has(cp)) ? (FOLD.get(cp) ?? cp) : -1;
+    const folded = foldedCode(cp, start >= 0);
     if (folded < 0) {
       if (start >= 0) out.push(plain ? text.slice(start, i) : token);
       start = -1;
