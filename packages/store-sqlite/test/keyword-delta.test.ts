@@ -99,6 +99,10 @@ describe("the keyword index's delta file", () => {
     const status = store.keywords.status();
     expect(status.bytes).toBe(size + statSync(delta).size);
     await closeAll();
+    // Another process's status (the index not loaded) counts the delta's records: nothing is behind.
+    const idle = await open(1);
+    expect(idle.keywords.status()).toMatchObject({ state: "ready", backlog: 0 });
+    await closeAll();
 
     const reopened = await open(1);
     await ready(reopened);

@@ -214,10 +214,11 @@ export class DeltaFile {
   }
 
   /** Bytes and time of the last record this process read or wrote, when the file extends `checksum`. */
-  state(checksum: string): { bytes: number; savedAt: string } | undefined {
+  state(checksum: string): { bytes: number; savedAt: string; mark: number } | undefined {
     const known = this.known;
-    if (known) return known.base === checksum ? { bytes: known.size, savedAt: known.savedAt } : undefined;
-    // Not read by this process (`docdb index status`): its header and size.
+    if (known) return known.base === checksum ? { bytes: known.size, savedAt: known.savedAt, mark: known.mark } : undefined;
+    // Not read by this process (`docdb index status`): its header, size, and the log position its
+    // last record names (records walked by their lengths, their payloads not checked: a report).
     let fd: number | undefined;
     try {
       const stats = statOrUndefined(this.file);
@@ -225,8 +226,19 @@ export class DeltaFile {
       fd = openSync(this.file, "r");
       const head = Buffer.alloc(Math.min(stats.size, 4096));
       readSync(fd, head, 0, head.length, 0);
-      const header = parseHeader(head)?.header;
-      return header?.base === checksum ? { bytes: stats.size, savedAt: stats.mtime.toISOString() } : undefined;
+      const parsed = parseHeader(head);
+      if (parsed?.header.base !== checksum) return undefined;
+      let mark = parsed.header.baseHighWater;
+      const record = Buffer.alloc(RECORD_HEAD + 64);
+      for (let at = parsed.start; at + RECORD_HEAD <= stats.size; ) {
+        const read = readSync(fd, record, 0, record.length, at);
+        const length = record.readUInt32LE(0);
+        const range = rangeOf(record.subarray(RECORD_HEAD, read));
+        if (!range || at + RECORD_HEAD + length > stats.size) break;
+        mark = range.to;
+        at += RECORD_HEAD + length;
+      }
+      return { bytes: stats.size, savedAt: stats.mtime.toISOString(), mark };
     } catch {
       return undefined;
     } finally {

@@ -4,7 +4,6 @@ import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { KeywordQuery } from "@docdb/analyzer";
 import type { Filter, KeywordIndexStatus } from "@docdb/store";
 import type { Connection } from "../connection.js";
-import { latestDamage, statOrUndefined } from "../hnsw/verify.js";
 import { KeywordIndex, type KeywordIndexHit, type KeywordSearchOptions } from "../keyword-index/index.js";
 import { warmUpOnce } from "../keyword-index/warm.js";
 import { changeToken } from "../meta.js";
@@ -13,6 +12,7 @@ import { POSITIONS_IN_FILE_FROM } from "./file-read.js";
 import { KeywordLog, type KeywordRowCounts } from "./log.js";
 import type { KeywordIndexOptions } from "./options.js";
 import { apply, KeywordSaver, type Live, newLive } from "./saver.js";
+import { keywordStatus } from "./status.js";
 import { type WrittenRow, WrittenRows, type WrittenRowsSink } from "./written.js";
 
 export type { KeywordIndexOptions } from "./options.js";
@@ -276,10 +276,18 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
     // Changes after this mark are replayed afterwards (idempotent), so batches need no snapshot.
     const highWater = this.log.high();
     const index = KeywordIndex.empty();
+    // Rows this process's writes analysed, when still their chunk's row as of the mark, are not analysed again.
+    const last = this.written.size > 0 ? this.log.lastEntries(this.written.seqs(), highWater) : undefined;
+    const kept =
+      last &&
+      ((seq: number) => {
+        const id = last.get(seq);
+        return id === undefined ? undefined : this.written.peek(seq, id);
+      });
     this.building = true;
     try {
       for (let after = 0; ; ) {
-        const rows = this.log.rowsAfter(after, BUILD_BATCH);
+        const rows = this.log.rowsAfter(after, BUILD_BATCH, kept);
         if (rows.length === 0) break;
         for (const row of rows) index.add(row);
         after = (rows[rows.length - 1] as { seq: number }).seq;
@@ -373,27 +381,7 @@ export class LiveKeywordIndex implements KeywordIndexView, WrittenRowsSink {
 
   /** What `docdb index status` shows of the keyword index. */
   status(): KeywordIndexStatus {
-    const chunks = this.chunks();
-    const header = this.files.readHeader();
-    const usable = header !== undefined && this.files.staleness(header) === undefined;
-    const delta = usable ? this.saver.delta.state(header.checksum) : undefined;
-    const bytes = usable ? (statOrUndefined(this.file)?.size ?? 0) + (delta?.bytes ?? 0) : 0;
-    const live = this.live;
-    const mark = live?.highWater ?? (usable ? header.highWater : undefined);
-    const backlog = mark === undefined ? 0 : this.log.backlog(mark);
-    const state: KeywordIndexStatus["state"] =
-      chunks < this.threshold && !live ? "none" : this.job ? "building" : mark === undefined ? "missing" : backlog > 0 ? "behind" : "ready";
-    const note = latestDamage(this.file);
-    return {
-      state,
-      location: this.file,
-      threshold: this.threshold,
-      chunks,
-      rows: live?.index.rows ?? (usable ? header.rows : 0),
-      bytes,
-      backlog,
-      savedAt: usable ? (delta && delta.savedAt > header.savedAt ? delta.savedAt : header.savedAt) : null,
-      ...(note ? { damaged: { ...note, rebuilt: usable && header.savedAt >= note.foundAt } } : {}),
-    };
+    const parts = { files: this.files, delta: this.saver.delta, log: this.log };
+    return keywordStatus({ ...parts, chunks: this.chunks(), threshold: this.threshold, live: this.live, busy: this.job !== undefined });
   }
 }

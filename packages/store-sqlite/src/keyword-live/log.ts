@@ -150,13 +150,33 @@ export class KeywordLog {
     return out.map((row) => row ?? (derived[next++] as IndexedRow));
   }
 
-  /** Up to `limit` keyword rows of chunks after `after`, in seq order (a build reads them batch by batch). */
-  rowsAfter(after: number, limit: number): IndexedRow[] {
+  /**
+   * Up to `limit` keyword rows of chunks after `after`, in seq order (a build reads them batch by
+   * batch); a row `kept` gives (this process's write analysed it) is taken, the others analysed.
+   */
+  rowsAfter(after: number, limit: number, kept?: (seq: number) => IndexedRow | undefined): IndexedRow[] {
     const rows = this.conn
       .statement(`SELECT ${ROW_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq > ? ORDER BY c.seq LIMIT ?`)
       .all(after, limit) as ChunkRow[];
-    this.counts.derived += rows.length;
-    return toIndexedRows(rows);
+    if (!kept) {
+      this.counts.derived += rows.length;
+      return toIndexedRows(rows);
+    }
+    const out = rows.map((r) => kept(r.seq));
+    const derive = rows.filter((_, i) => out[i] === undefined);
+    this.counts.fromWrites += rows.length - derive.length;
+    this.counts.derived += derive.length;
+    const derived = toIndexedRows(derive);
+    let next = 0;
+    return out.map((row) => row ?? (derived[next++] as IndexedRow));
+  }
+
+  /** The id of each chunk's last log entry up to `through`, for these chunks (one pass over the log). */
+  lastEntries(seqs: number[], through: number): Map<number, number> {
+    const rows = this.conn
+      .statement("SELECT seq, max(id) AS id FROM keyword_log WHERE id <= ? AND seq IN (SELECT value FROM json_each(?)) GROUP BY seq")
+      .all(through, JSON.stringify(seqs)) as { seq: number; id: number }[];
+    return new Map(rows.map((r) => [r.seq, r.id]));
   }
 
   /**

@@ -56,6 +56,17 @@ export class WrittenRows {
     return row.logId === lastLogId ? { seq: row.seq, title: row.title, body: row.body } : undefined;
   }
 
+  /** The seqs of the rows kept. */
+  seqs(): number[] {
+    return [...this.rows.keys()];
+  }
+
+  /** The row kept for `seq` when it is still the chunk's keyword row (see take()), left kept. */
+  peek(seq: number, lastLogId: number): IndexedRow | undefined {
+    const row = this.rows.get(seq);
+    return row && row.logId === lastLogId ? { seq: row.seq, title: row.title, body: row.body } : undefined;
+  }
+
   /** Drops rows whose log entry the index has passed (a catch-up that ran before they were kept). */
   dropThrough(logId: number): void {
     for (const [seq, row] of this.rows) {
