@@ -23,6 +23,12 @@ export interface CompactInput {
 const STEP_POSTINGS = 20_000;
 /** The order of a term without added postings. */
 const NONE: readonly number[] = [];
+let IDENTITY: number[] = [];
+/** 0 … n - 1 (one array, grown as needed: read, never written, by its users). */
+function identity(n: number): readonly number[] {
+  if (IDENTITY.length < n) IDENTITY = Array.from({ length: Math.max(n, 2 * IDENTITY.length) }, (_, i) => i);
+  return IDENTITY;
+}
 /** Postings' worth of work counted for a byte of positions read from a file. */
 const WORK_PER_BYTE = 1 / 64;
 /**
@@ -132,11 +138,9 @@ export function* compactSteps(
       const at = list.at[i] as number;
       if (slot >= 0) fresh.push(slot, t, c, at, skipVarints(delta.bytes, at, t + c));
     }
-    // Most terms have no added postings: no array made or sorted for them.
-    const order =
-      fresh.length === 0
-        ? NONE
-        : Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
+    // Most terms have no added postings: no array made or sorted for them; rows added in seq order
+    // (the usual case) leave a term's added postings in slot order already.
+    const order = fresh.length === 0 ? NONE : fresh.inSlotOrder() ? identity(fresh.length) : slotOrder(fresh);
     let j = 0;
     out.beginTerm(input.terms[term] as string);
     if (term < seg.terms.length) {
@@ -168,7 +172,7 @@ export function* compactSteps(
           const slot = newSlot[buf.slots[i] as number] as number;
           if (slot >= 0) {
             // The added postings before it first (slots are distinct).
-            for (; j < order.length && (fresh.slot[order[j] as number] as number) < slot; j++) putAdded(order[j] as number);
+            for (; j < fresh.length && (fresh.slot[order[j] as number] as number) < slot; j++) putAdded(order[j] as number);
             out.posting(slot, t, c, termPos, at, stop);
           }
           at = stop;
@@ -181,7 +185,7 @@ export function* compactSteps(
         }
       }
     }
-    for (; j < order.length; j++) putAdded(order[j] as number);
+    for (; j < fresh.length; j++) putAdded(order[j] as number);
     work += fresh.length + 16;
     out.endTerm();
   }
@@ -329,4 +333,13 @@ class Fresh {
     this.from[i] = from;
     this.to[i] = to;
   }
+  inSlotOrder(): boolean {
+    for (let i = 1; i < this.length; i++) if ((this.slot[i] as number) < (this.slot[i - 1] as number)) return false;
+    return true;
+  }
+}
+
+/** The postings' indexes in slot order. */
+function slotOrder(fresh: Fresh): number[] {
+  return Array.from({ length: fresh.length }, (_, i) => i).sort((x, y) => (fresh.slot[x] as number) - (fresh.slot[y] as number));
 }

@@ -97,7 +97,9 @@ export class PositionSpill {
     for (let from = start; from < end; ) {
       if (this.used === this.buffer.length) this.flush();
       const n = Math.min(end - from, this.buffer.length - this.used);
-      this.buffer.set(source.subarray(from, from + n), this.used);
+      // A posting's few bytes in a loop: a subarray() and set() each cost more.
+      if (n <= 64) for (let i = 0; i < n; i++) this.buffer[this.used + i] = source[from + i] as number;
+      else this.buffer.set(source.subarray(from, from + n), this.used);
       this.used += n;
       from += n;
     }

@@ -94,9 +94,15 @@ export class ByteWriter {
     this.bytes[this.length++] = v;
   }
   raw(source: Uint8Array, start: number, end: number): void {
-    if (this.length + (end - start) > this.bytes.length) this.grow(end - start);
-    this.bytes.set(source.subarray(start, end), this.length);
-    this.length += end - start;
+    const n = end - start;
+    if (this.length + n > this.bytes.length) this.grow(n);
+    // A posting's few position bytes are copied in a loop: a subarray() and set() each cost more.
+    if (n <= 64) {
+      const bytes = this.bytes;
+      const at = this.length - start;
+      for (let i = start; i < end; i++) bytes[at + i] = source[i] as number;
+    } else this.bytes.set(source.subarray(start, end), this.length);
+    this.length += n;
   }
   private grow(need: number): void {
     const next = new Uint8Array(Math.max(this.bytes.length * 2, this.length + need));
