@@ -2,7 +2,9 @@
 /**
  * Where the CPU time of an ingest goes, in microseconds per chunk, part by part, in one thread:
  * chunking, hashes, word analysis (segmentation apart), each SQL statement of the write (documents,
- * chunks with their log triggers, sqlite-vec, FTS5, the commit), and the whole insertDocuments
+ * chunks with their log triggers, sqlite-vec, FTS5, the commit), the keyword index's own work on
+ * the same rows (adding them in memory, compacting them: what a find's catch-up does above the
+ * index's threshold), and the whole insertDocuments
  * with and without analysis workers. From these, the most chunks/s the parts allow on N cores.
  *
  *   pnpm build && node scripts/bench-ingest-parts.mjs [--documents 3000] [--tree <another checkout, built>] [--repeat 3]
@@ -41,7 +43,7 @@ const REPEAT = Math.max(1, Number(values.repeat));
 const load = (path) => import(pathToFileURL(join(TREE, path)).href);
 const { chunkText } = await load("packages/chunker/dist/index.js");
 const analyzer = await load("packages/analyzer/dist/index.js");
-const { SqliteStore } = await load("packages/store-sqlite/dist/index.js");
+const { SqliteStore, KeywordIndex } = await load("packages/store-sqlite/dist/index.js");
 const core = await load("packages/core/dist/index.js");
 const sqliteRequire = createRequire(join(TREE, "packages/store-sqlite/package.json"));
 const Database = sqliteRequire("better-sqlite3");
@@ -201,6 +203,27 @@ part(
   withKeywords.total - withVectors.total,
   `commit ${withKeywords.commit.toFixed(1)} of all`,
 );
+
+// The keyword index beside the database, on the same analysed rows: adding them, then compacting.
+{
+  const indexRows = [];
+  for (const list of terms) for (const t of list) indexRows.push({ seq: indexRows.length + 1, title: t.title, body: t.body });
+  part(
+    "keyword index: the analysed rows added in memory (KeywordIndex.add)",
+    await cpuPerChunk(() => {
+      const index = KeywordIndex.empty();
+      for (const row of indexRows) index.add(row);
+    }),
+    "a find's catch-up, above the threshold",
+  );
+  const built = [];
+  for (let r = 0; r < REPEAT; r++) {
+    const copy = KeywordIndex.empty();
+    for (const row of indexRows) copy.add(row);
+    built.push(copy);
+  }
+  part("keyword index: those rows compacted (KeywordIndex.compact)", await cpuPerChunk((r) => built[r].compact()), "a save's compaction");
+}
 
 // 4. The store's write as a whole, and core's insertDocuments end to end.
 async function storeWrite(withVectorsToo) {
