@@ -30,7 +30,7 @@ export class TermIds {
   private hashes: Int32Array;
   private count = 0;
   /** The token being read, folded. */
-  private units = new Uint16Array(64);
+  private units: Uint16Array = new Uint16Array(64);
   /** Terms added after the base, in id order. */
   readonly added: string[] = [];
 
