@@ -136,18 +136,8 @@ export class KeywordLog {
     const rows = this.conn
       .statement(`SELECT ${ROW_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq IN (SELECT value FROM json_each(?))`)
       .all(JSON.stringify([...last.keys()])) as ChunkRow[];
-    if (!written || written.size === 0) {
-      this.counts.derived += rows.length;
-      return toIndexedRows(rows);
-    }
-    // In the order read, as before: kept rows in place, the others analysed in one pass.
-    const out: (IndexedRow | undefined)[] = rows.map((r) => written.take(r.seq, last.get(r.seq) as number));
-    const derive = rows.filter((_, i) => out[i] === undefined);
-    this.counts.fromWrites += rows.length - derive.length;
-    this.counts.derived += derive.length;
-    const derived = toIndexedRows(derive);
-    let next = 0;
-    return out.map((row) => row ?? (derived[next++] as IndexedRow));
+    if (!written || written.size === 0) return this.derive(rows);
+    return this.derive(rows, (seq) => written.take(seq, last.get(seq) as number));
   }
 
   /**
@@ -158,6 +148,11 @@ export class KeywordLog {
     const rows = this.conn
       .statement(`SELECT ${ROW_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.seq > ? ORDER BY c.seq LIMIT ?`)
       .all(after, limit) as ChunkRow[];
+    return this.derive(rows, kept);
+  }
+
+  /** The rows' keyword rows in the order read: those `kept` gives in place, the others analysed in one pass. */
+  private derive(rows: ChunkRow[], kept?: (seq: number) => IndexedRow | undefined): IndexedRow[] {
     if (!kept) {
       this.counts.derived += rows.length;
       return toIndexedRows(rows);
