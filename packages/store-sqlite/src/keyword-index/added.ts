@@ -125,41 +125,26 @@ export class AddedPostings {
   /** Postings held. */
   postings = 0;
 
-  /** A row's tokens as term id × TOKEN_BITS + token index, sorted: grouped by term, in token order within. */
-  private keys = new Float64Array(256);
-  private rowPos = new Int32Array(256);
-
   /**
    * Adds the row at `slot` (greater than any added before): `ids` holds the term of each of its
    * tokens, the first `titles` its title's, then its body's. Returns how many postings it made.
    */
   addRow(slot: number, ids: Int32Array, titles: number, tokens: number): number {
     if (tokens > TOKEN_BITS) throw new RangeError(`keyword index: a row of ${tokens} tokens (at most ${TOKEN_BITS})`);
-    if (tokens > this.keys.length) {
-      this.keys = new Float64Array(2 * tokens);
-      this.rowPos = new Int32Array(2 * tokens);
-    }
-    const keys = this.keys.subarray(0, tokens);
-    for (let i = 0; i < tokens; i++) keys[i] = (ids[i] as number) * TOKEN_BITS + i;
-    keys.sort();
-    const rowPos = this.rowPos;
-    let postings = 0;
-    for (let g = 0; g < tokens; ) {
-      const id = Math.floor((keys[g] as number) / TOKEN_BITS);
-      let n = 0;
+    const row = this.row.group(ids, tokens);
+    const { terms, first, count, positions } = row;
+    for (let k = 0; k < row.distinct; k++) {
+      // Token indexes grouped by term, ascending within a term: title tokens come first.
+      const from = first[k] as number;
+      const n = count[k] as number;
       let inTitle = 0;
-      for (; g < tokens && Math.floor((keys[g] as number) / TOKEN_BITS) === id; g++) {
-        const i = (keys[g] as number) % TOKEN_BITS;
-        if (i < titles) {
-          rowPos[n++] = i;
-          inTitle++;
-        } else rowPos[n++] = i - titles;
-      }
-      this.add(id, slot, rowPos, 0, inTitle, n - inTitle);
-      postings++;
+      while (inTitle < n && (positions[from + inTitle] as number) < titles) inTitle++;
+      for (let i = inTitle; i < n; i++) positions[from + i] = (positions[from + i] as number) - titles;
+      this.add(terms[k] as number, slot, positions, from, inTitle, n - inTitle);
     }
-    return postings;
+    return row.distinct;
   }
+  private row = new RowGroups();
 
   /** How many of a term's postings are in live rows (`dead`: 1 per removed slot; null when none is). */
   live(term: number, dead: Uint8Array | null): number {
@@ -283,5 +268,81 @@ export class AddedPostings {
       v >>>= 7;
     }
     this.scratch[this.scratchLength++] = v;
+  }
+}
+
+/**
+ * A row's tokens grouped by term (in order of first appearance), each term's token indexes
+ * ascending: a counting sort through a small table of the row's terms (no sort of all tokens).
+ */
+class RowGroups {
+  distinct = 0;
+  terms = new Int32Array(256);
+  first = new Int32Array(256);
+  count = new Int32Array(256);
+  positions = new Int32Array(256);
+  private tokenGroup = new Int32Array(256);
+  private keys = new Int32Array(512);
+  private groups = new Int32Array(512);
+  private stamps = new Int32Array(512);
+  private stamp = 0;
+
+  group(ids: Int32Array, tokens: number): this {
+    if (tokens > this.positions.length) {
+      const n = 2 * tokens;
+      this.terms = new Int32Array(n);
+      this.first = new Int32Array(n);
+      this.count = new Int32Array(n);
+      this.positions = new Int32Array(n);
+      this.tokenGroup = new Int32Array(n);
+      // The table's size a power of two (its mask), at least twice the tokens.
+      let size = 512;
+      while (size < 2 * n) size *= 2;
+      this.keys = new Int32Array(size);
+      this.groups = new Int32Array(size);
+      this.stamps = new Int32Array(size);
+      this.stamp = 0;
+    }
+    if (this.stamp === 0x7fffffff) {
+      this.stamps.fill(0);
+      this.stamp = 0;
+    }
+    const { terms, count, tokenGroup, keys, groups, stamps } = this;
+    const mask = keys.length - 1;
+    const stamp = ++this.stamp;
+    let distinct = 0;
+    for (let i = 0; i < tokens; i++) {
+      const id = ids[i] as number;
+      let at = Math.imul(id, 0x9e3779b1) & mask;
+      for (;;) {
+        if (stamps[at] !== stamp) {
+          stamps[at] = stamp;
+          keys[at] = id;
+          groups[at] = distinct;
+          terms[distinct] = id;
+          count[distinct++] = 0;
+          break;
+        }
+        if (keys[at] === id) break;
+        at = (at + 1) & mask;
+      }
+      const g = groups[at] as number;
+      tokenGroup[i] = g;
+      count[g] = (count[g] as number) + 1;
+    }
+    const { first, positions } = this;
+    let sum = 0;
+    for (let g = 0; g < distinct; g++) {
+      first[g] = sum;
+      sum += count[g] as number;
+      count[g] = 0;
+    }
+    for (let i = 0; i < tokens; i++) {
+      const g = tokenGroup[i] as number;
+      positions[(first[g] as number) + (count[g] as number)] = i;
+      count[g] = (count[g] as number) + 1;
+    }
+    this.distinct = distinct;
+    return this;
   }
 }
