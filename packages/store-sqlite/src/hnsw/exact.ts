@@ -1,6 +1,6 @@
-// The exact path above the threshold: every embedded chunk's vector held in memory (f32, or one
-// byte a dimension when large: see QUANTIZE_ABOVE_FLOATS), kept in step with the vector log,
-// scanned with usearch's SIMD `exactSearch`.
+// Every embedded chunk's vector held in memory (f32, or one byte a dimension when large: see
+// QUANTIZE_ABOVE_FLOATS), kept in step with the vector log, scanned with usearch's SIMD
+// `exactSearch`: the scan below the threshold, and the exact path above it.
 import type * as USearchModule from "usearch";
 import type { IndexLog, SeqHit } from "./log.js";
 import type { USearch } from "./settings.js";
@@ -23,12 +23,40 @@ export function rescoreWidth(k: number): number {
   return 2 * k + 16;
 }
 
-function quantizeInto(target: Int8Array, offset: number, vector: Float32Array): void {
+/**
+ * Writes `vector` scaled to ±127 at `offset`, and returns the angle (radians) between the two:
+ * how far the byte copy's direction is from the vector's (Infinity for a zero or non-finite vector).
+ */
+function quantizeInto(target: Int8Array, offset: number, vector: Float32Array): number {
   let max = 0;
   for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i] as number));
   const scale = max > 0 ? 127 / max : 0;
-  for (let i = 0; i < vector.length; i++) target[offset + i] = Math.round((vector[i] as number) * scale);
+  let dot = 0;
+  let norm = 0;
+  let bytesNorm = 0;
+  for (let i = 0; i < vector.length; i++) {
+    const value = vector[i] as number;
+    const byte = Math.round(value * scale);
+    target[offset + i] = byte;
+    dot += value * byte;
+    norm += value * value;
+    bytesNorm += byte * byte;
+  }
+  const cos = dot / Math.sqrt(norm * bytesNorm);
+  return Number.isFinite(cos) && max > 0 ? Math.acos(Math.min(1, cos)) : Number.POSITIVE_INFINITY;
 }
+
+/**
+ * From this many vectors, an f32 matrix is scanned through its one-byte sketch first (`sketchSearch`):
+ * below it the f32 scan takes a few tens of microseconds anyway.
+ */
+export const SKETCH_FROM = 2048;
+
+/** The fewest candidates the sketch hands on (the bench's clusters need ~100 to prove the answer). */
+const SKETCH_WIDTH = 160;
+
+/** Added to the proven bound: the error of usearch's own distance (measured below 1e-7). */
+const DISTANCE_SLACK = 1e-6;
 
 /** Vectors of all embedded chunks held in memory, kept in step with the log, scanned with SIMD. */
 export class ExactMatrix {
@@ -38,6 +66,16 @@ export class ExactMatrix {
   highWater = 0;
   /** One byte a dimension: distances from `search` are approximate (rescore the candidates). */
   readonly quantized: boolean;
+  /**
+   * Beside f32 data, the same vectors at one byte a dimension (a quarter of the memory more):
+   * scanned first, they pick candidates whose f32 distances are then computed, and the bound
+   * below proves no other vector comes nearer (`sketchSearch`).
+   */
+  sketch: Int8Array | undefined;
+  /** The largest angle between a held vector and its sketch (never lowered when one is removed). */
+  sketchError = 0;
+  /** Answers the sketch proved (status and tests). */
+  sketchAnswers = 0;
 
   constructor(
     readonly dimensions: number,
@@ -48,6 +86,7 @@ export class ExactMatrix {
     this.quantized = options.quantize ?? capacity * dimensions > QUANTIZE_ABOVE_FLOATS;
     const length = Math.max(1024, capacity) * dimensions;
     this.data = this.quantized ? new Int8Array(length) : new Float32Array(length);
+    this.sketch = this.quantized ? undefined : new Int8Array(length);
   }
 
   set(seq: number, vector: Float32Array): void {
@@ -58,12 +97,18 @@ export class ExactMatrix {
         const grown = this.quantized ? new Int8Array(this.data.length * 2) : new Float32Array(this.data.length * 2);
         grown.set(this.data);
         this.data = grown;
+        if (this.sketch) {
+          const sketch = new Int8Array(this.data.length);
+          sketch.set(this.sketch);
+          this.sketch = sketch;
+        }
       }
       this.seqs.push(seq);
       this.slots.set(seq, slot);
     }
     if (this.data instanceof Int8Array) quantizeInto(this.data, slot * this.dimensions, vector);
     else this.data.set(vector, slot * this.dimensions);
+    if (this.sketch) this.sketchError = Math.max(this.sketchError, quantizeInto(this.sketch, slot * this.dimensions, vector));
   }
 
   remove(seq: number): void {
@@ -73,6 +118,7 @@ export class ExactMatrix {
     const lastSeq = this.seqs[last] as number;
     if (slot !== last) {
       this.data.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      this.sketch?.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
       this.seqs[slot] = lastSeq;
       this.slots.set(lastSeq, slot);
     }
@@ -90,6 +136,10 @@ export class ExactMatrix {
   search(usearch: USearch, query: Float32Array, k: number): SeqHit[] {
     const n = this.seqs.length;
     if (n === 0) return [];
+    if (this.sketch && n >= SKETCH_FROM) {
+      const proven = this.sketchSearch(usearch, this.sketch, query, Math.min(k, n));
+      if (proven) return proven;
+    }
     const dataset = this.data.subarray(0, n * this.dimensions);
     let probe: Float32Array | Int8Array = query;
     if (this.quantized) {
@@ -111,6 +161,47 @@ export class ExactMatrix {
       if (seq !== undefined) hits.push({ seq, distance: matches.distances[i] as number });
     }
     return hits;
+  }
+
+  /**
+   * The exact `k` nearest through the sketch, or undefined when it cannot prove them (the caller
+   * scans the f32 data). The sketch's `width` nearest are candidates; their f32 distances are
+   * computed by the same SIMD code as the full scan's (so are the same numbers). Cosine distance
+   * moves no more than the angle between vectors does, so a vector outside the candidates lies
+   * at least (the widest candidate's sketch distance − the query's and the largest vector's
+   * sketch angles) away: when that is beyond the k-th f32 distance, no vector outside comes nearer.
+   * Otherwise the sketch is asked again, eight times wider, while that is a fraction of the data.
+   */
+  private sketchSearch(usearch: USearch, sketch: Int8Array, query: Float32Array, k: number): SeqHit[] | undefined {
+    const n = this.seqs.length;
+    const d = this.dimensions;
+    const probe = new Int8Array(d);
+    const bound = quantizeInto(probe, 0, query) + this.sketchError + DISTANCE_SLACK;
+    if (!Number.isFinite(bound)) return undefined;
+    const data = this.data as Float32Array;
+    for (let width = Math.max(SKETCH_WIDTH, 2 * k + 16); width * 4 <= n; width *= 8) {
+      const picked = usearch.exactSearch(sketch.subarray(0, n * d), probe, d, width, usearch.MetricKind.Cos, 1) as USearchModule.Matches;
+      const count = picked.keys.length;
+      const slots = new Uint32Array(count);
+      const rows = new Float32Array(count * d);
+      for (let i = 0; i < count; i++) {
+        const slot = Number(picked.keys[i]);
+        slots[i] = slot;
+        rows.set(data.subarray(slot * d, (slot + 1) * d), i * d);
+      }
+      const found = usearch.exactSearch(rows, query, d, Math.min(k, count), usearch.MetricKind.Cos, 1) as USearchModule.Matches;
+      const kth = found.distances[found.keys.length - 1] as number;
+      const outside = (picked.distances[count - 1] as number) - bound;
+      if (found.keys.length < k || !(outside > kth)) continue;
+      const hits: SeqHit[] = [];
+      for (let i = 0; i < found.keys.length; i++) {
+        const seq = this.seqs[slots[Number(found.keys[i])] as number];
+        if (seq !== undefined) hits.push({ seq, distance: found.distances[i] as number });
+      }
+      this.sketchAnswers++;
+      return hits;
+    }
+    return undefined;
   }
 }
 
