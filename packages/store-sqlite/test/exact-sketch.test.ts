@@ -11,7 +11,7 @@ const DIMS = 384;
 function twins(count: number) {
   const sketched = new ExactMatrix(DIMS, "f", count);
   const plain = new ExactMatrix(DIMS, "f", count);
-  plain.sketch = undefined;
+  plain.sketches = false;
   return {
     sketched,
     plain,
@@ -42,6 +42,10 @@ describe("the sketch in front of the f32 scan", () => {
     const make = clustered(5, 40, 0.5);
     const pair = twins(12_000);
     for (let seq = 1; seq <= 12_000; seq++) pair.set(seq, make(seq));
+    // Made at the second scan: a matrix searched once never pays for it.
+    pair.sketched.search(usearch, make(1), 10);
+    expect(pair.sketched.sketch).toBeUndefined();
+    pair.sketched.search(usearch, make(1), 10);
     expect(pair.sketched.sketch).toBeInstanceOf(Int8Array);
     expect(pair.sketched.sketchError).toBeGreaterThan(0);
     // Moved slots (a removal copies the last vector into the hole) and replaced vectors.
@@ -66,8 +70,9 @@ describe("the sketch in front of the f32 scan", () => {
     const make = clustered(8, 1, 0.0005);
     const pair = twins(SKETCH_FROM * 2);
     for (let seq = 1; seq <= SKETCH_FROM * 2; seq++) pair.set(seq, make(seq));
-    const probe = make(0);
-    expect(pair.sketched.search(usearch, probe, 10)).toEqual(pair.plain.search(usearch, probe, 10));
+    for (const probe of [make(0), make(1), make(2)])
+      expect(pair.sketched.search(usearch, probe, 10)).toEqual(pair.plain.search(usearch, probe, 10));
+    expect(pair.sketched.sketch).toBeInstanceOf(Int8Array);
     expect(pair.sketched.sketchAnswers).toBe(0);
   });
 
@@ -76,9 +81,8 @@ describe("the sketch in front of the f32 scan", () => {
     const make = clustered(11, 10, 0.5);
     const pair = twins(SKETCH_FROM + 10);
     for (let seq = 1; seq <= SKETCH_FROM + 10; seq++) pair.set(seq, seq === 77 ? new Float32Array(DIMS) : make(seq));
+    for (const probe of [make(3), make(4)]) expect(pair.sketched.search(usearch, probe, 10)).toEqual(pair.plain.search(usearch, probe, 10));
     expect(pair.sketched.sketchError).toBe(Number.POSITIVE_INFINITY);
-    const probe = make(3);
-    expect(pair.sketched.search(usearch, probe, 10)).toEqual(pair.plain.search(usearch, probe, 10));
     expect(pair.sketched.sketchAnswers).toBe(0);
   });
 });

@@ -28,22 +28,28 @@ export function rescoreWidth(k: number): number {
  * how far the byte copy's direction is from the vector's (Infinity for a zero or non-finite vector).
  */
 function quantizeInto(target: Int8Array, offset: number, vector: Float32Array): number {
+  const n = vector.length;
   let max = 0;
-  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i] as number));
+  for (let i = 0; i < n; i++) {
+    const value = vector[i] as number;
+    if (value > max) max = value;
+    else if (-value > max) max = -value;
+  }
   const scale = max > 0 ? 127 / max : 0;
   let dot = 0;
   let norm = 0;
   let bytesNorm = 0;
-  for (let i = 0; i < vector.length; i++) {
+  for (let i = 0; i < n; i++) {
     const value = vector[i] as number;
-    const byte = Math.round(value * scale);
+    // Math.round's floor(x + 0.5) without its cost (x is within ±127: the biased sum is positive).
+    const byte = ((value * scale + 128.5) | 0) - 128;
     target[offset + i] = byte;
     dot += value * byte;
     norm += value * value;
     bytesNorm += byte * byte;
   }
   const cos = dot / Math.sqrt(norm * bytesNorm);
-  return Number.isFinite(cos) && max > 0 ? Math.acos(Math.min(1, cos)) : Number.POSITIVE_INFINITY;
+  return Number.isFinite(cos) && max > 0 && max < Number.POSITIVE_INFINITY ? Math.acos(cos < 1 ? cos : 1) : Number.POSITIVE_INFINITY;
 }
 
 /**
@@ -69,9 +75,14 @@ export class ExactMatrix {
   /**
    * Beside f32 data, the same vectors at one byte a dimension (a quarter of the memory more):
    * scanned first, they pick candidates whose f32 distances are then computed, and the bound
-   * below proves no other vector comes nearer (`sketchSearch`).
+   * below proves no other vector comes nearer (`sketchSearch`). Made at the second scan of a
+   * matrix (a matrix loaded for one or two finds, while an index is built, never pays for it).
    */
   sketch: Int8Array | undefined;
+  /** Whether this f32 matrix may have a sketch (tests turn it off to compare). */
+  sketches: boolean;
+  /** Scans of the f32 data so far. */
+  private fullScans = 0;
   /** The largest angle between a held vector and its sketch (never lowered when one is removed). */
   sketchError = 0;
   /** Answers the sketch proved (status and tests). */
@@ -86,7 +97,7 @@ export class ExactMatrix {
     this.quantized = options.quantize ?? capacity * dimensions > QUANTIZE_ABOVE_FLOATS;
     const length = Math.max(1024, capacity) * dimensions;
     this.data = this.quantized ? new Int8Array(length) : new Float32Array(length);
-    this.sketch = this.quantized ? undefined : new Int8Array(length);
+    this.sketches = !this.quantized;
   }
 
   set(seq: number, vector: Float32Array): void {
@@ -136,10 +147,11 @@ export class ExactMatrix {
   search(usearch: USearch, query: Float32Array, k: number): SeqHit[] {
     const n = this.seqs.length;
     if (n === 0) return [];
-    if (this.sketch && n >= SKETCH_FROM) {
-      const proven = this.sketchSearch(usearch, this.sketch, query, Math.min(k, n));
+    if (this.sketches && n >= SKETCH_FROM && (this.sketch || this.fullScans > 0)) {
+      const proven = this.sketchSearch(usearch, this.sketch ?? this.makeSketch(), query, Math.min(k, n));
       if (proven) return proven;
     }
+    if (!this.quantized) this.fullScans++;
     const dataset = this.data.subarray(0, n * this.dimensions);
     let probe: Float32Array | Int8Array = query;
     if (this.quantized) {
@@ -161,6 +173,19 @@ export class ExactMatrix {
       if (seq !== undefined) hits.push({ seq, distance: matches.distances[i] as number });
     }
     return hits;
+  }
+
+  /** The sketch of every vector held, kept in step from now on by `set` and `remove`. */
+  private makeSketch(): Int8Array {
+    const sketch = new Int8Array(this.data.length);
+    const d = this.dimensions;
+    let error = 0;
+    for (let slot = 0; slot < this.seqs.length; slot++) {
+      error = Math.max(error, quantizeInto(sketch, slot * d, (this.data as Float32Array).subarray(slot * d, (slot + 1) * d)));
+    }
+    this.sketch = sketch;
+    this.sketchError = error;
+    return sketch;
   }
 
   /**
