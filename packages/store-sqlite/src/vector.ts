@@ -153,7 +153,7 @@ export class Vectors {
       const kept = unfiltered ? this.keptExact(vector, limit) : undefined;
       if (kept) return kept;
       // usearch imported first (a connection's second query below the threshold), unless sqlite-vec scans anyway.
-      if (this.scansBelow > 0 && unfiltered) await this.ann.prepare();
+      if (this.scansBelow > 0) await this.ann.prepare();
       return this.exactBelow(vector, options);
     }
     const { sql, params } = filterToSql(options.filter);
@@ -238,7 +238,6 @@ export class Vectors {
    * of loading usearch and every vector; so does any query when the copy would be too large.
    */
   private scanInMemory(vector: Float32Array, options: SearchOptions): SeqHit[] | undefined {
-    if (filterToSql(options.filter).sql !== "1") return undefined;
     if (this.scansBelow++ === 0) return undefined;
     const dimensions = embeddingInfo(this.conn)?.dimensions ?? 0;
     if (this.ann.vectorCount() * dimensions > IN_MEMORY_SCAN_FLOATS) {
@@ -246,18 +245,56 @@ export class Vectors {
       return undefined;
     }
     const { limit } = options;
+    if (filterToSql(options.filter).sql !== "1") return this.scanFiltered(vector, options);
     // A few more than asked, their distances computed again by sqlite-vec from the same
     // vectors: the same scores and order as its own scan (SIMD sums round differently, enough
     // to swap near ties).
     const candidates = this.scanCandidates(vector, limit * 2 + 16, limit * 4 + 16);
+    // Only candidates that could reach the first `limit` are computed again: the two sums of one
+    // distance differ by far less than RESCORE_MARGIN.
+    return (
+      candidates && this.rescored(vector, candidates, (candidates[limit - 1]?.distance ?? Number.POSITIVE_INFINITY) + RESCORE_MARGIN, limit)
+    );
+  }
+
+  /**
+   * scanInMemory for a filter many chunks pass (a few are scanned in SQL: EXACT_FILTER_LIMIT):
+   * the scan's candidates, four times more each round, checked against the filter in SQLite
+   * until `limit` pass and the scan reached past the `limit`-th by RESCORE_MARGIN, then computed
+   * again by sqlite-vec as unfiltered ones are: the answer of its filtered scan.
+   */
+  private scanFiltered(vector: Float32Array, options: SearchOptions): SeqHit[] | undefined {
+    const matching = this.countMatching(options.filter);
+    if (matching === 0) return [];
+    if (matching <= EXACT_FILTER_LIMIT) return undefined;
+    const { limit } = options;
+    const total = this.ann.vectorCount();
+    const { sql, params } = filterToSql(options.filter);
+    const allowed = this.conn.db
+      .prepare(
+        `SELECT c.seq FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
+         WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1 AND ${sql}`,
+      )
+      .pluck();
+    for (let k = Math.ceil((limit * total * 2) / matching) + 2 * limit + 16; ; k *= 4) {
+      const ask = Math.min(k, total);
+      const candidates = this.scanCandidates(vector, ask, ask);
+      if (!candidates) return undefined;
+      const pass = new Set(allowed.all(JSON.stringify(candidates.map((c) => c.seq)), ...params) as number[]);
+      const passing = candidates.filter((c) => pass.has(c.seq));
+      const cut = (passing[limit - 1]?.distance ?? Number.POSITIVE_INFINITY) + RESCORE_MARGIN;
+      const reached = candidates[candidates.length - 1]?.distance ?? Number.POSITIVE_INFINITY;
+      if (candidates.length < ask || ask >= total || reached > cut) return this.rescored(vector, passing, cut, limit);
+    }
+  }
+
+  /** The candidates up to `cut` (SIMD distances) with sqlite-vec's distances, nearest first, the first `limit`. */
+  private rescored(vector: Float32Array, candidates: SeqHit[], cut: number, limit: number): SeqHit[] | undefined {
     const held = this.ann.exact;
-    if (!candidates || !held) return undefined;
+    if (!held) return undefined;
     const distance = this.conn.statement("SELECT vec_distance_cosine(?, ?)").pluck();
     const query = toVectorBlob(vector);
     const hits: SeqHit[] = [];
-    // Only candidates that could reach the first `limit` are computed again: the two sums of one
-    // distance differ by far less than RESCORE_MARGIN.
-    const cut = (candidates[limit - 1]?.distance ?? Number.POSITIVE_INFINITY) + RESCORE_MARGIN;
     for (const { seq, distance: simd } of candidates) {
       if (simd > cut) break;
       const stored = held.vector(seq);
