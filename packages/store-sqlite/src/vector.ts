@@ -232,10 +232,11 @@ export class Vectors {
   }
 
   /**
-   * Below the threshold, an unfiltered query after the first: the exact nearest chunks from the
-   * in-memory copy of the vectors (usearch's SIMD scan, the copy kept in step with the vector
-   * log). The first query of a connection — a one-shot CLI find — scans with sqlite-vec instead
-   * of loading usearch and every vector; so does any query when the copy would be too large.
+   * Below the threshold, a query after the first: the exact nearest chunks from the in-memory
+   * copy of the vectors (usearch's SIMD scan, the copy kept in step with the vector log; with a
+   * filter, see scanFiltered). The first query of a connection — a one-shot CLI find — scans with
+   * sqlite-vec instead of loading usearch and every vector; so does any query when the copy would
+   * be too large.
    */
   private scanInMemory(vector: Float32Array, options: SearchOptions): SeqHit[] | undefined {
     if (this.scansBelow++ === 0) return undefined;
