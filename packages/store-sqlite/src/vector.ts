@@ -156,7 +156,7 @@ export class Vectors {
       if (this.scansBelow > 0) await this.ann.prepare();
       return this.exactBelow(vector, options);
     }
-    const { sql, params } = filterToSql(options.filter);
+    const { sql } = filterToSql(options.filter);
     if (sql === "1") {
       if (options.exact) return (await this.ann.exactSearch(vector, limit)) ?? this.nearest(blob, options);
       const total = this.ann.vectorCount();
@@ -174,15 +174,7 @@ export class Vectors {
     const total = this.ann.vectorCount();
     if (matching === 0) return [];
     if (matching <= EXACT_FILTER_LIMIT || matching < total * MIN_FILTER_SHARE) return this.nearest(blob, options, matching);
-    const allowed = this.conn.db.prepare(
-      `SELECT c.seq FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
-       WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1 AND ${sql}`,
-    );
-    // The filter query also checks that each chunk still has its vector.
-    const passing = (candidates: SeqHit[]) => {
-      const pass = new Set(allowed.pluck().all(JSON.stringify(candidates.map((c) => c.seq)), ...params) as number[]);
-      return candidates.filter((c) => pass.has(c.seq));
-    };
+    const passing = this.passingFilter(options.filter);
     const first = Math.ceil((limit * total * 2) / matching) + limit;
     if (options.exact) {
       // The in-memory scan, over-fetched until enough pass: exact, since it ends at every vector.
@@ -270,23 +262,31 @@ export class Vectors {
     if (matching <= EXACT_FILTER_LIMIT) return undefined;
     const { limit } = options;
     const total = this.ann.vectorCount();
-    const { sql, params } = filterToSql(options.filter);
+    const passingOf = this.passingFilter(options.filter);
+    for (let k = Math.ceil((limit * total * 2) / matching) + 2 * limit + 16; ; k *= 4) {
+      const ask = Math.min(k, total);
+      const candidates = this.scanCandidates(vector, ask, ask);
+      if (!candidates) return undefined;
+      const passing = passingOf(candidates);
+      const cut = (passing[limit - 1]?.distance ?? Number.POSITIVE_INFINITY) + RESCORE_MARGIN;
+      const reached = candidates[candidates.length - 1]?.distance ?? Number.POSITIVE_INFINITY;
+      if (candidates.length < ask || ask >= total || reached > cut) return this.rescored(vector, passing, cut, limit);
+    }
+  }
+
+  /** The candidates that pass `filter`, in order (the check in SQLite also wants each chunk still there with its vector). */
+  private passingFilter(filter: SearchOptions["filter"]): (candidates: SeqHit[]) => SeqHit[] {
+    const { sql, params } = filterToSql(filter);
     const allowed = this.conn.db
       .prepare(
         `SELECT c.seq FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id
          WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.embedded = 1 AND ${sql}`,
       )
       .pluck();
-    for (let k = Math.ceil((limit * total * 2) / matching) + 2 * limit + 16; ; k *= 4) {
-      const ask = Math.min(k, total);
-      const candidates = this.scanCandidates(vector, ask, ask);
-      if (!candidates) return undefined;
+    return (candidates) => {
       const pass = new Set(allowed.all(JSON.stringify(candidates.map((c) => c.seq)), ...params) as number[]);
-      const passing = candidates.filter((c) => pass.has(c.seq));
-      const cut = (passing[limit - 1]?.distance ?? Number.POSITIVE_INFINITY) + RESCORE_MARGIN;
-      const reached = candidates[candidates.length - 1]?.distance ?? Number.POSITIVE_INFINITY;
-      if (candidates.length < ask || ask >= total || reached > cut) return this.rescored(vector, passing, cut, limit);
-    }
+      return candidates.filter((c) => pass.has(c.seq));
+    };
   }
 
   /** The candidates up to `cut` (SIMD distances) with sqlite-vec's distances, nearest first, the first `limit`. */

@@ -49,7 +49,8 @@ function quantizeInto(target: Int8Array, offset: number, vector: Float32Array): 
     bytesNorm += byte * byte;
   }
   const cos = dot / Math.sqrt(norm * bytesNorm);
-  return Number.isFinite(cos) && max > 0 && max < Number.POSITIVE_INFINITY ? Math.acos(cos < 1 ? cos : 1) : Number.POSITIVE_INFINITY;
+  // A zero vector gives 0 / 0, a non-finite one NaN: no direction to bound.
+  return Number.isFinite(cos) ? Math.acos(Math.min(cos, 1)) : Number.POSITIVE_INFINITY;
 }
 
 /**
@@ -92,6 +93,8 @@ export class ExactMatrix {
   sketchError = 0;
   /** Answers the sketch proved (status and tests). */
   sketchAnswers = 0;
+  /** The candidates' f32 rows, gathered for their distances (reused from search to search). */
+  private gathered = new Float32Array(0);
 
   constructor(
     readonly dimensions: number,
@@ -213,7 +216,8 @@ export class ExactMatrix {
       const picked = usearch.exactSearch(sketch.subarray(0, n * d), probe, d, width, usearch.MetricKind.Cos, 1) as USearchModule.Matches;
       const count = picked.keys.length;
       const slots = new Uint32Array(count);
-      const rows = new Float32Array(count * d);
+      if (this.gathered.length < count * d) this.gathered = new Float32Array(count * d);
+      const rows = this.gathered.subarray(0, count * d);
       for (let i = 0; i < count; i++) {
         const slot = Number(picked.keys[i]);
         slots[i] = slot;
