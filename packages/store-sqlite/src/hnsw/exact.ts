@@ -27,7 +27,7 @@ export function rescoreWidth(k: number): number {
  * Writes `vector` scaled to ±127 at `offset`, and returns the angle (radians) between the two:
  * how far the byte copy's direction is from the vector's (Infinity for a zero or non-finite vector).
  */
-function quantizeInto(target: Int8Array, offset: number, vector: Float32Array): number {
+export function quantizeInto(target: Int8Array, offset: number, vector: Float32Array): number {
   const n = vector.length;
   let max = 0;
   for (let i = 0; i < n; i++) {

@@ -2,6 +2,7 @@
 // replays to catch up (high-water mark, floor, pruning), a snapshot of every vector, and hit checks.
 import type { VectorIndexProgress, VectorIndexSettings } from "@docdb/store";
 import type Database from "better-sqlite3";
+import { eachVectorFromChunks } from "./vec-chunks.js";
 
 /** What the index needs from its database. */
 export interface VectorIndexHost {
@@ -135,10 +136,7 @@ export class IndexLog {
       let keys = new BigUint64Array(total);
       let matrix = new Float32Array(total * dims);
       let n = 0;
-      for (const row of this.statement("SELECT rowid AS seq, embedding FROM chunks_vec").iterate() as Iterable<{
-        seq: number;
-        embedding: Buffer;
-      }>) {
+      this.visitVectors(dims, (seq, vector) => {
         if (n === keys.length) {
           const k2 = new BigUint64Array(keys.length * 2 + 1024);
           k2.set(keys);
@@ -147,11 +145,11 @@ export class IndexLog {
           m2.set(matrix);
           matrix = m2;
         }
-        keys[n] = BigInt(row.seq);
-        new Uint8Array(matrix.buffer, n * dims * 4, dims * 4).set(row.embedding);
+        keys[n] = BigInt(seq);
+        matrix.set(vector, n * dims);
         n++;
         if (onProgress && n % 10_000 === 0) onProgress({ phase: "read", done: n, total });
-      }
+      });
       onProgress?.({ phase: "read", done: n, total: n });
       return { keys: keys.subarray(0, n), matrix: matrix.subarray(0, n * dims), highWater };
     });
@@ -165,19 +163,27 @@ export class IndexLog {
   eachVector(each: (seq: number, vector: Float32Array) => void): number {
     const read = this.host.db.transaction(() => {
       const highWater = this.high();
-      // One buffer for every row: `each` copies what it keeps.
-      const vector = new Float32Array(this.host.dimensions() ?? 0);
-      const bytes = new Uint8Array(vector.buffer);
-      for (const row of this.statement("SELECT rowid AS seq, embedding FROM chunks_vec").iterate() as Iterable<{
-        seq: number;
-        embedding: Buffer;
-      }>) {
-        bytes.set(row.embedding);
-        each(row.seq, vector);
-      }
+      this.visitVectors(this.host.dimensions() ?? 0, each);
       return highWater;
     });
     return read.deferred();
+  }
+
+  /**
+   * Every stored vector, from sqlite-vec's chunk tables when their layout is the known one, else
+   * through vec0 a row at a time (the same vectors, ~10× slower). `vector` is reused: `each` copies.
+   */
+  private visitVectors(dims: number, each: (seq: number, vector: Float32Array) => void): void {
+    if (eachVectorFromChunks(this.host.db, dims, each)) return;
+    const vector = new Float32Array(dims);
+    const bytes = new Uint8Array(vector.buffer);
+    for (const row of this.statement("SELECT rowid AS seq, embedding FROM chunks_vec").iterate() as Iterable<{
+      seq: number;
+      embedding: Buffer;
+    }>) {
+      bytes.set(row.embedding);
+      each(row.seq, vector);
+    }
   }
 
   /** Distances computed again from the stored vectors (sqlite-vec's cosine), best first; chunks without one dropped. */

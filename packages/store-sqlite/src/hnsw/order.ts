@@ -2,6 +2,7 @@
 // then the rest grouped by nearest coarse centroid, so consecutive inserts search the same region
 // of the graph (kept in the CPU's caches) and neighbours sit near each other in the file.
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { quantizeInto } from "./exact.js";
 import type { USearch } from "./settings.js";
 
 /** From this many vectors a build inserts in local order (below it the graph fits the caches well enough). */
@@ -32,20 +33,20 @@ export async function insertionOrder(
     for (let i = 0; i < count; i++) order[i] = i;
     return order;
   }
-  const centroids = new Float32Array(GROUPS * dimensions);
-  for (let g = 0; g < GROUPS; g++) {
-    const row = Math.floor(((g + 0.5) * count) / GROUPS);
-    centroids.set(matrix.subarray(row * dimensions, (row + 1) * dimensions), g * dimensions);
-  }
+  // Centroids and rows at one byte a dimension (as the exact path's sketch): the nearest centroid
+  // only orders the inserts, and the byte kernel computes it 2–3× faster than f32.
+  const row = (i: number) => matrix.subarray(i * dimensions, (i + 1) * dimensions);
+  const centroids = new Int8Array(GROUPS * dimensions);
+  for (let g = 0; g < GROUPS; g++) quantizeInto(centroids, g * dimensions, row(Math.floor(((g + 0.5) * count) / GROUPS)));
   // The nearest centroid of each row outside the skeleton (skeleton rows are placed first anyway).
   const group = new Uint16Array(count);
-  const batch = new Float32Array(ASSIGN_BATCH * dimensions);
+  const batch = new Int8Array(ASSIGN_BATCH * dimensions);
   const rows = new Uint32Array(ASSIGN_BATCH);
   for (let i = 0; i < count; ) {
     let filled = 0;
     for (; i < count && filled < ASSIGN_BATCH; i++) {
       if (i % SKELETON_EVERY === 0) continue;
-      batch.set(matrix.subarray(i * dimensions, (i + 1) * dimensions), filled * dimensions);
+      quantizeInto(batch, filled * dimensions, row(i));
       rows[filled++] = i;
     }
     if (filled === 0) break;
