@@ -7,7 +7,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { eachVectorFromChunks } from "../src/hnsw/vec-chunks.js";
+import { countFromChunks, eachVectorFromChunks } from "../src/hnsw/vec-chunks.js";
 
 const DIMS = 12;
 let dir: string;
@@ -103,6 +103,7 @@ describe("every stored vector from sqlite-vec's chunk tables", () => {
     const expected = scanned();
     expect(expected.size).toBe(2599 - 200 - 1024 + 1500);
     expect(got.vectors).toEqual(expected);
+    expect(countFromChunks(db, DIMS)).toBe(expected.size);
 
     // sqlite-vec addresses a chunk's vectors by the table's internal rowid, which older versions
     // let drift from the column named rowid: the reader follows the internal one too.
@@ -113,6 +114,7 @@ describe("every stored vector from sqlite-vec's chunk tables", () => {
   });
 
   it("reads nothing from an empty table", () => {
+    expect(countFromChunks(db, DIMS)).toBe(0);
     const got = fromChunks();
     expect(got).toEqual({ read: true, vectors: new Map() });
   });
@@ -125,6 +127,7 @@ describe("every stored vector from sqlite-vec's chunk tables", () => {
     };
     // Another dimension count than the table's.
     expect(eachVectorFromChunks(db, DIMS + 1, () => expect.unreachable())).toBe(false);
+    expect(countFromChunks(db, DIMS + 1)).toBeUndefined();
     // Tables written by another minor version of sqlite-vec (changed where sqlite-vec is not
     // loaded: it guards its tables).
     plain("UPDATE chunks_vec_info SET value = 2 WHERE key = 'CREATE_VERSION_MINOR'");

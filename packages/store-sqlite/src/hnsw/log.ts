@@ -131,7 +131,9 @@ export class IndexLog {
   readAll(onProgress?: (p: VectorIndexProgress) => void): { keys: BigUint64Array; matrix: Float32Array; highWater: number } {
     const read = this.host.db.transaction(() => {
       const highWater = this.high();
-      const total = (this.statement("SELECT count(*) AS n FROM chunks WHERE embedded = 1").get() as { n: number }).n;
+      // All chunks but the pending ones, both counted on an index (`embedded = 1` reads every row).
+      const count = (sql: string) => (this.statement(sql).get() as { n: number }).n;
+      const total = count("SELECT count(*) AS n FROM chunks") - count("SELECT count(*) AS n FROM chunks WHERE embedded = 0");
       const dims = this.host.dimensions() ?? 0;
       let keys = new BigUint64Array(total);
       let matrix = new Float32Array(total * dims);

@@ -27,6 +27,15 @@ function knownLayout(db: Database.Database, dimensions: number): boolean {
   return info.get("CREATE_VERSION_MAJOR") === 0 && info.get("CREATE_VERSION_MINOR") === 1;
 }
 
+/**
+ * The vectors stored, counted from sqlite-vec's rowid table (1 ms at 1M, where vec0's own count
+ * visits every row: ~0.4 s); undefined when the layout is not the known one.
+ */
+export function countFromChunks(db: Database.Database, dimensions: number): number | undefined {
+  if (!knownLayout(db, dimensions)) return undefined;
+  return db.prepare("SELECT count(*) FROM chunks_vec_rowids").pluck().get() as number;
+}
+
 function bitsSet(validity: Buffer, size: number): number {
   let n = 0;
   for (let i = 0; i < size; i++) n += ((validity[i >> 3] as number) >> (i & 7)) & 1;
