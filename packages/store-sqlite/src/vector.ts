@@ -362,7 +362,8 @@ export class Vectors {
         )
         .all(blob, ...scan.params, limit) as SeqHit[];
     }
-    const total = (conn.statement("SELECT count(*) AS n FROM chunks_vec").get() as { n: number }).n;
+    // Embedded chunks, counted on indexes (vec0's own count visits every row).
+    const total = this.ann.vectorCount();
     const allowed = conn.db.prepare(`SELECT 1 FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.seq = ? AND ${sql}`);
     for (let k = Math.max(limit * 4, 64); ; k *= 4) {
       const hits = knn.all(blob, Math.min(k, total)) as SeqHit[];
