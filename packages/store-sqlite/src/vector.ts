@@ -347,8 +347,7 @@ export class Vectors {
     const { limit } = options;
     const { conn } = this;
     const knn = conn.statement("SELECT rowid AS seq, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance");
-    const { sql, params } = filterToSql(options.filter);
-    if (sql === "1") return knn.all(blob, limit) as SeqHit[];
+    if (filterToSql(options.filter).sql === "1") return knn.all(blob, limit) as SeqHit[];
 
     const candidates = matching ?? this.countMatching(options.filter);
     if (candidates === 0) return [];
@@ -364,10 +363,9 @@ export class Vectors {
     }
     // Embedded chunks, counted on indexes (vec0's own count visits every row).
     const total = this.ann.vectorCount();
-    const allowed = conn.db.prepare(`SELECT 1 FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.seq = ? AND ${sql}`);
+    const passing = this.passingFilter(options.filter);
     for (let k = Math.max(limit * 4, 64); ; k *= 4) {
-      const hits = knn.all(blob, Math.min(k, total)) as SeqHit[];
-      const kept = hits.filter((h) => allowed.get(h.seq, ...params) !== undefined);
+      const kept = passing(knn.all(blob, Math.min(k, total)) as SeqHit[]);
       if (kept.length >= limit || k >= total) return kept.slice(0, limit);
     }
   }

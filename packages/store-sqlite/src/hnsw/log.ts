@@ -131,9 +131,8 @@ export class IndexLog {
   readAll(onProgress?: (p: VectorIndexProgress) => void): { keys: BigUint64Array; matrix: Float32Array; highWater: number } {
     const read = this.host.db.transaction(() => {
       const highWater = this.high();
-      // All chunks but the pending ones, both counted on an index (`embedded = 1` reads every row).
-      const count = (sql: string) => (this.statement(sql).get() as { n: number }).n;
-      const total = count("SELECT count(*) AS n FROM chunks") - count("SELECT count(*) AS n FROM chunks WHERE embedded = 0");
+      // Read afresh inside the transaction (counted on indexes; `embedded = 1` would read every row).
+      const total = this.vectorCount();
       const dims = this.host.dimensions() ?? 0;
       let keys = new BigUint64Array(total);
       let matrix = new Float32Array(total * dims);
