@@ -1,6 +1,6 @@
 // Reading documents and chunks: by id or key, listings, chunk hits, exports with vectors, and
 // the chunk ids of search hits (which carry chunk seqs).
-import type { ChunkHit, DocumentSummary, ExportedChunk, Filter, StoredChunk, StoredDocument, VectorHit } from "@docdb/store";
+import type { ChunkHit, DocumentSummary, ExportedChunk, Filter, KeywordHit, StoredChunk, StoredDocument, VectorHit } from "@docdb/store";
 import type { Connection } from "./connection.js";
 import { filterToSql } from "./filter.js";
 import { hasVectorTable } from "./meta.js";
@@ -9,6 +9,7 @@ import {
   HIT_COLUMNS,
   HIT_ID,
   HIT_SEQ,
+  KEYWORD_HIT_COLUMNS,
   type Row,
   toChunk,
   toChunkHit,
@@ -218,21 +219,41 @@ export function vectorHits(conn: Connection, hits: { seq: number; distance: numb
   });
 }
 
-/** Search hits with their chunk's id in place of its seq (chunks deleted meanwhile left out). */
-export function idsOf<T extends { seq: number }>(conn: Connection, hits: T[]): (Omit<T, "seq"> & { chunkId: string })[] {
+/** A keyword hit's row (any chunk, embedded or not), and a chunk's id, by seq (the list of seqs follows). */
+const KEYWORD_ROWS = `SELECT ${KEYWORD_HIT_COLUMNS} FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.seq IN `;
+const CHUNK_IDS = "SELECT seq, id FROM chunks WHERE seq IN ";
+
+/**
+ * Keyword hits as the store returns them, in order, each with its chunk's id (chunks deleted
+ * meanwhile left out), the first `reads` with their chunk read by seq in the same statement (as
+ * `chunkHits` returns it, without a second walk through the chunks' id index); the others' ids alone.
+ */
+export function keywordHits(conn: Connection, hits: { seq: number; score: number }[], reads: number): KeywordHit[] {
   if (hits.length === 0) return [];
-  const ids = new Map(
-    (
-      conn
-        .statement("SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))")
-        .all(JSON.stringify(hits.map((h) => h.seq))) as {
-        seq: number;
-        id: string;
-      }[]
-    ).map((r) => [r.seq, r.id]),
-  );
-  return hits.flatMap(({ seq, ...rest }) => {
+  const rows = new Map<number, unknown[]>();
+  const ids = new Map<number, string>();
+  const first = hits.slice(0, reads).map((h) => h.seq);
+  if (first.length > 0) {
+    for (const values of conn
+      .statement(bySeqs(first.length, KEYWORD_ROWS))
+      .raw()
+      .all(...seqParams(first)) as unknown[][]) {
+      rows.set(values[HIT_SEQ] as number, values);
+      ids.set(values[HIT_SEQ] as number, values[HIT_ID] as string);
+    }
+  }
+  const rest = hits.slice(first.length).map((h) => h.seq);
+  if (rest.length > 0) {
+    for (const [seq, id] of conn
+      .statement(bySeqs(rest.length, CHUNK_IDS))
+      .raw()
+      .all(...seqParams(rest)) as [number, string][])
+      ids.set(seq, id);
+  }
+  return hits.flatMap(({ seq, score }) => {
     const chunkId = ids.get(seq);
-    return chunkId === undefined ? [] : [{ ...rest, chunkId }];
+    if (chunkId === undefined) return [];
+    const values = rows.get(seq);
+    return [values ? { chunkId, score, chunk: toHit(values) } : { chunkId, score }];
   });
 }

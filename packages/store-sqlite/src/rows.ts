@@ -48,6 +48,9 @@ export const HIT_COLUMNS = [
 ].join(", ");
 export const HIT_SEQ = 0;
 export const HIT_ID = 1;
+/** A keyword hit's row: HIT_COLUMNS then `embedded` (keyword hits need not have a vector). */
+export const KEYWORD_HIT_COLUMNS = `${HIT_COLUMNS}, c.embedded`;
+const HIT_EMBEDDED = 22;
 
 const text = (value: unknown): string | null => (value as string | null) ?? null;
 
@@ -69,8 +72,9 @@ export function toHit(v: unknown[]): ChunkHit {
     codeFallback: text(v[14]),
     doc: text(v[15]),
     locator: v[16] ? (JSON.parse(v[16] as string) as ChunkLocator) : null,
-    // Hit rows are read only for chunks with their vector (HIT_ROWS asks c.embedded = 1).
-    embedded: true,
+    // The vector path reads rows only for chunks with their vector (HIT_ROWS asks c.embedded = 1);
+    // the keyword path's rows end with the flag (KEYWORD_HIT_COLUMNS).
+    embedded: v.length > HIT_EMBEDDED ? v[HIT_EMBEDDED] === 1 : true,
     title: text(v[17]),
     source: text(v[18]),
     collection: text(v[19]),

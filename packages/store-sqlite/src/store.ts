@@ -227,7 +227,9 @@ export class SqliteStore implements Store {
     // The index beside the database when it is ready; FTS5 otherwise (the same answers).
     const hits =
       this.keywords.search(query, options.limit, options.filter) ?? keywordSearch(this.conn.db, query, options.limit, options.filter);
-    return read.idsOf(this.conn, hits);
+    // Chunks are read for the hits the caller reads, in the statement that gives the hits' ids.
+    const reads = options.withChunks === true ? hits.length : Number(options.withChunks ?? 0);
+    return read.keywordHits(this.conn, hits, reads);
   }
 
   async vectorSearch(vector: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]> {

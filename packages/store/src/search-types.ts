@@ -17,6 +17,8 @@ export interface KeywordHit {
   chunkId: string;
   /** BM25 (plus the phrase bonus); higher is better, only comparable within one query. */
   score: number;
+  /** With `withChunks`, an engine may attach the chunk as `chunkHits` would return it (see VectorHit.chunk). */
+  chunk?: ChunkHit;
 }
 
 export interface VectorHit {
@@ -33,16 +35,16 @@ export interface VectorHit {
 export interface SearchOptions {
   limit: number;
   filter?: Filter;
+  /**
+   * The caller will read the hits' chunks: an engine may attach them (`chunk` on each hit). A number
+   * says the caller reads the chunks of that many first hits only (it reads any others it needs).
+   */
+  withChunks?: boolean | number;
 }
 
 export interface VectorSearchOptions extends SearchOptions {
   /** Forbids approximation. */
   exact?: boolean;
-  /**
-   * The caller will read the hits' chunks: an engine may attach them (VectorHit.chunk). A number
-   * says the caller reads the chunks of that many first hits only (it reads any others it needs).
-   */
-  withChunks?: boolean | number;
 }
 
 /** Parameters of an engine's approximate vector index (HNSW); each engine has tested defaults. */

@@ -34,7 +34,7 @@ export interface RetrieveOptions {
   fetch: number;
   filter?: Filter;
   exact?: boolean;
-  /** In vector mode, how many of the first candidates the caller reads the chunks of (all when absent). */
+  /** In vector and keyword mode, how many of the first candidates the caller reads the chunks of (all when absent). */
   reads?: number;
   /** Kept between retrievals of one find: the query's vector, embedded once. */
   memo?: RetrieveMemo;
@@ -48,22 +48,42 @@ async function definitions(
   query: NonNullable<ReturnType<typeof buildKeywordQuery>>,
   name: string,
   filter: Filter | undefined,
+  prefetched: Map<string, ChunkHit> | undefined,
 ): Promise<{ chunkId: string; score: number }[]> {
   const withSymbol = allOf([filter, { op: "exists", field: { chunk: "symbol" }, value: true }]);
-  const hits = await ctx.store.keywordSearch(query, { limit: DEFINITION_CANDIDATES, filter: withSymbol });
+  // Every hit's chunk is read (its symbol decides): with the search where the engine can.
+  const hits = await ctx.store.keywordSearch(query, { limit: DEFINITION_CANDIDATES, filter: withSymbol, withChunks: true });
   if (hits.length === 0) return [];
-  const defining = new Set((await ctx.store.chunkHits(hits.map((h) => h.chunkId))).filter((c) => definedSymbol(c, name)).map((c) => c.id));
-  return hits.filter((h) => defining.has(h.chunkId));
+  const chunks = await chunkHitsOf(ctx, hits, new Map());
+  return hits.flatMap(({ chunkId, score }) => {
+    const chunk = chunks.get(chunkId);
+    if (!chunk || !definedSymbol(chunk, name)) return [];
+    prefetched?.set(chunkId, chunk);
+    return [{ chunkId, score }];
+  });
 }
 
-/** The keyword leg: keyword hits (definitions of a named symbol first). */
-async function keywordLeg(ctx: DatabaseContext, query: string, options: RetrieveOptions): Promise<{ chunkId: string; score: number }[]> {
+/**
+ * The keyword leg: keyword hits (definitions of a named symbol first). With `prefetched`, the
+ * chunks of the first `options.reads` hits are read with the search where the engine can (kept there).
+ */
+async function keywordLeg(
+  ctx: DatabaseContext,
+  query: string,
+  options: RetrieveOptions,
+  prefetched: Map<string, ChunkHit> | undefined,
+): Promise<{ chunkId: string; score: number }[]> {
   const keywordQuery = buildKeywordQuery(query);
   if (!keywordQuery) return [];
-  const hits = await ctx.store.keywordSearch(keywordQuery, { limit: options.fetch, filter: options.filter });
+  const withChunks = prefetched ? (options.reads ?? true) : false;
+  const found = await ctx.store.keywordSearch(keywordQuery, { limit: options.fetch, filter: options.filter, withChunks });
+  const hits = found.map(({ chunkId, score, chunk }) => {
+    if (chunk && prefetched) prefetched.set(chunkId, chunk);
+    return { chunkId, score };
+  });
   // A query that is one identifier puts the chunks defining it first (definitions.ts).
   const name = namedSymbol(query);
-  return name === undefined ? hits : definitionsFirst(hits, await definitions(ctx, keywordQuery, name, options.filter));
+  return name === undefined ? hits : definitionsFirst(hits, await definitions(ctx, keywordQuery, name, options.filter, prefetched));
 }
 
 /** The query's vector: the memo's, else the provider's (undefined, with a warning, when hybrid cannot embed it). */
@@ -140,7 +160,8 @@ export async function retrieve(
   // The vector leg starts as soon as the query's vector is there, while the keyword leg may still
   // be under way: an engine with a pool of connections runs both at once (SQLite's legs are
   // synchronous calls, so there they run one after the other on this thread).
-  const keywordDone = mode !== "vector" ? keywordLeg(ctx, query, options) : undefined;
+  // In keyword mode every hit is a candidate, as in vector mode: the chunks read with the search.
+  const keywordDone = mode !== "vector" ? keywordLeg(ctx, query, options, mode === "keyword" ? prefetched : undefined) : undefined;
   const vectorDone = embedding?.then(async (queryVector) => {
     if (!queryVector) return undefined;
     const withChunks = mode === "vector" && prefetched !== undefined ? (options.reads ?? true) : false;
@@ -161,12 +182,20 @@ export async function retrieve(
   return rank(mode === "hybrid" && !searchedVectors ? "keyword" : mode, keyword, vector);
 }
 
-/** The chunks of `ids` (unknown ids left out): those `prefetched` with the search, the others read now. */
-export async function chunkHitsOf(ctx: DatabaseContext, ids: string[], prefetched: Map<string, ChunkHit>): Promise<Map<string, ChunkHit>> {
+/**
+ * The chunks of `ids` (unknown ids left out): those `prefetched` with the search or attached to a
+ * search hit (`chunk`), the others read now.
+ */
+export async function chunkHitsOf(
+  ctx: DatabaseContext,
+  ids: (string | { chunkId: string; chunk?: ChunkHit })[],
+  prefetched: Map<string, ChunkHit>,
+): Promise<Map<string, ChunkHit>> {
   const hits = new Map<string, ChunkHit>();
   const missing: string[] = [];
-  for (const id of ids) {
-    const hit = prefetched.get(id);
+  for (const entry of ids) {
+    const id = typeof entry === "string" ? entry : entry.chunkId;
+    const hit = prefetched.get(id) ?? (typeof entry === "string" ? undefined : entry.chunk);
     if (hit) hits.set(id, hit);
     else missing.push(id);
   }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { Filter } from "../filter.js";
 import { type ContractContext, query } from "./context.js";
-import { cosineDistance, makeDocument, random, randomUnit } from "./fixtures.js";
+import { cosineDistance, makeDocument, random, randomUnit, unit } from "./fixtures.js";
 
 export function searchContract(ctx: ContractContext): void {
   const { fresh } = ctx;
@@ -86,6 +86,41 @@ export function searchContract(ctx: ContractContext): void {
       await store.writeDocuments([scrambled, ordered]);
       const phrase = await store.keywordSearch(query("production of PGE2"), { limit: 5 });
       expect(phrase[0]?.chunkId).toBe(ordered.chunks[0]?.id);
+    });
+
+    it("keyword hits carry the chunks asked for, as chunkHits reads them", async () => {
+      const store = await fresh();
+      const docs = [
+        makeDocument(["海の生き物と深海の魚。", "深海探査の記録。"], { metadata: { lang: "ja" }, source: "sea.md", title: "深海" }),
+        makeDocument(["Deep sea fish glow in the dark."], { metadata: { lang: "en" }, collection: null }),
+        makeDocument(["The deep sea, the deep sea, and more deep sea."], { title: "deep sea" }, () => ({
+          symbol: "deepSea",
+          symbolKind: "function",
+          language: "typescript",
+        })),
+      ];
+      await store.writeDocuments(docs);
+      // One chunk with its vector, the others without: the flag comes through as chunkHits gives it.
+      await store.setEmbeddingInfo({ provider: "p", model: "m", dimensions: 3 });
+      await store.writeVectors([{ chunkId: docs[0]?.chunks[1]?.id as string, vector: unit([3, 4, 0]) }]);
+      const q = query("深海 deep sea");
+      const plain = await store.keywordSearch(q, { limit: 10 });
+      expect(plain.length).toBeGreaterThanOrEqual(4);
+      expect(plain.some((h) => h.chunk !== undefined)).toBe(false);
+      for (const withChunks of [true, 2] as const) {
+        const hits = await store.keywordSearch(q, { limit: 10, withChunks });
+        expect(hits.map(({ chunk: _chunk, ...h }) => h)).toEqual(plain);
+        const attached = hits.filter((h) => h.chunk !== undefined);
+        if (withChunks === 2) expect(attached.length).toBeLessThanOrEqual(2);
+        expect(attached.map((h) => h.chunk)).toEqual(await store.chunkHits(attached.map((h) => h.chunkId)));
+      }
+      const filtered = await store.keywordSearch(q, {
+        limit: 10,
+        withChunks: true,
+        filter: { op: "eq", field: { metadata: ["lang"] }, value: "en" },
+      });
+      expect(filtered.map((h) => h.chunkId)).toEqual([docs[1]?.chunks[0]?.id]);
+      for (const h of filtered) if (h.chunk) expect(h.chunk).toEqual((await store.chunkHits([h.chunkId]))[0]);
     });
 
     it("returns chunk hits with their document fields, in the order asked", async () => {
