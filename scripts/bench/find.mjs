@@ -10,10 +10,15 @@ import { percentile } from "./stats.mjs";
 const TOP_K = 10;
 const WARMUP = 5;
 const BROAD_FILTER = { n: { $gte: 1 } };
+const OPERATIONS = ["keyword", "vector", "hybrid", "vectorFiltered", "rawKnn"];
 
 /** `target` (scripts/bench/target.mjs) says where the database is and opens the engine's raw KNN. */
 export async function findLatency(core, { target, name, dims, seed, count }) {
-  const texts = queries(count + WARMUP, { seed: seed + 1 });
+  // Each operation asks questions of its own: a find keeps what it computed for a query (a
+  // phrase's matches, the graph's last answer), which the same question in another mode would
+  // reuse, so a mode asked second would be timed with a warm cache.
+  const perOperation = count + WARMUP;
+  const texts = queries(perOperation * OPERATIONS.length, { seed: seed + 1 });
   // Other samples around the same cluster centres as the passages.
   const queryVectors = clusteredVectors(texts.length, dims, { seed: seed + 2 });
   const byText = new Map(texts.map((t, i) => [t, queryVectors.at(i)]));
@@ -33,8 +38,6 @@ export async function findLatency(core, { target, name, dims, seed, count }) {
     }
     // The keyword index (SQLite, above its threshold) is built in the background: timed apart.
     const keywordIndex = await keywordIndexReady(db, { query: texts[0] });
-    const warm = texts.slice(0, WARMUP);
-    const measured = texts.slice(WARMUP);
     const raw = await target.openRawKnn(name);
     try {
       const operations = {
@@ -46,15 +49,17 @@ export async function findLatency(core, { target, name, dims, seed, count }) {
         vectorFiltered: (t) => db.findSimilar({ query: t, mode: "vector", top_k: TOP_K, filter: BROAD_FILTER }),
         rawKnn: (t) => raw.knn(byText.get(t), TOP_K),
       };
-      const names = Object.keys(operations);
-      for (const t of warm) for (const name of names) await operations[name](t);
+      const names = OPERATIONS;
+      const asked = Object.fromEntries(names.map((n, k) => [n, texts.slice(k * perOperation, (k + 1) * perOperation)]));
+      for (let i = 0; i < WARMUP; i++) for (const name of names) await operations[name](asked[name][i]);
       // Interleaved, in a rotating order, so every operation meets the same machine state
       // (caches, other load) and the ratios compare like with like.
       const times = Object.fromEntries(names.map((n) => [n, []]));
       let empty = 0;
-      for (const [i, t] of measured.entries()) {
+      for (let i = 0; i < count; i++) {
         for (let j = 0; j < names.length; j++) {
           const name = names[(i + j) % names.length];
+          const t = asked[name][WARMUP + i];
           const started = performance.now();
           const found = await operations[name](t);
           times[name].push(performance.now() - started);
