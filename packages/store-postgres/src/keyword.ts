@@ -2,6 +2,7 @@ import { ANALYZER_VERSION, type IndexedChunk, type IndexTerms, indexTerms, type 
 import type { Filter, KeywordHit, SearchOptions } from "@docdb/store";
 import type { StoreContext } from "./connection.js";
 import { filterToSql, Params } from "./filter.js";
+import { CHUNK_HIT_COLUMNS, toChunkHit } from "./rows.js";
 
 /**
  * Keyword search with BM25 computed in SQL over docdb's own inverted index (`postings`: one row
@@ -135,12 +136,16 @@ export interface KeywordStatement {
   params: unknown[];
 }
 
-/** The one statement a keyword search runs: (id, score) rows, best first. */
+/**
+ * The one statement a keyword search runs: (id, score) rows, best first; with `columns` (of
+ * `chunks c` and `documents d`) each with its chunk as `chunkHits` reads it.
+ */
 export function keywordSearchSql(
   schema: string,
   query: KeywordQuery,
   limit: number,
   filter: Filter | undefined,
+  columns?: string,
 ): KeywordStatement | undefined {
   const any = sequences(query.any);
   if (any.length === 0 || limit <= 0) return undefined;
@@ -168,23 +173,30 @@ export function keywordSearchSql(
     ctes.push(`top AS MATERIALIZED (SELECT c.id, b.seq, b.score, row_number() OVER (ORDER BY b.score DESC, b.seq) AS rank
       FROM best b JOIN ${schema}.chunks c ON c.seq = b.seq)`);
   }
+  const chunk = columns ? `, ${columns}` : "";
+  const chunkJoin = columns ? `JOIN ${schema}.chunks c ON c.seq = t.seq JOIN ${schema}.documents d ON d.id = c.doc_id` : "";
   if (phrases.length === 0) {
-    return { sql: `WITH ${ctes.join(",\n")} SELECT id, score FROM top ORDER BY rank LIMIT ${params.add(limit)}`, params: params.values };
+    return {
+      sql: `WITH ${ctes.join(",\n")} SELECT t.id, t.score${chunk} FROM top t ${chunkJoin} ORDER BY t.rank LIMIT ${params.add(limit)}`,
+      params: params.values,
+    };
   }
   const bonus = bm25Sql(schema, phrases, params, "p");
   ctes.push(...bonus.ctes, `phrase AS MATERIALIZED (${bonus.union})`);
   return {
     sql: `WITH ${ctes.join(",\n")}
-      SELECT t.id, t.score + ${PROXIMITY_WEIGHT} * COALESCE(ph.score, 0) AS score
-      FROM top t LEFT JOIN phrase ph ON ph.seq = t.seq
+      SELECT t.id, t.score + ${PROXIMITY_WEIGHT} * COALESCE(ph.score, 0) AS score${chunk}
+      FROM top t LEFT JOIN phrase ph ON ph.seq = t.seq ${chunkJoin}
       ORDER BY 2 DESC, t.rank LIMIT ${params.add(limit)}`,
     params: params.values,
   };
 }
 
 export async function keywordSearch(ctx: StoreContext, query: KeywordQuery, options: SearchOptions): Promise<KeywordHit[]> {
-  const statement = keywordSearchSql(ctx.s, query, Math.floor(options.limit), options.filter);
+  // Asked for the hits' chunks, every hit comes with its chunk: a round trip less for the caller.
+  const columns = options.withChunks ? CHUNK_HIT_COLUMNS : undefined;
+  const statement = keywordSearchSql(ctx.s, query, Math.floor(options.limit), options.filter, columns);
   if (!statement) return [];
-  const rows = await ctx.read<{ id: string; score: number }>(statement.sql, statement.params);
-  return rows.map((r) => ({ chunkId: r.id, score: Number(r.score) }));
+  const rows = await ctx.read<Record<string, unknown>>(statement.sql, statement.params);
+  return rows.map((r) => ({ chunkId: r.id as string, score: Number(r.score), ...(columns ? { chunk: toChunkHit(r) } : {}) }));
 }

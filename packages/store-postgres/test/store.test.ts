@@ -1,5 +1,5 @@
 import { ANALYZER_VERSION, buildKeywordQuery, words } from "@docdb/analyzer";
-import { type DocumentWrite, type Store, StoreError } from "@docdb/store";
+import { type DocumentWrite, type Filter, type Store, StoreError } from "@docdb/store";
 import { cosineDistance } from "@docdb/store/contract-suite";
 import { describe, expect, it } from "vitest";
 import { DELETE_BATCH, type PostgresEngine, type PostgresStore, schemaNameFor } from "../src/index.js";
@@ -302,6 +302,18 @@ describeServers("postgres store", ({ engine, url }) => {
     expect((await search("node_modules"))[0]).toBe("C3c");
     expect(await search("東京", { op: "eq", field: { metadata: ["lang"] }, value: "en" })).toEqual([]);
     expect(await store.keywordSearch({ any: [], phrases: [] }, { limit: 10 })).toEqual([]);
+    // Asked for their chunks, every hit comes with its chunk from the same statement (with phrases
+    // and a filter too), as chunkHits reads it.
+    const asked: [string, Filter | undefined][] = [
+      ["東京の人口", undefined],
+      ["user name", { op: "eq", field: { metadata: ["lang"] }, value: "en" }],
+    ];
+    for (const [q, filter] of asked) {
+      const plain = await store.keywordSearch(buildKeywordQuery(q)!, { limit: 10, filter });
+      const withChunks = await store.keywordSearch(buildKeywordQuery(q)!, { limit: 10, filter, withChunks: 1 });
+      expect(withChunks.map(({ chunk: _chunk, ...h }) => h)).toEqual(plain);
+      expect(withChunks.map((h) => h.chunk)).toEqual(await store.chunkHits(plain.map((h) => h.chunkId)));
+    }
 
     // BM25 exactly as SQLite FTS5's bm25(chunks_fts, 2, 1), computed here from the index terms.
     const rows = texts.map(([id, title, text, heading]) => {
