@@ -219,6 +219,11 @@ export function vectorHits(conn: Connection, hits: { seq: number; distance: numb
   });
 }
 
+/** How many of a search's first `count` hits the caller reads the chunks of (`withChunks`: all, none or a number). */
+export function chunkReads(withChunks: boolean | number | undefined, count: number): number {
+  return withChunks === true ? count : Math.min(count, Number(withChunks ?? 0));
+}
+
 /** A keyword hit's row (any chunk, embedded or not), and a chunk's id, by seq (the list of seqs follows). */
 const KEYWORD_ROWS = `SELECT ${KEYWORD_HIT_COLUMNS} FROM chunks c JOIN ${DOCUMENTS} ON d.id = c.doc_id WHERE c.seq IN `;
 const CHUNK_IDS = "SELECT seq, id FROM chunks WHERE seq IN ";

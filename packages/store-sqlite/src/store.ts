@@ -228,7 +228,7 @@ export class SqliteStore implements Store {
     const hits =
       this.keywords.search(query, options.limit, options.filter) ?? keywordSearch(this.conn.db, query, options.limit, options.filter);
     // Chunks are read for the hits the caller reads, in the statement that gives the hits' ids.
-    const reads = options.withChunks === true ? hits.length : Number(options.withChunks ?? 0);
+    const reads = read.chunkReads(options.withChunks, hits.length);
     return read.keywordHits(this.conn, hits, reads);
   }
 
@@ -238,7 +238,7 @@ export class SqliteStore implements Store {
     // Every hit is checked against SQLite: a chunk deleted (or unembedded) by anyone is never returned.
     // Chunks are read for the hits the caller reads (their text is most of a find's reading);
     // the others come with their ids.
-    const reads = options.withChunks === true ? hits.length : Number(options.withChunks ?? 0);
+    const reads = read.chunkReads(options.withChunks, hits.length);
     return read.vectorHits(this.conn, hits, reads);
   }
 

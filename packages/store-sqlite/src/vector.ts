@@ -7,7 +7,7 @@ import { sameVector } from "./hnsw/delta.js";
 import { DEFAULT_VECTOR_INDEX_SETTINGS } from "./hnsw/settings.js";
 import { type SeqHit, VectorIndex } from "./hnsw/vector-index.js";
 import { changeToken, embeddingInfo, hasVectorTable, metaValue } from "./meta.js";
-import { embeddedHits } from "./read.js";
+import { chunkReads, embeddedHits } from "./read.js";
 import { DOCUMENTS, type Row, toPendingChunk } from "./rows.js";
 
 /** Filtered vector search computes exact distances when at most this many chunks match. */
@@ -121,7 +121,7 @@ export class Vectors {
     if (!this.ann.active()) return this.keptExact(vector, limit) ?? (this.ann.ready ? this.exactBelow(vector, options) : undefined);
     const total = this.ann.vectorCount();
     // The rows the caller reads are read by the same check (kept for store.vectorSearch).
-    const reads = options.withChunks === true ? limit : Math.min(limit, Number(options.withChunks ?? 0));
+    const reads = chunkReads(options.withChunks, limit);
     for (let k = limit; ; k *= 2) {
       const candidates = this.ann.candidatesNow(vector, k);
       if (!candidates) return undefined;
@@ -160,7 +160,7 @@ export class Vectors {
     if (sql === "1") {
       if (options.exact) return (await this.ann.exactSearch(vector, limit)) ?? this.nearest(blob, options);
       const total = this.ann.vectorCount();
-      const reads = options.withChunks === true ? limit : Math.min(limit, Number(options.withChunks ?? 0));
+      const reads = chunkReads(options.withChunks, limit);
       for (let k = limit; ; k *= 2) {
         const candidates = await this.ann.candidates(vector, k);
         if (!candidates) return this.nearest(blob, options);

@@ -54,7 +54,12 @@ async function definitions(
   // Every hit's chunk is read (its symbol decides): with the search where the engine can.
   const hits = await ctx.store.keywordSearch(query, { limit: DEFINITION_CANDIDATES, filter: withSymbol, withChunks: true });
   if (hits.length === 0) return [];
-  const chunks = await chunkHitsOf(ctx, hits, new Map());
+  const attached = new Map(hits.flatMap((h): [string, ChunkHit][] => (h.chunk ? [[h.chunkId, h.chunk]] : [])));
+  const chunks = await chunkHitsOf(
+    ctx,
+    hits.map((h) => h.chunkId),
+    attached,
+  );
   return hits.flatMap(({ chunkId, score }) => {
     const chunk = chunks.get(chunkId);
     if (!chunk || !definedSymbol(chunk, name)) return [];
@@ -182,20 +187,12 @@ export async function retrieve(
   return rank(mode === "hybrid" && !searchedVectors ? "keyword" : mode, keyword, vector);
 }
 
-/**
- * The chunks of `ids` (unknown ids left out): those `prefetched` with the search or attached to a
- * search hit (`chunk`), the others read now.
- */
-export async function chunkHitsOf(
-  ctx: DatabaseContext,
-  ids: (string | { chunkId: string; chunk?: ChunkHit })[],
-  prefetched: Map<string, ChunkHit>,
-): Promise<Map<string, ChunkHit>> {
+/** The chunks of `ids` (unknown ids left out): those `prefetched` with the search, the others read now. */
+export async function chunkHitsOf(ctx: DatabaseContext, ids: string[], prefetched: Map<string, ChunkHit>): Promise<Map<string, ChunkHit>> {
   const hits = new Map<string, ChunkHit>();
   const missing: string[] = [];
-  for (const entry of ids) {
-    const id = typeof entry === "string" ? entry : entry.chunkId;
-    const hit = prefetched.get(id) ?? (typeof entry === "string" ? undefined : entry.chunk);
+  for (const id of ids) {
+    const hit = prefetched.get(id);
     if (hit) hits.set(id, hit);
     else missing.push(id);
   }
